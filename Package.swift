@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// No package dependencies: only the toolchain, libarchive (zip), libcurl (network) and,
+// on Linux, libcrypto (SHA-256; CryptoKit on Apple platforms).
+let package = Package(
+  name: "release",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "release", targets: ["release"])
+  ],
+  targets: [
+    // C system libraries, each behind its own module map.
+    .systemLibrary(
+      name: "CArchive", pkgConfig: "libarchive",
+      providers: [.apt(["libarchive-dev"]), .brew(["libarchive"])]),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+    .systemLibrary(
+      name: "CCrypto", pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]),
+    // curl_easy_setopt is variadic; Swift cannot call it, so typed wrappers live here.
+    .target(name: "CCurlShim", dependencies: ["CCurl"]),
+
+    // Layers, bottom up: system services (hashing, processes, files), archive (libarchive),
+    // network (libcurl) -> manifest + model store -> generation -> pipeline, steps and CLI.
+    .target(
+      name: "ReleaseSystem",
+      dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+    .target(name: "ReleaseArchive", dependencies: ["CArchive", "ReleaseSystem"]),
+    .target(name: "ReleaseNetwork", dependencies: ["CCurlShim", "ReleaseSystem"]),
+    .target(name: "ReleaseManifest", dependencies: ["ReleaseSystem"]),
+    .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
+    .target(
+      name: "ReleaseKit",
+      dependencies: [
+        "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork", "ReleaseSystem",
+      ]),
+    .executableTarget(name: "release", dependencies: ["ReleaseKit"]),
+
+    .testTarget(name: "ReleaseSystemTests", dependencies: ["ReleaseSystem"]),
+    .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
+    .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
+    .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest"]),
+    .testTarget(name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration"]),
+    .testTarget(name: "ReleaseKitTests", dependencies: ["ReleaseKit"]),
+  ],
+  swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,4 @@
+import Foundation
+import ReleaseKit
+
+exit(CommandLineInterface.main(arguments: Array(CommandLine.arguments.dropFirst())))
