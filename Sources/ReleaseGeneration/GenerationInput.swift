@@ -1,0 +1,68 @@
+import Foundation
+import ReleaseManifest
+
+/// One model to embed, with the facts about its file that the SDK's registry records.
+public struct EmbeddedModel: Equatable, Sendable {
+  public var model: CustomModel
+  /// The model's bytes, e.g. from `ModelStore.localFile(for:)`.
+  public var sourceFile: URL
+  /// Lower-case hex SHA-256 of `sourceFile`; the copy is checked against it.
+  public var sha256: String
+  public var size: Int64
+  public var inputNames: [String]
+  public var specificationVersion: Int
+
+  public init(
+    model: CustomModel, sourceFile: URL, sha256: String, size: Int64, inputNames: [String],
+    specificationVersion: Int
+  ) {
+    self.model = model
+    self.sourceFile = sourceFile
+    self.sha256 = sha256
+    self.size = size
+    self.inputNames = inputNames
+    self.specificationVersion = specificationVersion
+  }
+
+  /// File name inside the package's `Models` resource folder.
+  public var resourceName: String { "\(model.flowName)_v\(model.modelVersion).mlmodel" }
+}
+
+/// Everything one customer's package is generated from.
+public struct GenerationInput: Equatable, Sendable {
+  public var customer: Customer
+  /// The Swift package's name, `customer.packageName` unless set otherwise.
+  public var packageName: String
+  /// The customer's package version (the releases repo's tag), shown in the README.
+  public var version: String
+  /// The SDK version; must equal `contextSDKVersion` in the template.
+  public var sdkVersion: String
+  public var models: [EmbeddedModel]
+  /// The git URL the customer adds the package from. `nil` leaves a placeholder in the
+  /// README's snippet.
+  public var repositoryURL: String?
+
+  public init(
+    customer: Customer, version: String, sdkVersion: String, models: [EmbeddedModel],
+    repositoryURL: String? = nil
+  ) {
+    self.customer = customer
+    self.packageName = customer.packageName
+    self.version = version
+    self.sdkVersion = sdkVersion
+    self.models = models
+    self.repositoryURL = repositoryURL
+  }
+}
+
+/// What `PackageGenerator.generate` wrote.
+public struct GeneratedPackage: Equatable, Sendable {
+  public var directory: URL
+  /// Every file of the package, relative to `directory`, sorted.
+  public var files: [String]
+
+  public init(directory: URL, files: [String]) {
+    self.directory = directory
+    self.files = files
+  }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+
+/// Generates one customer's SDK package from the template (`templates/ContextSDK`): files
+/// ending in `.tmpl` are rendered (and lose the suffix), every other file is copied as it is,
+/// and the customer's models are copied into the `ContextSDK` target's resources. The same
+/// input always produces the same bytes.
+public enum PackageGenerator {
+  /// Where the customer's models go, relative to the package root.
+  public static let modelsDirectory = "Sources/ContextSDK/Resources/Models"
+  /// The template file holding `public let contextSDKVersion = "<version>"`.
+  public static let sdkVersionFile = "Sources/ContextSDKCore/SDKVersion.swift"
+
+  /// Entries of an existing package directory that generation leaves alone: the build
+  /// directory, so a build warmed by another customer's package can be reused.
+  static let preservedEntries: Set<String> = [".build"]
+
+  static let packageManifestTemplate = "Package.swift.tmpl"
+  static let registryTemplate = "Sources/ContextSDK/CustomerRegistry.swift.tmpl"
+  static let readmeTemplate = "README.md.tmpl"
+
+  /// Writes the package into `packageDirectory`, which may be absent, empty, or an earlier
+  /// generated package (with its `.build`). Files whose bytes do not change are not rewritten,
+  /// so their timestamps stay and an incremental build skips them; files a previous
+  /// generation wrote that are no longer part of the package (another customer's models) are
+  /// deleted. Anything else in the directory is an error rather than something to delete.
+  public static func generate(
+    _ input: GenerationInput, templateDirectory: URL, into packageDirectory: URL
+  ) throws -> GeneratedPackage {
+    try validate(input)
+    try checkTemplateVersion(templateDirectory, expected: input.sdkVersion)
+
+    var outputs: [String: PlannedFile] = [:]
+    func plan(_ relativePath: String, _ file: PlannedFile) throws {
+      guard outputs[relativePath] == nil else {
+        throw GenerationError.duplicateOutput(
+          file: packageDirectory.appendingPathComponent(relativePath).path)
+      }
+      outputs[relativePath] = file
+    }
+    for relativePath in try templateFiles(in: templateDirectory) {
+      let source = templateDirectory.appendingPathComponent(relativePath)
+      let bytes = try read(source)
+      if relativePath.hasSuffix(".tmpl") {
+        guard let template = String(data: bytes, encoding: .utf8) else {
+          throw GenerationError.templateNotText(file: source.path)
+        }
+        let rendered = try render(template, templatePath: relativePath, file: source.path, input: input)
+        try plan(String(relativePath.dropLast(".tmpl".count)), .contents(Data(rendered.utf8)))
+      } else {
+        try plan(relativePath, .contents(bytes))
+      }
+    }
+    for model in input.models {
+      try plan(modelsDirectory + "/" + model.resourceName, .model(model))
+    }
+
+    try prepare(packageDirectory, for: Set(outputs.keys))
+    let files = outputs.keys.sorted()
+    for relativePath in files {
+      try write(outputs[relativePath]!, to: packageDirectory.appendingPathComponent(relativePath))
+    }
+    return GeneratedPackage(directory: packageDirectory, files: files)
+  }
+
+  /// The version in the template's `SDKVersion.swift`, which must sit on one line shaped
+  /// `public let contextSDKVersion = "<version>"` (the release bump rewrites that line).
+  public static func templateSDKVersion(_ templateDirectory: URL) throws -> String {
+    let file = templateDirectory.appendingPathComponent(sdkVersionFile)
+    guard let text = String(data: try read(file), encoding: .utf8) else {
+      throw GenerationError.templateNotText(file: file.path)
+    }
+    let prefix = "public let contextSDKVersion = \""
+    let declarations = text.split(separator: "\n", omittingEmptySubsequences: false)
+      .filter { $0.contains("contextSDKVersion") && !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+    let versions = declarations.compactMap { line -> String? in
+      guard line.hasPrefix(prefix), line.hasSuffix("\""), line.count > prefix.count + 1 else { return nil }
+      let version = line.dropFirst(prefix.count).dropLast()
+      return version.contains(where: { $0 == "\"" || $0 == "\\" }) ? nil : String(version)
+    }
+    guard declarations.count == 1, let version = versions.first else {
+      throw GenerationError.sdkVersionLineMissing(file: file.path, found: versions.count)
+    }
+    return version
+  }
+
+  /// Throws unless the template's `contextSDKVersion` is `expected` (the SDK version being
+  /// released), so a package never claims one SDK version while carrying another's code.
+  public static func checkTemplateVersion(_ templateDirectory: URL, expected: String) throws {
+    let found = try templateSDKVersion(templateDirectory)
+    guard found == expected else {
+      throw GenerationError.sdkVersionMismatch(
+        file: templateDirectory.appendingPathComponent(sdkVersionFile).path, found: found, expected: expected)
+    }
+  }
+
+  /// SHA-256 over the template's files, in sorted order of their relative paths, each framed
+  /// as `path NUL size NUL bytes`: any change to a name or a byte changes the digest.
+  public static func templateDigest(_ templateDirectory: URL) throws -> String {
+    var hasher = SHA256Hasher()
+    for relativePath in try templateFiles(in: templateDirectory) {
+      let bytes = try read(templateDirectory.appendingPathComponent(relativePath))
+      hasher.update(Data("\(relativePath)\u{0}\(bytes.count)\u{0}".utf8))
+      hasher.update(bytes)
+    }
+    return hasher.finalizeHex()
+  }
+
+  // MARK: - Values for each template
+
+  private static func render(_ template: String, templatePath: String, file: String, input: GenerationInput)
+    throws -> String
+  {
+    switch templatePath {
+    case packageManifestTemplate:
+      return try TemplateRenderer.render(
+        template, file: file, values: ["packageName": SwiftEmitter.stringLiteral(input.packageName)])
+    case registryTemplate:
+      return try TemplateRenderer.render(template, file: file, values: try registryValues(input))
+    case readmeTemplate:
+      return try TemplateRenderer.render(template, file: file, values: readmeValues(input))
+    default:
+      throw GenerationError.unknownTemplate(
+        file: file, known: [packageManifestTemplate, readmeTemplate, registryTemplate])
+    }
+  }
+
+  private static func registryValues(_ input: GenerationInput) throws -> [String: EmittedSwift] {
+    let models = try input.models.map { embedded in
+      try SwiftEmitter.call(
+        "FlowModel",
+        arguments: [
+          "flowId": SwiftEmitter.integerLiteral(embedded.model.flowId),
+          "flowName": SwiftEmitter.stringLiteral(embedded.model.flowName),
+          "modelVersion": SwiftEmitter.integerLiteral(embedded.model.modelVersion),
+          "sha256": SwiftEmitter.stringLiteral(embedded.sha256),
+          "inputNames": SwiftEmitter.arrayLiteral(embedded.inputNames.map(SwiftEmitter.stringLiteral)),
+          "specificationVersion": SwiftEmitter.integerLiteral(embedded.specificationVersion),
+          "resourceName": SwiftEmitter.stringLiteral(embedded.resourceName),
+        ])
+    }
+    return [
+      "appID": SwiftEmitter.stringLiteral(input.customer.appID),
+      "bundleIdentifiers": SwiftEmitter.arrayLiteral(
+        input.customer.bundleIdentifiers.map(SwiftEmitter.stringLiteral)),
+      "sdkVersion": SwiftEmitter.stringLiteral(input.sdkVersion),
+      // The template's `models:` argument sits two levels deep.
+      "models": SwiftEmitter.multilineArrayLiteral(models, indentationLevel: 2),
+    ]
+  }
+
+  private static func readmeValues(_ input: GenerationInput) -> [String: MarkdownText] {
+    let flows = input.models.map { embedded in
+      MarkdownText.concatenating([
+        .literal("- "), .codeSpan(embedded.model.flowName), .literal(" (flow "),
+        .escaping(String(embedded.model.flowId)), .literal("): model version "),
+        .escaping(String(embedded.model.modelVersion)),
+      ])
+    }
+    let bundleIdentifiers = input.customer.bundleIdentifiers.enumerated().flatMap { index, identifier in
+      index == 0 ? [MarkdownText.codeSpan(identifier)] : [.literal(", "), .codeSpan(identifier)]
+    }
+    return [
+      "customerName": .escaping(input.customer.name ?? input.customer.id),
+      "sdkVersion": .escaping(input.sdkVersion),
+      "version": .escaping(input.version),
+      "versionLiteral": .swiftCode(SwiftEmitter.stringLiteral(input.version)),
+      "repositoryURL": .swiftCode(SwiftEmitter.stringLiteral(input.repositoryURL ?? "<repository URL>")),
+      "packageIdentity": .swiftCode(
+        SwiftEmitter.stringLiteral(
+          input.repositoryURL.map(packageIdentity(ofRepositoryURL:)) ?? "<repository name>")),
+      // `validate` guarantees at least one model.
+      "exampleFlowName": .swiftCode(SwiftEmitter.stringLiteral(input.models[0].model.flowName)),
+      "flows": .lines(flows),
+      "bundleIdentifiers": .concatenating(bundleIdentifiers),
+    ]
+  }
+
+  /// SwiftPM names a package added by URL after the URL's last path component, without `.git`;
+  /// `.product(name:package:)` must use that name, not the manifest's `name:`.
+  public static func packageIdentity(ofRepositoryURL url: String) -> String {
+    var trimmed = Substring(url)
+    while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+    let lastComponent = trimmed.split(whereSeparator: { $0 == "/" || $0 == ":" }).last.map(String.init) ?? ""
+    return lastComponent.hasSuffix(".git") ? String(lastComponent.dropLast(4)) : lastComponent
+  }
+
+  // MARK: - Input checks
+
+  private static func validate(_ input: GenerationInput) throws {
+    guard SwiftEmitter.isPlainIdentifier(input.packageName) else {
+      throw GenerationError.invalidPackageName(found: input.packageName)
+    }
+    guard !input.models.isEmpty else { throw GenerationError.noModels(customer: input.customer.id) }
+    for embedded in input.models where !isFileNameSafe(embedded.model.flowName) {
+      throw GenerationError.invalidFlowName(customer: input.customer.id, found: embedded.model.flowName)
+    }
+  }
+
+  /// Flow names become file and directory names (in the package and in the SDK's downloads
+  /// folder), so they may not contain separators, dots or anything a file system treats specially.
+  private static func isFileNameSafe(_ name: String) -> Bool {
+    !name.isEmpty && !name.hasPrefix("-")
+      && name.unicodeScalars.allSatisfy { scalar in
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+          || scalar == "_" || scalar == "-"
+      }
+  }
+
+  // MARK: - Files
+
+  private enum PlannedFile {
+    case contents(Data)
+    case model(EmbeddedModel)
+  }
+
+  /// Relative paths of the template's regular files, sorted. Finder's `.DS_Store` files are
+  /// skipped: they are not part of the template and would make the digest machine-dependent.
+  static func templateFiles(in templateDirectory: URL) throws -> [String] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: templateDirectory.path, isDirectory: &isDirectory),
+      isDirectory.boolValue, let walker = FileManager.default.enumerator(atPath: templateDirectory.path)
+    else { throw GenerationError.templateNotFound(directory: templateDirectory.path) }
+    var files: [String] = []
+    while let relativePath = walker.nextObject() as? String {
+      switch walker.fileAttributes?[.type] as? FileAttributeType {
+      case .typeDirectory?:
+        continue
+      case .typeRegular?:
+        if (relativePath as NSString).lastPathComponent != ".DS_Store" { files.append(relativePath) }
+      default:
+        throw GenerationError.unsupportedTemplateEntry(
+          file: templateDirectory.appendingPathComponent(relativePath).path)
+      }
+    }
+    return files.sorted()
+  }
+
+  /// Makes `directory` ready to receive `outputs`: creates it, refuses entries generation would
+  /// not write, and removes files and directories that are not (ancestors of) outputs.
+  private static func prepare(_ directory: URL, for outputs: Set<String>) throws {
+    try AtomicFile.createDirectory(directory)
+    let topLevelEntries = Set(outputs.map { String($0.prefix { $0 != "/" }) })
+    let existing: [String]
+    do { existing = try FileManager.default.contentsOfDirectory(atPath: directory.path) } catch {
+      throw SystemError.cannotRead(path: directory.path, reason: error.localizedDescription)
+    }
+    for entry in existing.sorted() where !topLevelEntries.contains(entry) && !preservedEntries.contains(entry)
+    {
+      throw GenerationError.unexpectedEntry(
+        directory: directory.path, found: entry, expected: topLevelEntries.union(preservedEntries).sorted())
+    }
+
+    var outputDirectories = Set<String>()
+    for output in outputs {
+      var parent = (output as NSString).deletingLastPathComponent
+      while !parent.isEmpty {
+        outputDirectories.insert(parent)
+        parent = (parent as NSString).deletingLastPathComponent
+      }
+    }
+    for entry in topLevelEntries.sorted() {
+      let entryURL = directory.appendingPathComponent(entry)
+      try removeStale(entry, at: entryURL, outputs: outputs, outputDirectories: outputDirectories)
+      guard outputDirectories.contains(entry),
+        let walker = FileManager.default.enumerator(atPath: entryURL.path)
+      else { continue }
+      while let below = walker.nextObject() as? String {
+        let relativePath = entry + "/" + below
+        if try removeStale(
+          relativePath, at: directory.appendingPathComponent(relativePath), outputs: outputs,
+          outputDirectories: outputDirectories)
+        {
+          walker.skipDescendants()
+        }
+      }
+    }
+  }
+
+  /// Removes what sits at `relativePath` unless it has the kind the plan needs there (a
+  /// directory above outputs, or a file that is an output). Returns whether it removed it.
+  @discardableResult
+  private static func removeStale(
+    _ relativePath: String, at url: URL, outputs: Set<String>, outputDirectories: Set<String>
+  ) throws -> Bool {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return false }
+    let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
+    let isWanted =
+      isDirectory ? outputDirectories.contains(relativePath) : outputs.contains(relativePath)
+    guard !isWanted else { return false }
+    do { try FileManager.default.removeItem(at: url) } catch {
+      throw SystemError.cannotWrite(path: url.path, reason: error.localizedDescription)
+    }
+    return true
+  }
+
+  private static func write(_ file: PlannedFile, to url: URL) throws {
+    switch file {
+    case .contents(let bytes):
+      if let existing = try? Data(contentsOf: url), existing == bytes { return }
+      try AtomicFile.write(bytes, to: url)
+    case .model(let embedded):
+      if let existing = try? SHA256Digest.hexAndSize(ofFileAt: url),
+        existing.sha256 == embedded.sha256, existing.size == embedded.size
+      {
+        return
+      }
+      try copyModel(embedded, to: url)
+    }
+  }
+
+  /// Streams the model in fixed blocks (models can be large) and checks the bytes copied
+  /// against the digest the registry records, so the package never ships a different file.
+  private static func copyModel(_ embedded: EmbeddedModel, to url: URL) throws {
+    try AtomicFile.produce(url) { temporary in
+      guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
+        let output = FileHandle(forWritingAtPath: temporary.path)
+      else { throw SystemError.cannotWrite(path: temporary.path, reason: "cannot create file") }
+      defer { try? output.close() }
+      guard let source = FileHandle(forReadingAtPath: embedded.sourceFile.path) else {
+        throw SystemError.cannotRead(path: embedded.sourceFile.path, reason: "cannot open file")
+      }
+      defer { try? source.close() }
+      var hasher = SHA256Hasher()
+      while true {
+        let block: Data
+        do { block = try source.read(upToCount: 64 * 1024) ?? Data() } catch {
+          throw SystemError.cannotRead(path: embedded.sourceFile.path, reason: error.localizedDescription)
+        }
+        if block.isEmpty { break }
+        hasher.update(block)
+        do { try output.write(contentsOf: block) } catch {
+          throw SystemError.cannotWrite(path: temporary.path, reason: error.localizedDescription)
+        }
+      }
+      let copiedDigest = hasher.finalizeHex()
+      guard copiedDigest == embedded.sha256 else {
+        throw GenerationError.modelChanged(
+          file: embedded.sourceFile.path, found: copiedDigest, expected: embedded.sha256)
+      }
+    }
+  }
+
+  private static func read(_ url: URL) throws -> Data {
+    do { return try Data(contentsOf: url) } catch {
+      throw SystemError.cannotRead(path: url.path, reason: error.localizedDescription)
+    }
+  }
+}

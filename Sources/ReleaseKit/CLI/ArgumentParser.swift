@@ -1,0 +1,70 @@
+import Foundation
+
+/// A small argument reader (the package has no dependencies): `--flag`, `--option value`,
+/// `--option=value` and positionals, with one-line errors naming the argument.
+struct Arguments {
+  private(set) var positionals: [String] = []
+  private var options: [String: [String]] = [:]
+  private var flags: Set<String> = []
+
+  struct Spec {
+    var flags: Set<String>
+    var options: Set<String>
+  }
+
+  init(_ arguments: [String], spec: Spec, command: String) throws {
+    var index = 0
+    var onlyPositionals = false
+    while index < arguments.count {
+      let argument = arguments[index]
+      index += 1
+      if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
+        positionals.append(argument)
+        continue
+      }
+      if argument == "--" {
+        onlyPositionals = true
+        continue
+      }
+      var name = argument
+      var inlineValue: String?
+      if let equals = argument.firstIndex(of: "=") {
+        name = String(argument[..<equals])
+        inlineValue = String(argument[argument.index(after: equals)...])
+      }
+      if spec.flags.contains(name) {
+        if inlineValue != nil { throw ReleaseError.usage("\(name): takes no value (found \"\(argument)\")") }
+        flags.insert(name)
+      } else if spec.options.contains(name) {
+        if let inlineValue {
+          options[name, default: []].append(inlineValue)
+        } else if index < arguments.count {
+          options[name, default: []].append(arguments[index])
+          index += 1
+        } else {
+          throw ReleaseError.usage("\(name): expected a value after it, found the end of the command line")
+        }
+      } else {
+        let known = Array(spec.flags.union(spec.options)).sorted()
+        let hint = Suggestion.closest(to: name, among: known).map { " (did you mean \($0)?)" } ?? ""
+        throw ReleaseError.usage(
+          "\(name): unknown option for 'release \(command)'\(hint); see 'release \(command) --help'")
+      }
+    }
+  }
+
+  func flag(_ name: String) -> Bool { flags.contains(name) }
+  /// The option's value; given more than once, the last one counts.
+  func value(_ name: String) -> String? { options[name]?.last }
+  /// Every value of a repeatable option, in order.
+  func values(_ name: String) -> [String] { options[name] ?? [] }
+
+  func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    guard let text = value(name) else { return nil }
+    guard let number = Int(text), range.contains(number) else {
+      throw ReleaseError.usage(
+        "\(name): expected a whole number from \(range.lowerBound) to \(range.upperBound), found \"\(text)\"")
+    }
+    return number
+  }
+}

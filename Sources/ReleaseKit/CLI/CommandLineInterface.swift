@@ -1,0 +1,159 @@
+import Foundation
+import ReleaseSystem
+
+/// Entry point: parses the command line, runs the command, maps errors to exit codes.
+public enum CommandLineInterface {
+  public static func main(arguments: [String], services: Services = .live()) -> Int32 {
+    var reporter: Reporter = PlainReporter(output: services.output, clock: services.clock)
+    do {
+      guard let command = arguments.first else {
+        services.output.write(line: HelpText.overview, to: .standardOutput)
+        return 2
+      }
+      let rest = Array(arguments.dropFirst())
+      switch command {
+      case "-h", "--help", "help":
+        let text = rest.first.flatMap(HelpText.text(for:)) ?? HelpText.overview
+        services.output.write(line: text, to: .standardOutput)
+        return 0
+      case "--version", "version":
+        services.output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
+        return 0
+      case "all", "customer":
+        if rest.contains("--help") || rest.contains("-h") {
+          services.output.write(line: HelpText.text(for: command)!, to: .standardOutput)
+          return 0
+        }
+        let options = try ReleaseCommand.options(command: command, arguments: rest)
+        reporter = ReporterFactory.make(options: options, services: services)
+        try ReleaseCommand.run(options: options, services: services, reporter: reporter)
+        reporter.finish()
+        return 0
+      case "bump":
+        if rest.contains("--help") || rest.contains("-h") {
+          services.output.write(line: HelpText.bump, to: .standardOutput)
+          return 0
+        }
+        try BumpCommand.run(arguments: rest, services: services)
+        return 0
+      default:
+        let hint = Suggestion.closest(to: command, among: ["all", "customer", "bump", "verify", "help"]).map {
+          " (did you mean '\($0)'?)"
+        }
+        throw ReleaseError.usage("'\(command)': unknown command\(hint ?? ""); see 'release --help'")
+      }
+    } catch let error as ReleaseError {
+      reporter.report(.failure(error.description))
+      reporter.finish()
+      return error.exitCode
+    } catch {
+      reporter.report(.failure("\(error)"))
+      reporter.finish()
+      return 1
+    }
+  }
+}
+
+/// `release all` and `release customer`: the release pipeline.
+enum ReleaseCommand {
+  static let flags: Set<String> = [
+    "--dry-run", "--force", "--fail-fast", "--json", "--skip-tests", "--tag", "--push", "--allow-dirty",
+  ]
+  static let valueOptions: Set<String> = [
+    "--manifest", "--models", "--templates", "--state", "--dist", "--cache", "--jobs", "--publish",
+    "--s3-endpoint", "--public-url", "--remote",
+  ]
+
+  static func options(command: String, arguments: [String]) throws -> ReleaseOptions {
+    let parsed = try Arguments(arguments, spec: .init(flags: flags, options: valueOptions), command: command)
+    var options = ReleaseOptions()
+    if command == "all" {
+      if let extra = parsed.positionals.first {
+        throw ReleaseError.usage("'\(extra)': 'release all' takes no customer names; use 'release customer \(extra)'")
+      }
+    } else {
+      guard !parsed.positionals.isEmpty else {
+        throw ReleaseError.usage("customer: expected at least one customer id or app_id, found none")
+      }
+      options.selection = .customers(parsed.positionals)
+    }
+    options.manifestPath = parsed.value("--manifest") ?? options.manifestPath
+    options.modelsPath = parsed.value("--models") ?? options.modelsPath
+    options.templatesPath = parsed.value("--templates") ?? options.templatesPath
+    options.statePath = parsed.value("--state") ?? options.statePath
+    options.distPath = parsed.value("--dist") ?? options.distPath
+    options.cachePath = parsed.value("--cache") ?? options.cachePath
+    options.jobs = try parsed.integer("--jobs", in: 1...64) ?? options.jobs
+    options.dryRun = parsed.flag("--dry-run")
+    options.force = parsed.flag("--force")
+    options.failFast = parsed.flag("--fail-fast")
+    options.json = parsed.flag("--json")
+    options.skipTests = parsed.flag("--skip-tests")
+    options.publish = try parsed.values("--publish").map {
+      try PublishDestination.parse($0, s3Endpoint: parsed.value("--s3-endpoint"), baseURL: parsed.value("--public-url"))
+    }
+    options.tag = parsed.flag("--tag") || !options.publish.isEmpty
+    options.push = parsed.flag("--push")
+    options.allowDirty = parsed.flag("--allow-dirty")
+    options.remote = parsed.value("--remote") ?? options.remote
+    if options.push && !options.tag {
+      throw ReleaseError.usage("--push: pushes tags, so it needs --tag or --publish")
+    }
+    return options
+  }
+
+  /// The ordered steps of a release.
+  static func pipeline() -> Pipeline {
+    Pipeline([
+      LoadInputsStep(), PlanStep(), LockStep(), BuildCustomersStep(), CheckArtifactsStep(), PublishStep(), TagStep(),
+      WriteStateStep(),
+    ])
+  }
+
+  static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {
+    let context = ReleaseContext(services: services, options: options, reporter: reporter)
+    let start = services.clock.monotonicSeconds()
+    do {
+      try pipeline().run(context)
+    } catch let error as ReleaseError {
+      if case .validation(let failure) = error { reporter.report(.diagnostics(failure.diagnostics)) }
+      throw error
+    }
+    // A dry run's plan lines already say everything; the summary is for runs that did work.
+    if options.dryRun { return }
+    let outcomes = context.jobs.map { $0.outcome(relativeTo: services.root) }
+    reporter.report(.summary(outcomes, seconds: services.clock.monotonicSeconds() - start))
+    let failed = context.jobs.filter {
+      if case .failed = $0.status { return true }
+      return $0.status == .cancelled
+    }
+    if !failed.isEmpty { throw ReleaseError.customersFailed(failed.map(\.id)) }
+  }
+}
+
+/// `release bump major|minor|patch`.
+enum BumpCommand {
+  static func run(arguments: [String], services: Services) throws {
+    let parsed = try Arguments(
+      arguments, spec: .init(flags: ["--dry-run"], options: ["--state", "--templates"]), command: "bump")
+    guard parsed.positionals.count == 1, let part = SemanticVersion.Part(rawValue: parsed.positionals[0]) else {
+      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
+      throw ReleaseError.usage("bump: expected one of major, minor, patch; found \(found)")
+    }
+    let defaults = ReleaseOptions()
+    let bump = VersionBump(
+      services: services, statePath: parsed.value("--state") ?? defaults.statePath,
+      templatesPath: parsed.value("--templates") ?? defaults.templatesPath)
+    let (old, new, files) = try bump.changes(part: part)
+    let diff = try bump.diff(files)
+    services.output.write(line: diff.hasSuffix("\n") ? String(diff.dropLast()) : diff, to: .standardOutput)
+    if parsed.flag("--dry-run") {
+      services.output.write(line: "dry run: SDK \(old) -> \(new) not written", to: .standardError)
+      return
+    }
+    try bump.apply(files)
+    services.output.write(
+      line: "bumped SDK \(old) -> \(new) in \(files.map(\.path).joined(separator: ", ")); review and commit",
+      to: .standardError)
+  }
+}

@@ -1,0 +1,93 @@
+/// Help for every command; `release <command> --help` prints the command's text.
+enum HelpText {
+  static let overview = """
+    release — build and ship a custom copy of the SDK to every customer
+
+    USAGE: release <command> [options]
+
+    COMMANDS:
+      all                 release every customer in the manifest
+      customer <id>...    release the named customers (slug or app_id)
+      bump <part>         bump the SDK version (major, minor or patch) everywhere it appears
+      help [command]      show help for a command
+
+    Run 'release <command> --help' for a command's options.
+    Exit status: 0 success, 1 a build, test or publish failed, 2 bad input or arguments.
+    """
+
+  static let sharedOptions = """
+    INPUTS:
+      --manifest <file>   customer manifest (default: customers.json)
+      --models <dir>      model store, laid out <flowName>/<version>.mlmodel (default: models)
+      --templates <dir>   SDK package template (default: templates/ContextSDK)
+      --state <file>      version state file (default: release-state.json)
+      --dist <dir>        output directory (default: dist)
+      --cache <dir>       warm build slots and scratch packages (default: .release-cache)
+
+    BEHAVIOUR:
+      --jobs <n>          customers built in parallel (default: number of cores)
+      --dry-run           print the plan and what would be written; write nothing
+      --force             rebuild customers that are up to date in dist/
+      --fail-fast         stop starting customers after the first failure
+      --skip-tests        build but do not run 'swift test' (debugging only)
+      --json              newline-delimited JSON events on stdout
+      -h, --help          show this help
+
+    PUBLISHING (after every customer succeeded and passed the content checks):
+      --publish <dest>    dir:<path> | s3://<bucket>[/<prefix>] | git:<location with {id}>;
+                          repeatable. Artifacts first (create-only), then indexes.
+      --s3-endpoint <url> S3-compatible endpoint (R2, MinIO, moto); credentials from
+                          AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, region from AWS_REGION
+      --public-url <url>  base URL written into published indexes
+      --tag               tag the project repo (<id>/v<version>, v<sdk>); implied by --publish
+      --push              push the tags to --remote (default origin)
+      --allow-dirty       tag even with uncommitted changes
+    """
+
+  static let all = """
+    release all — build, test and archive every customer in the manifest
+
+    USAGE: release all [options]
+
+    Each customer's package is generated from the template with only its own models, built
+    and tested with 'swift build' and 'swift test', zipped reproducibly and written to
+    dist/<id>/<version>/ with its .sha256 and release.json. Customers whose inputs did not
+    change since the build in dist/ are skipped as up to date.
+
+    """ + sharedOptions
+
+  static let customer = """
+    release customer — build, test and archive the named customers
+
+    USAGE: release customer <id|app_id>... [options]
+
+    Same work as 'release all', for the named customers only. A customer is named by its
+    'id' slug (e.g. acme) or its app_id.
+
+    """ + sharedOptions
+
+  static let bump = """
+    release bump — bump the SDK version everywhere it appears
+
+    USAGE: release bump major|minor|patch [--dry-run]
+
+    Updates release-state.json, the template's version constant
+    (templates/ContextSDK/Sources/ContextSDKCore/SDKVersion.swift), CHANGELOG.md (a new
+    section with today's date and the commits since the tag of the previous SDK version)
+    and versions in README.md code blocks. Prints the change as a unified diff.
+
+    OPTIONS:
+      --dry-run           print the diff, write nothing
+      --state <file>      version state file (default: release-state.json)
+      --templates <dir>   SDK package template (default: templates/ContextSDK)
+    """
+
+  static func text(for command: String) -> String? {
+    switch command {
+    case "all": return all
+    case "customer": return customer
+    case "bump": return bump
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import ReleaseSystem
+
+/// Everything the tool touches outside its own memory, in one value (after swiftly's
+/// context): tests build one with fakes that fail loudly on any call they did not expect.
+public struct Services: Sendable {
+  /// Runs `swift` and `git`.
+  public var processRunner: ProcessRunning
+  public var clock: Clock
+  /// The directory relative paths are resolved against (the project checkout).
+  public var root: URL
+  /// The process environment; credentials are read from here and nowhere else.
+  public var environment: [String: String]
+  public var output: OutputStreaming
+
+  public init(
+    processRunner: ProcessRunning, clock: Clock, root: URL, environment: [String: String],
+    output: OutputStreaming
+  ) {
+    self.processRunner = processRunner
+    self.clock = clock
+    self.root = root
+    self.environment = environment
+    self.output = output
+  }
+
+  /// The real machine: current directory, process environment, stdout/stderr.
+  public static func live() -> Services {
+    Services(
+      processRunner: SystemProcessRunner(), clock: SystemClock(),
+      root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+      environment: ProcessInfo.processInfo.environment, output: StandardOutput())
+  }
+
+  /// Resolves a user-given path (absolute, or relative to `root`).
+  public func resolve(_ path: String) -> URL {
+    path.hasPrefix("/")
+      ? URL(fileURLWithPath: path).standardizedFileURL
+      : root.appendingPathComponent(path).standardizedFileURL
+  }
+}

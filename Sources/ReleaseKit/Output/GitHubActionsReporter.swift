@@ -1,0 +1,89 @@
+import Foundation
+import ReleaseSystem
+
+/// Extra output when running under GitHub Actions (`GITHUB_ACTIONS=true`): manifest errors
+/// as `::error file=…,line=…::` annotations, each customer's build log in a collapsible
+/// `::group::`, and a Markdown summary table appended to `$GITHUB_STEP_SUMMARY`.
+public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
+  private let output: OutputStreaming
+  private let stepSummary: URL?
+  private let lock = NSLock()
+  private var summary: [ReleaseEvent.CustomerOutcome]?
+  private let root: URL
+
+  public init(output: OutputStreaming, stepSummary: URL?, root: URL) {
+    self.output = output
+    self.stepSummary = stepSummary
+    self.root = root
+  }
+
+  public func report(_ event: ReleaseEvent) {
+    switch event {
+    case .diagnostics(let diagnostics):
+      for diagnostic in diagnostics {
+        var properties = "file=\(Self.escapeProperty(diagnostic.file))"
+        if let line = diagnostic.line { properties += ",line=\(line)" }
+        output.write(line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: .standardOutput)
+      }
+    case .customerFinished(let outcome):
+      // The whole group is written under one lock so parallel customers' logs never mix.
+      lock.lock()
+      defer { lock.unlock() }
+      if outcome.status == "failed" {
+        let message = "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
+        output.write(line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: .standardOutput)
+      }
+      guard let log = outcome.logFile else { return }
+      let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
+      guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
+      output.write(line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: .standardOutput)
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // A log line starting with "::" would be read as a workflow command; break it.
+        output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: .standardOutput)
+      }
+      output.write(line: "::endgroup::", to: .standardOutput)
+    case .summary(let outcomes, _):
+      lock.lock()
+      summary = outcomes
+      lock.unlock()
+    default:
+      break
+    }
+  }
+
+  public func finish() {
+    guard let stepSummary, let outcomes = summary else { return }
+    let markdown = Self.markdown(outcomes)
+    // Appending is the documented contract of $GITHUB_STEP_SUMMARY (other steps write to it).
+    if let handle = try? FileHandle(forWritingTo: stepSummary) {
+      handle.seekToEndOfFile()
+      handle.write(Data(markdown.utf8))
+      try? handle.close()
+    } else {
+      FileManager.default.createFile(atPath: stepSummary.path, contents: Data(markdown.utf8))
+    }
+  }
+
+  static func markdown(_ outcomes: [ReleaseEvent.CustomerOutcome]) -> String {
+    var lines = ["### release", "", "| Customer | Version | Status | Time | Artifact |", "| --- | --- | --- | --- | --- |"]
+    for outcome in outcomes {
+      let status = outcome.status == "failed" ? "❌ failed (\(outcome.failedStep ?? "?"))" : outcome.status
+      let cells = [
+        outcome.id, outcome.version, status, String(format: "%.1fs", outcome.seconds), outcome.artifact ?? "-",
+      ].map { $0.replacingOccurrences(of: "|", with: "\\|") }
+      lines.append("| " + cells.joined(separator: " | ") + " |")
+    }
+    return lines.joined(separator: "\n") + "\n\n"
+  }
+
+  /// Workflow-command escaping (as in @actions/core): data escapes %, CR, LF; properties
+  /// also `:` and `,`.
+  static func escapeData(_ text: String) -> String {
+    text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+      .replacingOccurrences(of: "\n", with: "%0A")
+  }
+
+  static func escapeProperty(_ text: String) -> String {
+    escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+  }
+}

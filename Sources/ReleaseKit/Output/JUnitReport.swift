@@ -1,0 +1,93 @@
+import Foundation
+import ReleaseSystem
+
+/// `dist/report.xml`: JUnit XML with one test case per customer, so CI systems show a run
+/// natively. A failed customer is a `<failure>` with its step, reason and log tail; an
+/// up-to-date one is a passing case marked as skipped work in its system-out.
+enum JUnitReport {
+  static func xml(_ outcomes: [ReleaseEvent.CustomerOutcome], logTails: [String: [String]], seconds: Double) -> String {
+    let failures = outcomes.filter { $0.status == "failed" }.count
+    let cancelled = outcomes.filter { $0.status == "cancelled" }.count
+    var lines = [
+      #"<?xml version="1.0" encoding="UTF-8"?>"#,
+      #"<testsuites name="release" tests="\#(outcomes.count)" failures="\#(failures)" time="\#(format(seconds))">"#,
+      #"  <testsuite name="customers" tests="\#(outcomes.count)" failures="\#(failures)" skipped="\#(cancelled)" time="\#(format(seconds))">"#,
+    ]
+    for outcome in outcomes {
+      let name = escape("\(outcome.id) \(outcome.version)")
+      lines.append(#"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
+      var properties = [("status", outcome.status)]
+      if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
+      if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
+      if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
+      lines.append("      <properties>")
+      for (key, value) in properties {
+        lines.append(#"        <property name="\#(key)" value="\#(escape(value))"/>"#)
+      }
+      lines.append("      </properties>")
+      switch outcome.status {
+      case "failed":
+        let message = escape("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
+        let tail = escape((logTails[outcome.id] ?? []).joined(separator: "\n"))
+        lines.append(#"      <failure message="\#(message)" type="\#(escape(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#)
+      case "cancelled":
+        lines.append(#"      <skipped message="not started: --fail-fast stopped the run"/>"#)
+      case "up to date":
+        lines.append("      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
+      default:
+        if let tests = outcome.testCount {
+          lines.append("      <system-out>swift test ran \(tests) tests</system-out>")
+        }
+      }
+      lines.append("    </testcase>")
+    }
+    lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+
+  /// XML text and attribute escaping; characters XML 1.0 cannot carry become U+FFFD.
+  static func escape(_ text: String) -> String {
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      case "\"": escaped += "&quot;"
+      case "'": escaped += "&apos;"
+      case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
+      default:
+        escaped.unicodeScalars.append(scalar.value < 0x20 ? "\u{FFFD}" : scalar)
+      }
+    }
+    return escaped
+  }
+}
+
+/// Collects the summary and log tails, and writes `dist/report.xml` (atomically) at the end.
+final class JUnitReporter: Reporter, @unchecked Sendable {
+  private let destination: URL
+  private let lock = NSLock()
+  private var logTails: [String: [String]] = [:]
+  private var summary: ([ReleaseEvent.CustomerOutcome], Double)?
+
+  init(destination: URL) { self.destination = destination }
+
+  func report(_ event: ReleaseEvent) {
+    lock.lock()
+    defer { lock.unlock() }
+    switch event {
+    case .customerLogTail(let id, let lines): logTails[id] = lines
+    case .summary(let outcomes, let seconds): summary = (outcomes, seconds)
+    default: break
+    }
+  }
+
+  func finish() {
+    guard let (outcomes, seconds) = summary, !outcomes.isEmpty else { return }
+    try? AtomicFile.write(JUnitReport.xml(outcomes, logTails: logTails, seconds: seconds), to: destination)
+  }
+}

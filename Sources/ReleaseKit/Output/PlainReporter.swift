@@ -1,0 +1,107 @@
+import Foundation
+import ReleaseSystem
+
+/// Chooses how a run reports, from the options and the environment: `--json` events, a live
+/// view on a terminal, plain lines otherwise (always under `CI`); plus GitHub Actions output
+/// under `GITHUB_ACTIONS=true` and `dist/report.xml` for any run that builds.
+enum ReporterFactory {
+  static func make(options: ReleaseOptions, services: Services) -> Reporter {
+    let environment = services.environment
+    var reporters: [Reporter] = []
+    if options.json {
+      reporters.append(JSONReporter(output: services.output, clock: services.clock))
+    } else if let terminal = services.output as? StandardOutput, terminal.isTerminal, environment["CI"] == nil {
+      reporters.append(LiveStatusReporter(output: services.output, clock: services.clock))
+    } else {
+      reporters.append(PlainReporter(output: services.output, clock: services.clock))
+    }
+    if environment["GITHUB_ACTIONS"] == "true" {
+      reporters.append(
+        GitHubActionsReporter(
+          output: services.output, stepSummary: environment["GITHUB_STEP_SUMMARY"].map(URL.init(fileURLWithPath:)),
+          root: services.root))
+    }
+    if !options.dryRun {
+      reporters.append(
+        JUnitReporter(destination: services.resolve(options.distPath).appendingPathComponent("report.xml")))
+    }
+    return reporters.count == 1 ? reporters[0] : ReporterGroup(reporters)
+  }
+}
+
+/// Timestamped lines, one event each: for logs, CI and pipes.
+public final class PlainReporter: Reporter, @unchecked Sendable {
+  private let output: OutputStreaming
+  private let clock: Clock
+  private let formatter: DateFormatter
+
+  public init(output: OutputStreaming, clock: Clock) {
+    self.output = output
+    self.clock = clock
+    formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "HH:mm:ss"
+  }
+
+  private func line(_ text: String, _ stream: ReleaseSystem.OutputStream = .standardOutput) {
+    output.write(line: "[\(formatter.string(from: clock.now()))] \(text)", to: stream)
+  }
+
+  public func report(_ event: ReleaseEvent) {
+    switch event {
+    case .diagnostics(let diagnostics):
+      diagnostics.forEach { output.write(line: "error: \($0)", to: .standardError) }
+    case .plan(let customers):
+      for customer in customers {
+        line("plan \(customer.id) \(customer.version): \(customer.action) (\(customer.reason))")
+      }
+    case .stepStarted, .customerProgress:
+      break
+    case .stepSkipped(let step, let reason):
+      line("skip \(step): \(reason)")
+    case .dryRun(let step, let lines):
+      line("dry run: \(step) not run")
+      lines.forEach { line("  \($0)") }
+    case .customerStarted(let id, let version):
+      line("start \(id) \(version)")
+    case .customerFinished(let outcome):
+      let seconds = String(format: "%.1fs", outcome.seconds)
+      if outcome.status == "failed" {
+        line(
+          "FAIL \(outcome.id) \(outcome.version) in \(outcome.failedStep ?? "?") after \(seconds): \(outcome.reason ?? "")",
+          .standardError)
+        if let log = outcome.logFile { line("  log: \(log)", .standardError) }
+      } else {
+        line("done \(outcome.id) \(outcome.version) \(outcome.status) in \(seconds) -> \(outcome.artifact ?? "-")")
+      }
+    case .customerLogTail(let id, let lines):
+      lines.forEach { output.write(line: "  \(id) | \($0)", to: .standardError) }
+    case .info(let text):
+      line(text)
+    case .summary(let outcomes, let seconds):
+      for row in SummaryTable.rows(outcomes) { output.write(line: row, to: .standardOutput) }
+      line(String(format: "finished in %.1fs", seconds))
+    case .failure(let message):
+      output.write(line: "error: \(message)", to: .standardError)
+    }
+  }
+}
+
+/// The end-of-run table: customer, version, status, time, artifact.
+enum SummaryTable {
+  static func rows(_ outcomes: [ReleaseEvent.CustomerOutcome]) -> [String] {
+    guard !outcomes.isEmpty else { return [] }
+    let header = ["CUSTOMER", "VERSION", "STATUS", "TIME", "ARTIFACT"]
+    let body = outcomes.map {
+      [$0.id, $0.version, $0.status, String(format: "%.1fs", $0.seconds), $0.artifact ?? "-"]
+    }
+    let widths = (0..<header.count).map { column in
+      ([header] + body).map { $0[column].count }.max() ?? 0
+    }
+    return ([header] + body).map { cells in
+      zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        .trimmingCharacters(in: .whitespaces)
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import ReleaseManifest
+
+/// Everything a run reports, as data: the terminal, `--json`, GitHub Actions and JUnit
+/// reporters each render the same events their own way.
+public enum ReleaseEvent: Sendable {
+  public struct PlannedCustomer: Sendable, Equatable {
+    public var id: String
+    public var version: String
+    public var action: String  // "build" or "up to date"
+    public var reason: String
+  }
+
+  public struct CustomerOutcome: Sendable, Equatable {
+    public var id: String
+    public var version: String
+    public var status: String  // built, up to date, failed, cancelled
+    public var seconds: Double
+    public var artifact: String?
+    public var sha256: String?
+    public var testCount: Int?
+    public var failedStep: String?
+    public var reason: String?
+    public var logFile: String?
+  }
+
+  case diagnostics([Diagnostic])
+  case plan([PlannedCustomer])
+  case stepStarted(String)
+  case stepSkipped(String, reason: String)
+  case dryRun(step: String, lines: [String])
+  case customerStarted(id: String, version: String)
+  case customerProgress(id: String, step: String)
+  case customerFinished(CustomerOutcome)
+  /// The last lines of a failed customer's log, shown where the failure is reported.
+  case customerLogTail(id: String, lines: [String])
+  case info(String)
+  case summary([CustomerOutcome], seconds: Double)
+  case failure(String)
+}
+
+/// Renders events. Implementations must accept calls from several threads.
+public protocol Reporter: AnyObject, Sendable {
+  func report(_ event: ReleaseEvent)
+  /// Called once at the end of a run, after the summary.
+  func finish()
+}
+
+extension Reporter {
+  public func finish() {}
+}
+
+/// Sends each event to several reporters (terminal + JUnit + GitHub step summary, …).
+public final class ReporterGroup: Reporter, @unchecked Sendable {
+  private let reporters: [Reporter]
+  public init(_ reporters: [Reporter]) { self.reporters = reporters }
+  public func report(_ event: ReleaseEvent) { reporters.forEach { $0.report(event) } }
+  public func finish() { reporters.forEach { $0.finish() } }
+}

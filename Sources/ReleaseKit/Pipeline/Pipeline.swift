@@ -1,0 +1,152 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+
+/// Runs steps in order. The one place that handles skipping, `--dry-run` and turning a
+/// step's error into a `ReleaseError`, so steps contain only their own work.
+public struct Pipeline {
+  public var steps: [Step]
+
+  public init(_ steps: [Step]) { self.steps = steps }
+
+  public func run(_ context: ReleaseContext) throws {
+    for step in steps {
+      if let reason = step.skipReason(context) {
+        context.reporter.report(.stepSkipped(step.name, reason: reason))
+        continue
+      }
+      if context.options.dryRun && step.changesState {
+        let lines = step.dryRunDescription(context)
+        if !lines.isEmpty { context.reporter.report(.dryRun(step: step.name, lines: lines)) }
+        continue
+      }
+      context.reporter.report(.stepStarted(step.name))
+      do {
+        try step.run(context)
+      } catch let error as ReleaseError {
+        throw error
+      } catch let failure as ValidationFailure {
+        throw ReleaseError.validation(failure)
+      } catch let diagnostic as Diagnostic {
+        throw ReleaseError.validation(ValidationFailure([diagnostic]))
+      } catch {
+        throw ReleaseError.stepFailed(step: step.name, reason: "\(error)")
+      }
+    }
+  }
+}
+
+/// Runs each pending customer job through the customer steps, `jobs` at a time. A failing
+/// customer does not stop the others unless `--fail-fast`; its files never reach a final name
+/// because every customer step writes to temporary names or scratch space until the last.
+public struct CustomerPipeline {
+  public var steps: [CustomerStep]
+
+  public init(_ steps: [CustomerStep]) { self.steps = steps }
+
+  /// `finished` runs after each job, before its outcome is reported.
+  public func run(
+    _ jobs: [CustomerJob], _ context: ReleaseContext, finished: @escaping (CustomerJob) -> Void = { _ in }
+  ) {
+    let pending = jobs.filter { $0.status == .pending }
+    guard !pending.isEmpty else { return }
+    let slots = DispatchSemaphore(value: max(1, context.options.jobs))
+    let group = DispatchGroup()
+    let stop = StopFlag()
+
+    for job in pending {
+      slots.wait()
+      if stop.isSet {
+        job.status = .cancelled
+        slots.signal()
+        continue
+      }
+      group.enter()
+      DispatchQueue.global().async {
+        defer {
+          slots.signal()
+          group.leave()
+        }
+        runJob(job, context, finished: finished)
+        if case .failed = job.status, context.options.failFast { stop.set() }
+      }
+    }
+    group.wait()
+  }
+
+  private func runJob(_ job: CustomerJob, _ context: ReleaseContext, finished: (CustomerJob) -> Void) {
+    let clock = context.services.clock
+    let start = clock.monotonicSeconds()
+    context.reporter.report(.customerStarted(id: job.id, version: job.version.description))
+    for step in steps {
+      context.reporter.report(.customerProgress(id: job.id, step: step.name))
+      do {
+        try step.run(job, context)
+      } catch {
+        job.status = .failed(step: step.name, reason: "\(error)")
+        break
+      }
+    }
+    if job.status == .pending { job.status = .succeeded }
+    job.duration = clock.monotonicSeconds() - start
+    finished(job)
+    if case .failed = job.status, let log = job.logFile {
+      context.reporter.report(.customerLogTail(id: job.id, lines: LogTail.lastLines(of: log, count: 20)))
+    }
+    context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
+  }
+}
+
+/// Set once by a failing job under `--fail-fast`; read before starting each job.
+private final class StopFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = false
+  var isSet: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
+  }
+  func set() {
+    lock.lock()
+    value = true
+    lock.unlock()
+  }
+}
+
+enum LogTail {
+  /// The last `count` lines of a log, read from its end so a huge log costs little.
+  static func lastLines(of url: URL, count: Int) -> [String] {
+    guard let handle = try? FileHandle(forReadingFrom: url) else { return [] }
+    defer { try? handle.close() }
+    let size = (try? handle.seekToEnd()) ?? 0
+    let start = size > 16_384 ? size - 16_384 : 0
+    try? handle.seek(toOffset: start)
+    let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+    return Array(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).suffix(count))
+  }
+}
+
+extension CustomerJob {
+  func outcome(relativeTo root: URL) -> ReleaseEvent.CustomerOutcome {
+    func relative(_ url: URL?) -> String? {
+      guard let path = url?.path else { return nil }
+      let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+      return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+    var outcome = ReleaseEvent.CustomerOutcome(
+      id: id, version: version.description, status: "", seconds: duration,
+      artifact: relative(archive?.path), sha256: archive?.sha256, testCount: testCount,
+      failedStep: nil, reason: nil, logFile: relative(logFile))
+    switch status {
+    case .pending: outcome.status = "pending"
+    case .upToDate: outcome.status = "up to date"
+    case .succeeded: outcome.status = "built"
+    case .cancelled: outcome.status = "cancelled"
+    case .failed(let step, let reason):
+      outcome.status = "failed"
+      outcome.failedStep = step
+      outcome.reason = reason
+    }
+    return outcome
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ReleaseSystem
+
+/// `swift build` and `swift test` of the generated package, in a warm build slot, with all
+/// output streamed to the customer's log.
+struct SwiftBuildStep: CustomerStep {
+  let name = "build and test"
+  let slots: BuildSlots
+
+  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
+    guard let package = job.packageDirectory, let log = job.logFile else {
+      preconditionFailure("build runs after generate")
+    }
+    let environment = ChildEnvironment.withoutSecrets(context.services.environment)
+    try slots.withSlot(directoryName: "ContextSDK") { slot in
+      try BuildSlots.mirror(package, into: slot)
+      var commands = [["build"]]
+      if !context.options.skipTests { commands.append(["test"]) }
+      for arguments in commands {
+        context.reporter.report(.customerProgress(id: job.id, step: "swift \(arguments[0])"))
+        let invocation = ProcessInvocation("swift", arguments, in: slot, environment: environment, logFile: log)
+        let result = try context.services.processRunner.run(invocation)
+        guard result.exitCode == 0 else {
+          throw SystemError.processFailed(
+            command: "swift \(arguments.joined(separator: " "))", exitCode: result.exitCode, logPath: nil)
+        }
+      }
+    }
+    job.testCount = TestCount.parse(log: log)
+  }
+}
+
+/// The environment for child processes: the user's, minus anything that looks like a
+/// credential, so a build log or a generated package's test can never echo a secret.
+enum ChildEnvironment {
+  static func withoutSecrets(_ environment: [String: String]) -> [String: String] {
+    environment.filter { key, _ in !isSecret(key) }
+  }
+
+  static func isSecret(_ key: String) -> Bool {
+    let upper = key.uppercased()
+    return upper.hasPrefix("AWS_") || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY"]
+      .contains { upper.contains($0) }
+  }
+}
+
+/// Reads the number of tests `swift test` ran from its output.
+enum TestCount {
+  /// XCTest: "Executed 12 tests, with 0 failures"; Swift Testing: "Test run with 3 tests passed".
+  /// XCTest prints one line per suite and a total; the largest figure is the total.
+  static func parse(log: URL) -> Int? {
+    guard let text = try? String(contentsOf: log, encoding: .utf8) else { return nil }
+    var counts: [Int] = []
+    for line in text.split(separator: "\n") {
+      for marker in ["Executed ", "Test run with "] {
+        guard let range = line.range(of: marker) else { continue }
+        let digits = line[range.upperBound...].prefix { $0.isNumber }
+        if let count = Int(digits) { counts.append(count) }
+      }
+    }
+    return counts.max()
+  }
+}

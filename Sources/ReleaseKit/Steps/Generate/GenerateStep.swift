@@ -1,0 +1,31 @@
+import Foundation
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseSystem
+
+/// Generates the customer's source package from the template into scratch space
+/// (`<cache>/packages/<id>/<PackageName>`), embedding exactly the customer's models.
+struct GenerateStep: CustomerStep {
+  let name = "generate"
+
+  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
+    guard let inputs = context.inputs else { preconditionFailure("generate runs after load inputs") }
+    let scratch = context.cacheDirectory.appendingPathComponent("packages").appendingPathComponent(job.id)
+    try? FileManager.default.removeItem(at: scratch)
+    let packageDirectory = scratch.appendingPathComponent(job.customer.packageName)
+    try AtomicFile.createDirectory(scratch)
+    let models = job.customer.customModels.map { model -> EmbeddedModel in
+      let facts = inputs.models[model.reference]!
+      return EmbeddedModel(
+        model: model, sourceFile: facts.file, sha256: facts.sha256, size: facts.size,
+        inputNames: facts.info.inputNames, specificationVersion: facts.info.specificationVersion)
+    }
+    let input = GenerationInput(
+      customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
+      models: models)
+    job.embeddedModels = models
+    job.generated = try PackageGenerator.generate(
+      input, templateDirectory: inputs.templateDirectory, into: packageDirectory)
+    job.packageDirectory = packageDirectory
+  }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseSystem
+
+/// Reads every input once and validates it all before any work starts: the state file, the
+/// manifest (all problems in one report), the selected customers, every model they use
+/// (hashed and parsed), the template and the toolchain. Bad input ends the run with exit 2
+/// and nothing written.
+struct LoadInputsStep: Step {
+  let name = "load inputs"
+
+  func run(_ context: ReleaseContext) throws {
+    let options = context.options
+    let services = context.services
+    let state = try ReleaseState.load(
+      from: services.resolve(options.statePath), displayPath: options.statePath)
+    let store = DirectoryModelStore(root: services.resolve(options.modelsPath), displayName: options.modelsPath)
+    let manifest = try ManifestLoader.load(
+      contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
+    let selected = try select(options.selection, from: manifest)
+
+    let models = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
+    let templateDirectory = services.resolve(options.templatesPath)
+    let templateDigest = try PackageGenerator.templateDigest(templateDirectory)
+    try PackageGenerator.checkTemplateVersion(templateDirectory, expected: state.sdkVersion.description)
+
+    context.state = state
+    context.modelStore = store
+    context.manifest = Manifest(path: manifest.path, customers: selected)
+    context.inputs = ReleaseInputs(
+      sdkVersion: state.sdkVersion, templateDirectory: templateDirectory, templateDigest: templateDigest,
+      toolchain: try Self.toolchainVersion(services), models: models)
+  }
+
+  /// Narrows the manifest to the customers named on the command line (by slug or app id).
+  private func select(_ selection: ReleaseOptions.Selection, from manifest: Manifest) throws -> [Customer] {
+    guard case .customers(let keys) = selection else { return manifest.customers }
+    var chosen: [Customer] = []
+    var unknown: [String] = []
+    for key in keys {
+      if let customer = manifest.customer(matching: key) {
+        if !chosen.contains(where: { $0.id == customer.id }) { chosen.append(customer) }
+      } else {
+        unknown.append(key)
+      }
+    }
+    if let key = unknown.first {
+      let ids = manifest.customers.map(\.id)
+      let hint = Suggestion.closest(to: key, among: ids).map { " (did you mean \"\($0)\"?)" } ?? ""
+      throw ReleaseError.usage(
+        "customer \"\(key)\": not in \(manifest.path)\(hint); expected one of: \(ids.joined(separator: ", "))")
+    }
+    return chosen
+  }
+
+  /// Hashes and parses each model once, however many customers share it. Every broken
+  /// model is reported, not only the first.
+  static func readModels(of customers: [Customer], store: ModelStore, storePath: String) throws
+    -> [ModelReference: ModelFacts]
+  {
+    let references = Set(customers.flatMap { $0.customModels.map(\.reference) }).sorted()
+    var facts: [ModelReference: ModelFacts] = [:]
+    var problems: [Diagnostic] = []
+    for reference in references {
+      let displayPath = "\(storePath)/\(reference.relativePath)"
+      do {
+        let file = try store.localFile(for: reference)
+        let info = try CoreMLModelInfo.load(contentsOf: file)
+        let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+        facts[reference] = ModelFacts(reference: reference, file: file, sha256: sha256, size: size, info: info)
+      } catch {
+        problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
+      }
+    }
+    if !problems.isEmpty { throw ValidationFailure(problems) }
+    return facts
+  }
+
+  static func toolchainVersion(_ services: Services) throws -> String {
+    let result = try services.processRunner.run(ProcessInvocation("swift", ["--version"]))
+    let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
+    guard result.exitCode == 0, let line = text.split(separator: "\n").first else {
+      throw ReleaseError.invalidInput("swift --version: exited with status \(result.exitCode); expected a toolchain")
+    }
+    return String(line)
+  }
+}

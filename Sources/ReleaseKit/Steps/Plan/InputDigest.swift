@@ -1,0 +1,81 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+
+/// The content-addressed identity of a customer's release, kept as named parts so a rebuild
+/// can say which input changed.
+///
+/// The source digest covers what goes into the package: the canonical customer entry, each
+/// model's SHA-256, the template tree and the SDK version. It decides versions (a change
+/// releases only the customers it touches). The build digest adds the tool version and
+/// `swift --version`: it decides whether `dist/` already holds this release ("up to date").
+public struct InputDigest: Codable, Equatable, Sendable {
+  /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows).
+  public var entry: String
+  /// `"<flowName> v<version>"` -> SHA-256 of the model file.
+  public var models: [String: String]
+  public var template: String
+  public var sdkVersion: String
+  public var tool: String
+  public var toolchain: String
+
+  private struct CanonicalEntry: Encodable {
+    var id: String
+    var name: String?
+    var appID: String
+    var bundleIdentifiers: [String]
+    var flows: [String]
+  }
+
+  init(
+    customer: Customer, models: [ModelReference: ModelFacts], templateDigest: String,
+    sdkVersion: SemanticVersion, toolchain: String
+  ) {
+    let entry = CanonicalEntry(
+      id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
+      bundleIdentifiers: customer.bundleIdentifiers,
+      flows: customer.customModels.map { "\($0.flowId) \($0.flowName) v\($0.modelVersion)" }.sorted())
+    self.entry = SHA256Digest.hex(of: Self.canonicalJSON(entry))
+    self.models = Dictionary(
+      uniqueKeysWithValues: customer.customModels.map { ($0.reference.description, models[$0.reference]?.sha256 ?? "") })
+    self.template = templateDigest
+    self.sdkVersion = sdkVersion.description
+    self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
+    self.toolchain = toolchain
+  }
+
+  private struct SourceParts: Encodable {
+    var entry: String
+    var models: [String: String]
+    var template: String
+    var sdkVersion: String
+  }
+
+  public var source: String {
+    SHA256Digest.hex(
+      of: Self.canonicalJSON(SourceParts(entry: entry, models: models, template: template, sdkVersion: sdkVersion)))
+  }
+
+  public var build: String { SHA256Digest.hex(of: Self.canonicalJSON(self)) }
+
+  /// Which inputs differ from an earlier build, in words.
+  public func changes(since earlier: InputDigest) -> [String] {
+    var changes: [String] = []
+    if entry != earlier.entry { changes.append("customer entry") }
+    for key in Set(models.keys).union(earlier.models.keys).sorted() where models[key] != earlier.models[key] {
+      changes.append("model \(key)")
+    }
+    if template != earlier.template { changes.append("template") }
+    if sdkVersion != earlier.sdkVersion { changes.append("SDK version") }
+    if tool != earlier.tool { changes.append("tool version") }
+    if toolchain != earlier.toolchain { changes.append("toolchain") }
+    return changes
+  }
+
+  /// Sorted keys, no whitespace: the same value always gives the same bytes.
+  static func canonicalJSON<T: Encodable>(_ value: T) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)) ?? Data()
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+
+/// Decides, per selected customer, the version and whether to build: a customer whose
+/// `dist/<id>/<version>/release.json` records the same build digest, and whose archive still
+/// has the recorded SHA-256, is up to date (unless `--force`).
+struct PlanStep: Step {
+  let name = "plan"
+
+  func run(_ context: ReleaseContext) throws {
+    guard let manifest = context.manifest, let inputs = context.inputs, let state = context.state else {
+      preconditionFailure("plan runs after load inputs")
+    }
+    context.jobs = manifest.customers.map { customer in
+      let digest = InputDigest(
+        customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
+        sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain)
+      let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
+      let version = VersionRule.nextVersion(last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
+      let (record, reason) = decide(
+        customer: customer, version: version, lastReleased: last, digest: digest, context: context)
+      let job = CustomerJob(
+        customer: customer, version: version, digest: digest, reason: reason,
+        status: record == nil ? .pending : .upToDate)
+      if let record {
+        job.archive = (
+          job.releaseDirectory(in: context.distDirectory).appendingPathComponent(record.artifact.file),
+          record.artifact.sha256, record.artifact.size
+        )
+        job.testCount = record.testCount
+      }
+      return job
+    }
+    context.reporter.report(
+      .plan(
+        context.jobs.map {
+          .init(
+            id: $0.id, version: $0.version.description, action: $0.status == .upToDate ? "up to date" : "build",
+            reason: $0.reason)
+        }))
+  }
+
+  private func decide(
+    customer: Customer, version: SemanticVersion, lastReleased: (SemanticVersion, String)?, digest: InputDigest,
+    context: ReleaseContext
+  ) -> (upToDate: ReleaseRecord?, reason: String) {
+    let directory = context.distDirectory.appendingPathComponent(customer.id)
+      .appendingPathComponent(version.description)
+    let why = versionReason(version: version, lastReleased: lastReleased)
+    guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+    else { return (nil, "\(why); not in \(context.options.distPath)/ yet") }
+    if context.options.force { return (nil, "\(why); --force") }
+    if record.inputs != digest {
+      let changed = digest.changes(since: record.inputs).joined(separator: ", ")
+      return (nil, "\(why); changed since the build in \(context.options.distPath)/: \(changed)")
+    }
+    let archive = directory.appendingPathComponent(record.artifact.file)
+    guard let actual = try? SHA256Digest.hex(ofFileAt: archive), actual == record.artifact.sha256 else {
+      return (nil, "\(why); the archive in \(context.options.distPath)/ is missing or does not match its release.json")
+    }
+    return (record, "\(why); \(context.options.distPath)/ holds a verified build of the same inputs")
+  }
+
+  private func versionReason(version: SemanticVersion, lastReleased: (SemanticVersion, String)?) -> String {
+    guard let (last, _) = lastReleased else { return "first release" }
+    if last == version { return "unchanged since \(last)" }
+    return "changed since \(last)"
+  }
+}

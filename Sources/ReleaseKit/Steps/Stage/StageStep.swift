@@ -1,0 +1,92 @@
+import Foundation
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseSystem
+
+/// Moves a customer's finished release into `dist/<id>/<version>/`: the zip, its `.sha256`
+/// and `release.json` are assembled in a hidden temporary directory beside it and renamed
+/// into place in one step, so `dist/` never holds half a release.
+struct StageStep: CustomerStep {
+  let name = "stage"
+
+  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
+    guard let archive = job.archive, let inputs = context.inputs, let package = job.packageDirectory else {
+      preconditionFailure("stage runs after archive")
+    }
+    let final = job.releaseDirectory(in: context.distDirectory)
+    let parent = final.deletingLastPathComponent()
+    let temporary = AtomicFile.temporarySibling(of: final)
+    try AtomicFile.createDirectory(temporary)
+    do {
+      try FileManager.default.moveItem(at: archive.path, to: temporary.appendingPathComponent(job.archiveName))
+      try AtomicFile.write(
+        "\(archive.sha256)  \(job.archiveName)\n",
+        to: temporary.appendingPathComponent(job.archiveName + ".sha256"))
+      let record = Self.record(
+        job, archive: archive, files: try Self.files(in: package), inputs: inputs)
+      try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
+      try Self.replace(final, with: temporary, in: parent)
+    } catch {
+      try? FileManager.default.removeItem(at: temporary)
+      throw error
+    }
+    let archivePath = final.appendingPathComponent(job.archiveName)
+    job.archive = (archivePath, archive.sha256, archive.size)
+    context.add(
+      Artifact(
+        kind: .sourceArchive, customerID: job.id, version: job.version, path: archivePath,
+        sha256: archive.sha256, size: archive.size))
+  }
+
+  /// Renames `temporary` to `final`; an earlier release directory of the same version (a
+  /// forced rebuild) is moved aside first and removed after.
+  static func replace(_ final: URL, with temporary: URL, in parent: URL) throws {
+    let fileManager = FileManager.default
+    var previous: URL?
+    if fileManager.fileExists(atPath: final.path) {
+      let aside = AtomicFile.temporarySibling(of: final)
+      try AtomicFile.rename(final, to: aside)
+      previous = aside
+    }
+    try AtomicFile.rename(temporary, to: final)
+    if let previous { try? fileManager.removeItem(at: previous) }
+  }
+
+  /// Every regular file of the generated package with its SHA-256, sorted by path bytes.
+  static func files(in package: URL) throws -> [ReleaseRecord.File] {
+    var files: [ReleaseRecord.File] = []
+    guard let enumerator = FileManager.default.enumerator(atPath: package.path) else { return [] }
+    while let path = enumerator.nextObject() as? String {
+      guard enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+      let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: package.appendingPathComponent(path))
+      files.append(ReleaseRecord.File(path: path, sha256: sha256, size: size))
+    }
+    return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+  }
+
+  static func record(
+    _ job: CustomerJob, archive: (path: URL, sha256: String, size: Int64), files: [ReleaseRecord.File],
+    inputs: ReleaseInputs
+  ) -> ReleaseRecord {
+    let customer = job.customer
+    return ReleaseRecord(
+      customer: .init(
+        id: customer.id, name: customer.name, appID: customer.appID,
+        bundleIdentifiers: customer.bundleIdentifiers),
+      version: job.version.description, sdkVersion: inputs.sdkVersion.description,
+      packageName: customer.packageName,
+      models: job.embeddedModels.map { embedded in
+        ReleaseRecord.Model(
+          flowId: embedded.model.flowId, flowName: embedded.model.flowName, modelVersion: embedded.model.modelVersion,
+          sha256: embedded.sha256, size: embedded.size,
+          entry: PackageGenerator.modelsDirectory + "/" + embedded.resourceName,
+          specificationVersion: embedded.specificationVersion, inputNames: embedded.inputNames)
+      },
+      files: files,
+      artifact: .init(
+        file: job.archiveName, sha256: archive.sha256, size: archive.size,
+        topLevelDirectory: customer.packageName),
+      toolchain: inputs.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
+      inputDigest: job.digest.build, inputs: job.digest, testCount: job.testCount)
+  }
+}

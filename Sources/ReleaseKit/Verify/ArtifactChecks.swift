@@ -1,0 +1,131 @@
+import Foundation
+import ReleaseArchive
+import ReleaseManifest
+import ReleaseSystem
+
+/// The content checks of a release in `dist/`, without building anything: the archive is
+/// safe to extract, matches its release.json and .sha256 byte for byte, holds exactly the
+/// files release.json lists, and its models are exactly the customer's — no file in it is
+/// another model of the store (the foreign-model scan). `release verify` runs them first;
+/// `release all` runs them on every artifact before anything is published.
+struct ArtifactChecks {
+  /// SHA-256 → model, for every model of the store (not only this customer's).
+  let storeModels: [String: ModelReference]
+  /// The customer's models as the manifest names them, when a manifest is at hand.
+  let expectedModels: Set<ModelReference>?
+
+  func problems(releaseDirectory: URL, record: ReleaseRecord) -> [String] {
+    let archive = releaseDirectory.appendingPathComponent(record.artifact.file)
+    let name = record.artifact.file
+    var problems = ZipReader.safetyProblems(of: archive).map(\.description)
+    guard problems.isEmpty else { return problems }
+
+    if let (sha256, size) = try? SHA256Digest.hexAndSize(ofFileAt: archive) {
+      if sha256 != record.artifact.sha256 {
+        problems.append("\(name): sha256 \(sha256), expected \(record.artifact.sha256) from release.json")
+      }
+      if size != record.artifact.size {
+        problems.append("\(name): \(size) bytes, expected \(record.artifact.size) from release.json")
+      }
+      let checksumFile = releaseDirectory.appendingPathComponent(name + ".sha256")
+      let line = (try? String(contentsOf: checksumFile, encoding: .utf8)) ?? ""
+      if line != "\(sha256)  \(name)\n" {
+        problems.append("\(name).sha256: does not match the archive (expected \"\(sha256)  \(name)\")")
+      }
+    } else {
+      problems.append("\(name): cannot be read")
+      return problems
+    }
+
+    let top = record.artifact.topLevelDirectory + "/"
+    let listed = Dictionary(uniqueKeysWithValues: record.files.map { ($0.path, $0) })
+    let modelEntries = Dictionary(uniqueKeysWithValues: record.models.map { ($0.entry, $0) })
+    var seen = Set<String>()
+    do {
+      try ZipReader.forEachFile(in: archive) { entry, data in
+        guard entry.path.hasPrefix(top) else {
+          problems.append("\(name): entry \(entry.path) is outside \(top)")
+          return
+        }
+        let path = String(entry.path.dropFirst(top.count))
+        seen.insert(path)
+        let (sha256, size) = try data.sha256AndSize()
+        if let listedFile = listed[path] {
+          if listedFile.sha256 != sha256 || listedFile.size != size {
+            problems.append("\(name): \(path) has sha256 \(sha256.prefix(12))…, expected \(listedFile.sha256.prefix(12))… from release.json")
+          }
+        } else {
+          problems.append("\(name): \(path) is not listed in release.json")
+        }
+        if let foreign = storeModels[sha256], !record.models.contains(where: { $0.sha256 == sha256 }) {
+          problems.append("\(name): \(path) is \(foreign), a model this customer does not ship")
+        }
+        if path.hasSuffix(".mlmodel") {
+          if let model = modelEntries[path] {
+            if model.sha256 != sha256 {
+              problems.append("\(name): \(path) is not \(model.flowName) v\(model.modelVersion) (sha256 differs)")
+            }
+          } else {
+            problems.append("\(name): \(path) is a model release.json does not list for \(record.customer.id)")
+          }
+        }
+      }
+    } catch {
+      problems.append("\(name): \(error)")
+    }
+    for missing in listed.keys.sorted() where !seen.contains(missing) {
+      problems.append("\(name): \(missing) is listed in release.json but not in the archive")
+    }
+    if let expectedModels {
+      let shipped = Set(record.models.map { ModelReference(flowName: $0.flowName, version: $0.modelVersion) })
+      if shipped != expectedModels {
+        let describe = { (set: Set<ModelReference>) in set.sorted().map(\.description).joined(separator: ", ") }
+        problems.append(
+          "\(name): ships \(describe(shipped)); the manifest names \(describe(expectedModels)) for \(record.customer.id)")
+      }
+    }
+    return problems
+  }
+
+  /// Hashes every model in the store once.
+  static func storeModels(_ store: ModelStore) throws -> [String: ModelReference] {
+    var models: [String: ModelReference] = [:]
+    for flow in try store.flowNames() {
+      for version in try store.versions(of: flow) {
+        let reference = ModelReference(flowName: flow, version: version)
+        models[try SHA256Digest.hex(ofFileAt: try store.localFile(for: reference))] = reference
+      }
+    }
+    return models
+  }
+}
+
+/// Runs the content checks on every artifact of the run (built or up to date) before
+/// anything is published; any problem stops the run.
+struct CheckArtifactsStep: Step {
+  let name = "check artifacts"
+
+  func skipReason(_ context: ReleaseContext) -> String? {
+    if context.options.dryRun { return "dry run: nothing was built" }
+    if context.jobs.contains(where: { $0.status != .succeeded && $0.status != .upToDate }) {
+      return "a customer did not succeed"
+    }
+    return nil
+  }
+
+  func run(_ context: ReleaseContext) throws {
+    guard let store = context.modelStore else { preconditionFailure("check runs after load inputs") }
+    let storeModels = try ArtifactChecks.storeModels(store)
+    var problems: [String] = []
+    for job in context.jobs {
+      let directory = job.releaseDirectory(in: context.distDirectory)
+      let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+      let checks = ArtifactChecks(storeModels: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
+      problems += checks.problems(releaseDirectory: directory, record: record).map { "\(job.id): \($0)" }
+    }
+    if !problems.isEmpty {
+      throw ReleaseError.stepFailed(step: name, reason: problems.joined(separator: "\n"))
+    }
+    context.reporter.report(.info("content checks passed for \(context.jobs.count) artifacts"))
+  }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ReleaseSystem
+
+/// The committed state file (`release-state.json`, like release-please's manifest): the SDK
+/// version and, per customer, the last released version and the digest of what it was made from.
+public struct ReleaseState: Codable, Equatable, Sendable {
+  public struct CustomerEntry: Codable, Equatable, Sendable {
+    public var version: SemanticVersion
+    public var sourceDigest: String
+
+    public init(version: SemanticVersion, sourceDigest: String) {
+      self.version = version
+      self.sourceDigest = sourceDigest
+    }
+  }
+
+  public var sdkVersion: SemanticVersion
+  public var customers: [String: CustomerEntry]
+
+  public init(sdkVersion: SemanticVersion, customers: [String: CustomerEntry] = [:]) {
+    self.sdkVersion = sdkVersion
+    self.customers = customers
+  }
+
+  public static func load(from url: URL, displayPath: String) throws -> ReleaseState {
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      throw ReleaseError.invalidInput(
+        "\(displayPath): cannot read the state file (expected a JSON object with \"sdkVersion\" and \"customers\")")
+    }
+    do { return try JSONDecoder().decode(ReleaseState.self, from: data) } catch let error as DecodingError {
+      throw ReleaseError.invalidInput("\(displayPath): \(Self.describe(error))")
+    }
+  }
+
+  /// Stable bytes: sorted keys, so a state change is a small, reviewable diff.
+  public func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(self) + Data("\n".utf8)
+  }
+
+  public func write(to url: URL) throws { try AtomicFile.write(try encoded(), to: url) }
+
+  private static func describe(_ error: DecodingError) -> String {
+    func path(_ codingPath: [CodingKey]) -> String {
+      codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+      return "\(path(context.codingPath + [key])): missing (expected it in the state file)"
+    case .typeMismatch(let type, let context):
+      return "\(path(context.codingPath)): wrong type (expected \(type))"
+    case .valueNotFound(let type, let context):
+      return "\(path(context.codingPath)): null (expected \(type))"
+    case .dataCorrupted(let context):
+      let where_ = path(context.codingPath)
+      return (where_.isEmpty ? "" : "\(where_): ") + context.debugDescription
+    @unknown default:
+      return "invalid state file"
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import ContextSDKCore
+import Foundation
+import XCTest
+
+final class ModelResolverTests: XCTestCase {
+  private var downloads: URL!
+  private var bundledURL: URL!
+  private let model = FlowModel(
+    flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "", inputNames: ["x"],
+    specificationVersion: 4, resourceName: "onboarding_upsell_v73.mlmodel")
+  private let resolver = ModelResolver(maximumSpecificationVersion: 5)
+
+  override func setUpWithError() throws {
+    let root = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ModelResolverTests-\(UUID().uuidString)", isDirectory: true)
+    downloads = root.appendingPathComponent("downloads", isDirectory: true)
+    bundledURL = root.appendingPathComponent("bundled.mlmodel")
+    try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+    try CoreMLTestModel.bytes(specificationVersion: 4).write(to: bundledURL)
+  }
+
+  override func tearDownWithError() throws {
+    try FileManager.default.removeItem(at: downloads.deletingLastPathComponent())
+  }
+
+  @discardableResult
+  private func download(version: Int, specificationVersion: Int = 4) throws -> URL {
+    try write(CoreMLTestModel.bytes(specificationVersion: specificationVersion), version: version)
+  }
+
+  @discardableResult
+  private func write(_ bytes: Data, version: Int) throws -> URL {
+    let flowDirectory = downloads.appendingPathComponent(model.flowName, isDirectory: true)
+    try FileManager.default.createDirectory(at: flowDirectory, withIntermediateDirectories: true)
+    let url = flowDirectory.appendingPathComponent("\(version).mlmodel")
+    try bytes.write(to: url)
+    return url
+  }
+
+  private func resolve() -> ResolvedModel {
+    resolver.resolve(model, bundledModelURL: bundledURL, downloadsDirectory: downloads)
+  }
+
+  private func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
+
+  func testWithoutDownloadsUsesTheBundledModel() {
+    XCTAssertEqual(resolve(), ResolvedModel(url: bundledURL, modelVersion: 73, source: .bundled))
+  }
+
+  func testNewerDownloadWins() throws {
+    let newer = try download(version: 75)
+    XCTAssertEqual(resolve(), ResolvedModel(url: newer, modelVersion: 75, source: .downloaded))
+  }
+
+  func testNewestOfSeveralDownloadsWins() throws {
+    try download(version: 74)
+    let newest = try download(version: 76)
+    XCTAssertEqual(resolve(), ResolvedModel(url: newest, modelVersion: 76, source: .downloaded))
+  }
+
+  func testOlderOrEqualDownloadsLoseToTheBundledModel() throws {
+    try download(version: 72)
+    try download(version: 73)
+    XCTAssertEqual(resolve().source, .bundled)
+  }
+
+  func testDownloadWithUnsupportedSpecificationVersionFallsBack() throws {
+    let tooNew = try download(version: 80, specificationVersion: 9)
+    XCTAssertEqual(resolve().source, .bundled)
+    XCTAssertTrue(exists(tooNew), "an SDK update may support it, so it stays")
+  }
+
+  func testUnsupportedNewestFallsBackToTheNewestSupportedDownload() throws {
+    let supported = try download(version: 75)
+    try download(version: 80, specificationVersion: 9)
+    XCTAssertEqual(resolve(), ResolvedModel(url: supported, modelVersion: 75, source: .downloaded))
+  }
+
+  func testGarbageDownloadFallsBackAndIsDeleted() throws {
+    let garbage = try write(Data("<html>503 Service Unavailable</html>".utf8), version: 75)
+    XCTAssertEqual(resolve().source, .bundled)
+    XCTAssertFalse(exists(garbage))
+  }
+
+  func testTruncatedDownloadFallsBack() throws {
+    let complete = CoreMLTestModel.bytes(specificationVersion: 4)
+    try write(complete.prefix(complete.count - 1), version: 75)
+    XCTAssertEqual(resolve().source, .bundled)
+  }
+
+  func testEmptyDownloadFallsBack() throws {
+    try write(Data(), version: 75)
+    XCTAssertEqual(resolve().source, .bundled)
+  }
+
+  func testOutdatedDownloadsAreDeleted() throws {
+    let older = try download(version: 70)
+    let equal = try download(version: 73)
+    let superseded = try download(version: 74)
+    let inUse = try download(version: 75)
+    let tooNew = try download(version: 76, specificationVersion: 9)
+    XCTAssertEqual(resolve().url, inUse)
+    XCTAssertFalse(exists(older))
+    XCTAssertFalse(exists(equal))
+    XCTAssertFalse(exists(superseded))
+    XCTAssertTrue(exists(inUse))
+    XCTAssertTrue(exists(tooNew))
+  }
+
+  func testFilesNotNamedByVersionAreIgnoredAndKept() throws {
+    let flowDirectory = downloads.appendingPathComponent(model.flowName, isDirectory: true)
+    try FileManager.default.createDirectory(at: flowDirectory, withIntermediateDirectories: true)
+    let others = ["latest.mlmodel", "075.mlmodel", "76.mlmodel.part", "-5.mlmodel"].map {
+      flowDirectory.appendingPathComponent($0)
+    }
+    for url in others { try CoreMLTestModel.bytes(specificationVersion: 4).write(to: url) }
+    XCTAssertEqual(resolve().source, .bundled)
+    for url in others { XCTAssertTrue(exists(url), url.lastPathComponent) }
+  }
+
+  func testOtherFlowsDownloadsAreNotUsed() throws {
+    let otherFlow = downloads.appendingPathComponent("paywall_timing", isDirectory: true)
+    try FileManager.default.createDirectory(at: otherFlow, withIntermediateDirectories: true)
+    try CoreMLTestModel.bytes(specificationVersion: 4).write(
+      to: otherFlow.appendingPathComponent("99.mlmodel"))
+    XCTAssertEqual(resolve().source, .bundled)
+  }
+}

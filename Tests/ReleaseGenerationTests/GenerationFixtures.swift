@@ -1,0 +1,71 @@
+import Foundation
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseSystem
+import XCTest
+
+/// The fixture customer and paths shared by the generation tests.
+enum GenerationFixtures {
+  static let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let templateDirectory = repositoryRoot.appendingPathComponent(
+    "templates/ContextSDK", isDirectory: true)
+  static let fixtureDirectory = repositoryRoot.appendingPathComponent(
+    "Tests/Fixtures/Generation", isDirectory: true)
+  static let goldenDirectory = fixtureDirectory.appendingPathComponent("Golden", isDirectory: true)
+  /// Minimal Core ML protobufs (specificationVersion 4, a description with the inputs below),
+  /// laid out like the model store: `<flowName>/<modelVersion>.mlmodel`.
+  static let modelsDirectory = fixtureDirectory.appendingPathComponent("Models", isDirectory: true)
+
+  /// A name with Markdown and quote characters, to show escaping in the golden README.
+  static let customer = Customer(
+    id: "fixture-co", name: "Fixture \"Quoted\" & <Co> *Ltd*",
+    appID: "6e1d2c3b-4a59-4876-9a0b-1c2d3e4f5a6b",
+    bundleIdentifiers: ["com.example.fixture", "com.example.fixture.widget"],
+    customModels: [
+      CustomModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73),
+      CustomModel(flowId: 8363, flowName: "paywall_timing", modelVersion: 14),
+    ],
+    index: 0, line: 1)
+
+  /// A second customer sharing no model with the first, for rebuilding a warmed package.
+  static let otherCustomer = Customer(
+    id: "other-co", name: "Other Co", appID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+    bundleIdentifiers: ["org.example.other"],
+    customModels: [CustomModel(flowId: 8365, flowName: "rating_request", modelVersion: 31)],
+    index: 1, line: 12)
+
+  static let inputNames: [String: [String]] = [
+    "onboarding_upsell": ["sessions", "days_since_install"],
+    "paywall_timing": ["screen_views"],
+    "rating_request": ["x"],
+  ]
+
+  static func embeddedModel(_ model: CustomModel) throws -> EmbeddedModel {
+    let file = modelsDirectory.appendingPathComponent(model.reference.relativePath)
+    let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+    return EmbeddedModel(
+      model: model, sourceFile: file, sha256: sha256, size: size,
+      inputNames: inputNames[model.flowName] ?? [], specificationVersion: 4)
+  }
+
+  static func input(for customer: Customer = customer) throws -> GenerationInput {
+    GenerationInput(
+      customer: customer, version: "3.1.0",
+      sdkVersion: try PackageGenerator.templateSDKVersion(templateDirectory),
+      models: try customer.customModels.map(embeddedModel),
+      repositoryURL: "https://git.example.com/contextsdk/releases-\(customer.id).git")
+  }
+
+  /// A fresh directory under the system's temporary directory, removed by `XCTestCase.addTeardownBlock`.
+  static func temporaryDirectory(_ testCase: XCTestCase, keepOnFailure: Bool = false) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ReleaseGenerationTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    testCase.addTeardownBlock { [weak testCase] in
+      let failed = (testCase?.testRun?.failureCount ?? 0) > 0
+      if !(keepOnFailure && failed) { try? FileManager.default.removeItem(at: directory) }
+    }
+    return directory
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import ReleaseGeneration
+import XCTest
+
+/// Compares the package generated for the fixture customer with the committed files in
+/// `Tests/Fixtures/Generation/Golden`, so any change to the template or the generator shows
+/// up as a reviewed diff. After an intended change:
+/// `UPDATE_GOLDEN=1 swift test --filter GoldenTests` (see Tests/Fixtures/Generation/README.md).
+///
+/// The goldens are made from the template with its SDK version pinned to `goldenSDKVersion`:
+/// `release bump` rewrites that version in the template, and a bump must not break CI.
+final class GoldenTests: XCTestCase {
+  private let golden = GenerationFixtures.goldenDirectory
+  private let updateCommand = "UPDATE_GOLDEN=1 swift test --filter GoldenTests"
+  private let goldenSDKVersion = "0.0.0-golden"
+
+  func testGeneratedPackageMatchesGoldenFiles() throws {
+    let scratch = try GenerationFixtures.temporaryDirectory(self, keepOnFailure: true)
+    let template = try pinnedTemplate(in: scratch)
+    let output = scratch.appendingPathComponent("ContextSDK", isDirectory: true)
+    var input = try GenerationFixtures.input()
+    input.sdkVersion = goldenSDKVersion
+    let package = try PackageGenerator.generate(input, templateDirectory: template, into: output)
+    let modelPrefix = PackageGenerator.modelsDirectory + "/"
+    let textFiles = package.files.filter { !$0.hasPrefix(modelPrefix) }
+
+    if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+      try? FileManager.default.removeItem(at: golden)
+      for file in textFiles {
+        let destination = golden.appendingPathComponent(file)
+        try FileManager.default.createDirectory(
+          at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: output.appendingPathComponent(file), to: destination)
+      }
+      print("GoldenTests: rewrote \(textFiles.count) files in \(golden.path)")
+      return
+    }
+
+    let hint =
+      "compare with `diff -ru \(golden.path) \(output.path)`; if the change is intended, run `\(updateCommand)` and commit the result"
+    XCTAssertEqual(textFiles, try goldenFiles(), "generated files differ from the golden set: \(hint)")
+    for file in textFiles
+    where FileManager.default.fileExists(atPath: golden.appendingPathComponent(file).path) {
+      let generated = try String(contentsOf: output.appendingPathComponent(file), encoding: .utf8)
+      let expected = try String(contentsOf: golden.appendingPathComponent(file), encoding: .utf8)
+      if generated != expected {
+        XCTFail("\(file): \(firstDifference(expected: expected, generated: generated)); \(hint)")
+      }
+    }
+
+    // Models are binary: check they are the fixture's bytes, file for file.
+    for embedded in input.models {
+      let copied = output.appendingPathComponent(modelPrefix + embedded.resourceName)
+      XCTAssertEqual(
+        try Data(contentsOf: copied), try Data(contentsOf: embedded.sourceFile), embedded.resourceName)
+    }
+  }
+
+  /// A copy of the template whose only difference is the SDK version line.
+  private func pinnedTemplate(in scratch: URL) throws -> URL {
+    let template = scratch.appendingPathComponent("template", isDirectory: true)
+    try FileManager.default.copyItem(at: GenerationFixtures.templateDirectory, to: template)
+    let versionFile = template.appendingPathComponent(PackageGenerator.sdkVersionFile)
+    let current = try PackageGenerator.templateSDKVersion(template)
+    let text = try String(contentsOf: versionFile, encoding: .utf8)
+    try text.replacingOccurrences(
+      of: "public let contextSDKVersion = \"\(current)\"",
+      with: "public let contextSDKVersion = \"\(goldenSDKVersion)\""
+    ).write(to: versionFile, atomically: true, encoding: .utf8)
+    return template
+  }
+
+  private func goldenFiles() throws -> [String] {
+    guard FileManager.default.fileExists(atPath: golden.path),
+      let walker = FileManager.default.enumerator(atPath: golden.path)
+    else {
+      XCTFail("no golden files at \(golden.path): run `\(updateCommand)`")
+      return []
+    }
+    var files: [String] = []
+    while let path = walker.nextObject() as? String {
+      if walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular { files.append(path) }
+    }
+    return files.sorted()
+  }
+
+  private func firstDifference(expected: String, generated: String) -> String {
+    let expectedLines = expected.components(separatedBy: "\n")
+    let generatedLines = generated.components(separatedBy: "\n")
+    for index in 0..<max(expectedLines.count, generatedLines.count) {
+      let want = index < expectedLines.count ? expectedLines[index] : "<end of file>"
+      let got = index < generatedLines.count ? generatedLines[index] : "<end of file>"
+      if want != got {
+        return "line \(index + 1): golden \(want.debugDescription), generated \(got.debugDescription)"
+      }
+    }
+    return "bytes differ"
+  }
+}

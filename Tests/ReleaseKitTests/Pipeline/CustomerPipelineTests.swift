@@ -1,0 +1,88 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseKit
+
+final class CustomerPipelineTests: XCTestCase {
+  struct RecordingStep: CustomerStep {
+    let name: String
+    let failFor: Set<String>
+    let log: Log
+    final class Log: @unchecked Sendable {
+      private let lock = NSLock()
+      private(set) var entries: [String] = []
+      func append(_ entry: String) {
+        lock.lock()
+        entries.append(entry)
+        lock.unlock()
+      }
+    }
+    func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
+      log.append("\(name) \(job.id)")
+      if failFor.contains(job.id) { throw SystemError.processFailed(command: "swift build", exitCode: 1, logPath: nil) }
+    }
+  }
+
+  func job(_ id: String) -> CustomerJob {
+    let customer = Customer(
+      id: id, name: nil, appID: "00000000-0000-4000-8000-000000000000", bundleIdentifiers: ["com.example.\(id)"],
+      customModels: [], index: 0, line: 1)
+    let digest = InputDigest(
+      customer: customer, models: [:], templateDigest: "t", sdkVersion: SemanticVersion(1, 0, 0), toolchain: "swift")
+    return CustomerJob(
+      customer: customer, version: SemanticVersion(1, 0, 0), digest: digest, reason: "first release", status: .pending)
+  }
+
+  func context(jobs: Int, failFast: Bool, reporter: RecordingReporter) -> ReleaseContext {
+    var options = ReleaseOptions()
+    options.jobs = jobs
+    options.failFast = failFast
+    let services = Services(
+      processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: URL(fileURLWithPath: "/nonexistent"),
+      environment: [:], output: CapturedOutput())
+    return ReleaseContext(services: services, options: options, reporter: reporter)
+  }
+
+  func testOneFailureDoesNotStopTheOthers() {
+    let log = RecordingStep.Log()
+    let reporter = RecordingReporter()
+    let jobs = ["a", "b", "c", "d"].map(job)
+    let pipeline = CustomerPipeline([
+      RecordingStep(name: "build", failFor: ["b"], log: log), RecordingStep(name: "stage", failFor: [], log: log),
+    ])
+    pipeline.run(jobs, context(jobs: 2, failFast: false, reporter: reporter))
+
+    XCTAssertEqual(jobs.map(\.status).filter { $0 == .succeeded }.count, 3)
+    XCTAssertEqual(jobs[1].status, .failed(step: "build", reason: "swift build: exited with status 1"))
+    // The failed customer never reached its later steps; the others all did.
+    XCTAssertFalse(log.entries.contains("stage b"))
+    XCTAssertEqual(Set(log.entries.filter { $0.hasPrefix("stage") }), ["stage a", "stage c", "stage d"])
+    let finished = reporter.events.compactMap { event -> String? in
+      if case .customerFinished(let outcome) = event { return "\(outcome.id) \(outcome.status)" }
+      return nil
+    }
+    XCTAssertEqual(Set(finished), ["a built", "b failed", "c built", "d built"])
+  }
+
+  func testFailFastStopsStartingNewCustomers() {
+    let log = RecordingStep.Log()
+    let jobs = ["a", "b", "c", "d"].map(job)
+    CustomerPipeline([RecordingStep(name: "build", failFor: ["a"], log: log)])
+      .run(jobs, context(jobs: 1, failFast: true, reporter: RecordingReporter()))
+    XCTAssertEqual(jobs[0].status, .failed(step: "build", reason: "swift build: exited with status 1"))
+    XCTAssertEqual(jobs[1...].map(\.status), [.cancelled, .cancelled, .cancelled])
+    XCTAssertEqual(log.entries, ["build a"])
+  }
+
+  func testUpToDateJobsAreNotRun() {
+    let log = RecordingStep.Log()
+    let jobs = ["a", "b"].map(job)
+    jobs[0].status = .upToDate
+    CustomerPipeline([RecordingStep(name: "build", failFor: [], log: log)])
+      .run(jobs, context(jobs: 2, failFast: false, reporter: RecordingReporter()))
+    XCTAssertEqual(log.entries, ["build b"])
+    XCTAssertEqual(jobs[0].status, .upToDate)
+  }
+}
