@@ -69,8 +69,9 @@ public struct Customer: Equatable, Sendable {
         slug.append("-")
       }
     }
+    slug = String(slug.prefix(40))
     while slug.hasSuffix("-") { slug.removeLast() }
-    return String(slug.prefix(40))
+    return slug
   }
 
   /// Ids are lower-case slugs: safe in paths, git tag names, URLs and Swift identifiers.

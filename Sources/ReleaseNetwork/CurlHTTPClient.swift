@@ -63,7 +63,8 @@ public struct CurlHTTPClient: HTTPClient {
           let (code, message) = S3ErrorDocument.codeAndMessage(in: response.body)
           throw NetworkError.unexpectedStatus(
             method: method, url: displayURL, status: response.status,
-            expected: NetworkError.describe(request.acceptedStatuses), serverCode: code, serverMessage: message,
+            expected: NetworkError.describe(request.acceptedStatuses), serverCode: code,
+            serverMessage: message,
             attempts: attempt)
         }
         if let temporaryFile, case .file(let destination) = request.destination,
@@ -122,7 +123,9 @@ public struct CurlHTTPClient: HTTPClient {
     try handle.set(CURLOPT_URL, request.url.absoluteString)
     try handle.set(CURLOPT_PROTOCOLS_STR, "http,https,file")
     try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-    try handle.set(CURLOPT_FOLLOWLOCATION, 1)
+    // Signed requests do not follow redirects: libcurl would not sign the request to another
+    // host, and S3's own redirect (301 PermanentRedirect, wrong region) says more as an error.
+    try handle.set(CURLOPT_FOLLOWLOCATION, request.signing == nil ? 1 : 0)
     try handle.set(CURLOPT_MAXREDIRS, 5)
     // No signals: libcurl's default DNS timeout uses SIGALRM, which is unsafe with threads.
     try handle.set(CURLOPT_NOSIGNAL, 1)
@@ -164,7 +167,8 @@ public struct CurlHTTPClient: HTTPClient {
 private enum CurlGlobal {
   static let initializationFailure: String? = {
     let code = curl_global_init(Int(CURL_GLOBAL_ALL))
-    return code == CURLE_OK ? nil : "libcurl failed to initialise: \(String(cString: curl_easy_strerror(code)))"
+    return code == CURLE_OK
+      ? nil : "libcurl failed to initialise: \(String(cString: curl_easy_strerror(code)))"
   }()
 }
 

@@ -167,7 +167,8 @@ final class CurlTransfer {
   static let writeCallback: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
     guard let buffer else { return length }
-    let accepted = CurlTransfer.from(context).receiveBody(UnsafeRawBufferPointer(start: buffer, count: length))
+    let accepted = CurlTransfer.from(context).receiveBody(
+      UnsafeRawBufferPointer(start: buffer, count: length))
     return accepted ? length : 0
   }
 

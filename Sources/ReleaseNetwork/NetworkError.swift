@@ -63,7 +63,9 @@ public enum NetworkError: Error, CustomStringConvertible, Equatable {
     components.password = nil
     components.fragment = nil
     if let items = components.queryItems {
-      components.queryItems = items.map { URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "redacted") }
+      components.queryItems = items.map {
+        URLQueryItem(name: $0.name, value: $0.value == nil ? nil : "redacted")
+      }
     }
     return components.string ?? "<unparsable URL>"
   }

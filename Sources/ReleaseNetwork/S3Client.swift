@@ -96,7 +96,9 @@ public struct S3Client: Sendable {
   public func head(_ key: String) throws -> S3ObjectInfo? {
     let url = try url(for: key)
     let response = try http.send(
-      request(.head, url, payloadSHA256: Self.emptyPayloadSHA256, accepting: HTTPRequest.successStatuses.union([404])))
+      request(
+        .head, url, payloadSHA256: Self.emptyPayloadSHA256,
+        accepting: HTTPRequest.successStatuses.union([404])))
     if response.status == 404 { return nil }
     guard let length = response.header("content-length"), let size = Int64(length) else {
       throw NetworkError.malformedResponse(
@@ -191,7 +193,8 @@ public struct S3Client: Sendable {
 
   // MARK: Validation
 
-  private static let keyCharacters = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+  private static let keyCharacters = Set(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
 
   public static func validateObjectKey(_ key: String) throws {
     func invalid(_ reason: String) -> NetworkError { .invalidObjectKey(key: key, reason: reason) }

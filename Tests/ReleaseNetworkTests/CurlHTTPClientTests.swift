@@ -62,7 +62,8 @@ final class CurlHTTPClientTests: XCTestCase {
     let port = try unusedLocalPort()
     let url = URL(string: "http://127.0.0.1:\(port)/anything")!
     XCTAssertThrowsError(try client.send(HTTPRequest(.get, url))) { error in
-      guard case NetworkError.transferFailed(let method, let shownURL, let reason, let attempts) = error else {
+      guard case NetworkError.transferFailed(let method, let shownURL, let reason, let attempts) = error
+      else {
         return XCTFail("expected a transfer failure, got \(error)")
       }
       XCTAssertEqual(method, "GET")
@@ -100,7 +101,8 @@ final class CurlHTTPClientTests: XCTestCase {
 
   func testDownloadAppearsUnderItsNameOnlyWhenComplete() throws {
     let destination = directory.appendingPathComponent("nested/download.bin")
-    let response = try client.send(HTTPRequest(.get, server.url("/bytes/100000"), destination: .file(destination)))
+    let response = try client.send(
+      HTTPRequest(.get, server.url("/bytes/100000"), destination: .file(destination)))
     XCTAssertEqual(response.body, Data(), "a file download keeps no copy in memory")
     XCTAssertEqual(try Data(contentsOf: destination).count, 100_000)
     XCTAssertEqual(try leftovers(in: destination.deletingLastPathComponent()), ["download.bin"])
@@ -108,9 +110,12 @@ final class CurlHTTPClientTests: XCTestCase {
 
   func testFailedDownloadLeavesNoFileBehind() throws {
     let missing = directory.appendingPathComponent("missing.bin")
-    XCTAssertThrowsError(try client.send(HTTPRequest(.get, server.url("/status/404"), destination: .file(missing))))
+    XCTAssertThrowsError(
+      try client.send(HTTPRequest(.get, server.url("/status/404"), destination: .file(missing))))
     let truncated = directory.appendingPathComponent("truncated.bin")
-    XCTAssertThrowsError(try client.send(HTTPRequest(.get, server.url("/truncated"), destination: .file(truncated)))) {
+    XCTAssertThrowsError(
+      try client.send(HTTPRequest(.get, server.url("/truncated"), destination: .file(truncated)))
+    ) {
       error in
       guard case NetworkError.transferFailed(_, _, _, 4) = error else {
         return XCTFail("a cut-off body is a transient failure, retried to the bound; got \(error)")
@@ -122,7 +127,8 @@ final class CurlHTTPClientTests: XCTestCase {
   func testDownloadReplacesAnExistingFileOnlyOnSuccess() throws {
     let destination = directory.appendingPathComponent("kept.bin")
     try Data("previous".utf8).write(to: destination)
-    XCTAssertThrowsError(try client.send(HTTPRequest(.get, server.url("/status/500"), destination: .file(destination))))
+    XCTAssertThrowsError(
+      try client.send(HTTPRequest(.get, server.url("/status/500"), destination: .file(destination))))
     XCTAssertEqual(try Data(contentsOf: destination), Data("previous".utf8))
     _ = try client.send(HTTPRequest(.get, server.url("/bytes/5"), destination: .file(destination)))
     XCTAssertEqual(try Data(contentsOf: destination), Data("01234".utf8))
@@ -156,7 +162,8 @@ final class CurlHTTPClientTests: XCTestCase {
 
   func testUnreadableBodyFileIsALocalErrorNotRetried() throws {
     let missing = directory.appendingPathComponent("absent.bin")
-    XCTAssertThrowsError(try client.send(HTTPRequest(.put, server.url("/echo"), body: .file(missing)))) { error in
+    XCTAssertThrowsError(try client.send(HTTPRequest(.put, server.url("/echo"), body: .file(missing)))) {
+      error in
       guard case SystemError.cannotRead(let path, _) = error else { return XCTFail("got \(error)") }
       XCTAssertEqual(path, missing.path)
     }
@@ -182,9 +189,11 @@ final class CurlHTTPClientTests: XCTestCase {
   func testSigningSecretNeverAppearsInErrors() throws {
     let planted = "PLANTED-SECRET-4c1d9e"
     let signing = AWSSigV4(
-      credentials: S3Credentials(accessKeyID: "AKIDTEST", secretAccessKey: planted, sessionToken: "PLANTED-TOKEN"),
+      credentials: S3Credentials(
+        accessKeyID: "AKIDTEST", secretAccessKey: planted, sessionToken: "PLANTED-TOKEN"),
       region: "us-east-1")
-    let refused = URL(string: "http://127.0.0.1:\(try unusedLocalPort())/\(planted)?X-Amz-Signature=\(planted)")!
+    let refused = URL(
+      string: "http://127.0.0.1:\(try unusedLocalPort())/\(planted)?X-Amz-Signature=\(planted)")!
     for url in [server.url("/status/403"), server.url("/status/503"), refused] {
       XCTAssertThrowsError(try client.send(HTTPRequest(.get, url, signing: signing))) { error in
         XCTAssertFalse("\(error)".contains(planted), "\(error)")

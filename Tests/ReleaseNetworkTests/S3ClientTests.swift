@@ -29,6 +29,7 @@ final class S3ClientTests: XCTestCase {
   }
 
   override class func tearDown() {
+    if case .success(let server)? = moto { server.shutDown() }
     moto = nil
     super.tearDown()
   }
@@ -43,8 +44,7 @@ final class S3ClientTests: XCTestCase {
   }
 
   override func setUpWithError() throws {
-    guard case .success(let server)? = Self.moto else { return XCTFail("moto_server is not running") }
-    moto = server
+    moto = try XCTUnwrap(Self.moto).get()
     sleeps = RecordedSleeps()
     client = try makeClient(credentials: moto.credentials)
     directory = try Fixtures.temporaryDirectory()
@@ -84,7 +84,8 @@ final class S3ClientTests: XCTestCase {
   func testCreateOnlyUploadReadsBackIdenticallyWithItsHeaders() throws {
     let data = randomData(300_000)
     let key = key("sdk-1.0.0.zip")
-    let uploaded = try client.putCreateOnly(key, file: try file("sdk.zip", data), contentType: S3ContentType.zip)
+    let uploaded = try client.putCreateOnly(
+      key, file: try file("sdk.zip", data), contentType: S3ContentType.zip)
     XCTAssertEqual(uploaded, S3UploadedObject(key: key, size: 300_000, sha256: SHA256Digest.hex(of: data)))
 
     let (readBack, metadata) = try readWithCLI(key)
@@ -99,9 +100,11 @@ final class S3ClientTests: XCTestCase {
     let first = Data("first upload".utf8)
     try client.putCreateOnly(key, file: try file("first", first), contentType: S3ContentType.octetStream)
     XCTAssertThrowsError(
-      try client.putCreateOnly(key, file: try file("second", Data("second".utf8)), contentType: S3ContentType.octetStream)
+      try client.putCreateOnly(
+        key, file: try file("second", Data("second".utf8)), contentType: S3ContentType.octetStream)
     ) { error in
-      XCTAssertEqual(error as? NetworkError, .alreadyExists(url: "\(moto.endpoint.absoluteString)/\(Self.bucket)/\(key)"))
+      XCTAssertEqual(
+        error as? NetworkError, .alreadyExists(url: "\(moto.endpoint.absoluteString)/\(Self.bucket)/\(key)"))
       XCTAssertTrue("\(error)".contains("already exists"), "\(error)")
     }
     XCTAssertEqual(sleeps.attempts, 1, "a 412 is an answer, not a hiccup")
@@ -137,7 +140,8 @@ final class S3ClientTests: XCTestCase {
     let key = key("a.json")
     XCTAssertThrowsError(try impostor.getData(key)) { error in
       XCTAssertTrue(
-        "\(error)".hasPrefix("GET \(moto.endpoint.absoluteString)/\(Self.bucket)/\(key): HTTP 403 (SignatureDoesNotMatch: "),
+        "\(error)".hasPrefix(
+          "GET \(moto.endpoint.absoluteString)/\(Self.bucket)/\(key): HTTP 403 (SignatureDoesNotMatch: "),
         "\(error)")
       XCTAssertTrue("\(error)".hasSuffix(", expected 2xx"), "\(error)")
     }
@@ -148,7 +152,8 @@ final class S3ClientTests: XCTestCase {
     // own (not SignatureDoesNotMatch): proof the token was sent, and signed along.
     let withToken = try makeClient(
       credentials: S3Credentials(
-        accessKeyID: moto.credentials.accessKeyID, secretAccessKey: "irrelevant", sessionToken: "PLANTED-TOKEN"))
+        accessKeyID: moto.credentials.accessKeyID, secretAccessKey: "irrelevant",
+        sessionToken: "PLANTED-TOKEN"))
     XCTAssertThrowsError(try withToken.getData(key("t"))) { error in
       guard case NetworkError.unexpectedStatus(_, _, _, _, "InvalidToken", _, 1) = error else {
         return XCTFail("got \(error)")
@@ -196,7 +201,8 @@ final class S3ClientTests: XCTestCase {
   func testVerifyAcceptsTheUploadAndRejectsAnythingElse() throws {
     let data = randomData(10_000)
     let key = key("model.bin")
-    let uploaded = try client.putCreateOnly(key, file: try file("model", data), contentType: S3ContentType.octetStream)
+    let uploaded = try client.putCreateOnly(
+      key, file: try file("model", data), contentType: S3ContentType.octetStream)
     try client.verify(key, size: uploaded.size, sha256: uploaded.sha256)
 
     let otherHash = SHA256Digest.hex(of: Data("something else".utf8))
@@ -209,7 +215,9 @@ final class S3ClientTests: XCTestCase {
       }
     }
     XCTAssertThrowsError(try client.verify(self.key("never"), size: 1, sha256: otherHash)) { error in
-      guard case NetworkError.verificationFailed(_, _, "no object") = error else { return XCTFail("got \(error)") }
+      guard case NetworkError.verificationFailed(_, _, "no object") = error else {
+        return XCTFail("got \(error)")
+      }
     }
   }
 

@@ -47,7 +47,9 @@ final class S3CredentialsTests: XCTestCase {
   }
 
   func testRegionPrefersAWSRegion() {
-    XCTAssertEqual(S3Credentials.region(fromEnvironment: ["AWS_REGION": "eu-west-1", "AWS_DEFAULT_REGION": "us-east-1"]), "eu-west-1")
+    XCTAssertEqual(
+      S3Credentials.region(fromEnvironment: ["AWS_REGION": "eu-west-1", "AWS_DEFAULT_REGION": "us-east-1"]),
+      "eu-west-1")
     XCTAssertEqual(S3Credentials.region(fromEnvironment: ["AWS_DEFAULT_REGION": "us-east-1"]), "us-east-1")
     XCTAssertNil(S3Credentials.region(fromEnvironment: [:]))
   }
@@ -72,6 +74,8 @@ final class S3CredentialsTests: XCTestCase {
 
   func testURLsInMessagesLoseUserInfoAndQueryValues() {
     let url = URL(string: "https://user:pw@example.com/b/k?X-Amz-Signature=abc&versionId=1")!
-    XCTAssertEqual(NetworkError.displayString(for: url), "https://example.com/b/k?X-Amz-Signature=redacted&versionId=redacted")
+    XCTAssertEqual(
+      NetworkError.displayString(for: url),
+      "https://example.com/b/k?X-Amz-Signature=redacted&versionId=redacted")
   }
 }

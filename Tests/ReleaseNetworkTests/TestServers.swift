@@ -28,7 +28,8 @@ enum Fixtures {
 
   /// A fresh directory under the system temporary directory; the caller removes it.
   static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("release-network-\(UUID().uuidString)")
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-network-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
@@ -136,7 +137,8 @@ final class MotoServer {
       "moto_server", install: "install it with: pip install 'moto[server]' (the S3 tests need it)")
     port = try unusedLocalPort()
     endpoint = URL(string: "http://127.0.0.1:\(port)")!
-    logFile = FileManager.default.temporaryDirectory.appendingPathComponent("moto-\(port)-\(UUID().uuidString).log")
+    logFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "moto-\(port)-\(UUID().uuidString).log")
     _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
     let log = try FileHandle(forWritingTo: logFile)
     defer { try? log.close() }
@@ -172,7 +174,8 @@ final class MotoServer {
   /// Polls until moto answers HTTP at all (any status), for at most 60 s.
   private static func waitUntilAnswering(_ endpoint: URL, process: Process, logFile: URL) throws {
     let probe = CurlHTTPClient(retryPolicy: .singleAttempt, connectTimeout: 1)
-    let request = HTTPRequest(.get, endpoint.appendingPathComponent("moto-api"), acceptedStatuses: Set(100...599))
+    let request = HTTPRequest(
+      .get, endpoint.appendingPathComponent("moto-api"), acceptedStatuses: Set(100...599))
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
       if (try? probe.send(request)) != nil { return }
@@ -199,15 +202,19 @@ final class MotoServer {
     environment.removeValue(forKey: "AWS_SESSION_TOKEN")
     environment.removeValue(forKey: "AWS_PROFILE")
     let result = try SystemProcessRunner().run(
-      ProcessInvocation(cli.path, ["--endpoint-url", endpoint.absoluteString] + arguments, environment: environment))
+      ProcessInvocation(
+        cli.path, ["--endpoint-url", endpoint.absoluteString] + arguments, environment: environment))
     guard result.exitCode == 0 else {
       throw TestSetupError(
-        description: "aws \(arguments.joined(separator: " ")) exited \(result.exitCode): \(result.standardError)")
+        description:
+          "aws \(arguments.joined(separator: " ")) exited \(result.exitCode): \(result.standardError)")
     }
     return result
   }
 
-  deinit {
+  /// Stops the server; called at teardown, since test case instances (which refer to the
+  /// server) live until the process ends.
+  func shutDown() {
     stop(process)
     try? FileManager.default.removeItem(at: logFile)
   }

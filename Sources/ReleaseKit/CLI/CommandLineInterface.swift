@@ -29,6 +29,13 @@ public enum CommandLineInterface {
         try ReleaseCommand.run(options: options, services: services, reporter: reporter)
         reporter.finish()
         return 0
+      case "verify":
+        if rest.contains("--help") || rest.contains("-h") {
+          services.output.write(line: HelpText.verify, to: .standardOutput)
+          return 0
+        }
+        try VerifyCommand.run(arguments: rest, services: services)
+        return 0
       case "bump":
         if rest.contains("--help") || rest.contains("-h") {
           services.output.write(line: HelpText.bump, to: .standardOutput)

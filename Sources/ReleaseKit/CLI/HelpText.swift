@@ -8,6 +8,7 @@ enum HelpText {
     COMMANDS:
       all                 release every customer in the manifest
       customer <id>...    release the named customers (slug or app_id)
+      verify <path>...    check generated packages before they go out
       bump <part>         bump the SDK version (major, minor or patch) everywhere it appears
       help [command]      show help for a command
 
@@ -82,11 +83,32 @@ enum HelpText {
       --templates <dir>   SDK package template (default: templates/ContextSDK)
     """
 
+  static let verify = """
+    release verify — check generated packages the way a customer's engineer would
+
+    USAGE: release verify <zip | release dir | dist dir | release.json>... [options]
+
+    Content checks: the zip opens with libarchive and is safe (no absolute paths, no '..',
+    no links, one top-level directory); size and SHA-256 match release.json and the .sha256
+    file; every file is listed in release.json with its SHA-256; the models are exactly the
+    customer's in the manifest; no file is any other model of the store. Then the package is
+    extracted (libarchive secure flags) into a temporary directory, built and tested, and a
+    consumer package depending on it by path is built and run, calling the SDK for each flow.
+
+    OPTIONS:
+      --no-build          content checks only
+      --manifest <file>   manifest to check against (default: customers.json)
+      --models <dir>      model store for the foreign-model scan (default: models)
+
+    Exit status: 0 all verified, 1 a check failed, 2 bad arguments or input.
+    """
+
   static func text(for command: String) -> String? {
     switch command {
     case "all": return all
     case "customer": return customer
     case "bump": return bump
+    case "verify": return verify
     default: return nil
     }
   }

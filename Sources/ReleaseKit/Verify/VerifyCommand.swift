@@ -1,0 +1,166 @@
+import Foundation
+import ReleaseArchive
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseSystem
+
+/// `release verify <zip | release dir | dist dir | release.json>`: checks generated packages
+/// the way a customer's engineer would, before they go out. Content checks first (safe
+/// archive, checksums, every file accounted for, exactly the customer's models, no other
+/// model of the store); then, unless `--no-build`, the extracted package is built and tested
+/// in a temporary directory and a consumer package that depends on it by path is built and
+/// run, calling the SDK for each of the customer's flows.
+enum VerifyCommand {
+  struct Failed: Error, CustomStringConvertible {
+    let count: Int
+    var description: String { "\(count) release\(count == 1 ? "" : "s") failed verification" }
+  }
+
+  static func run(arguments: [String], services: Services) throws {
+    let parsed = try Arguments(
+      arguments, spec: .init(flags: ["--no-build"], options: ["--manifest", "--models"]), command: "verify")
+    guard !parsed.positionals.isEmpty else {
+      throw ReleaseError.usage("verify: expected a zip, a release directory, a dist directory or a release.json; found none")
+    }
+    let manifestPath = parsed.value("--manifest") ?? ReleaseOptions().manifestPath
+    let modelsPath = parsed.value("--models") ?? ReleaseOptions().modelsPath
+    let releases = try parsed.positionals.flatMap { try findReleases($0, services: services) }
+
+    let store = DirectoryModelStore(root: services.resolve(modelsPath), displayName: modelsPath)
+    let manifest = try ManifestLoader.load(
+      contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store)
+    let storeModels = try ArtifactChecks.storeModels(store)
+    let output = services.output
+
+    var failed = 0
+    for directory in releases {
+      let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+      output.write(line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
+      var problems: [String] = []
+      let customer = manifest.customer(matching: record.customer.id)
+      if customer == nil {
+        problems.append("\(record.customer.id): not a customer in \(manifestPath)")
+      } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
+        problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
+      }
+      let checks = ArtifactChecks(
+        storeModels: storeModels, expectedModels: customer.map { Set($0.customModels.map(\.reference)) })
+      problems += checks.problems(releaseDirectory: directory, record: record)
+      if problems.isEmpty {
+        output.write(
+          line:
+            "  ok  archive safe; sha256 and size match; \(record.files.count) files accounted for; models exactly "
+            + record.models.map { "\($0.flowName) v\($0.modelVersion)" }.joined(separator: ", ")
+            + "; no other of the store's \(storeModels.count) models inside",
+          to: .standardOutput)
+        if !parsed.flag("--no-build") {
+          do {
+            try buildAndConsume(directory: directory, record: record, services: services)
+          } catch {
+            problems.append("\(error)")
+          }
+        }
+      }
+      for problem in problems { output.write(line: "  FAIL \(problem)", to: .standardError) }
+      if !problems.isEmpty { failed += 1 }
+    }
+    output.write(
+      line: "\(releases.count - failed) of \(releases.count) release\(releases.count == 1 ? "" : "s") verified",
+      to: .standardOutput)
+    if failed > 0 { throw ReleaseError.stepFailed(step: "verify", reason: Failed(count: failed).description) }
+  }
+
+  /// Release directories named by an argument: a zip or release.json (its directory), a
+  /// release directory, or a dist directory (every `<id>/<version>/` below it).
+  static func findReleases(_ argument: String, services: Services) throws -> [URL] {
+    let url = services.resolve(argument)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+      throw ReleaseError.usage("verify \(argument): no such file or directory")
+    }
+    if !isDirectory.boolValue {
+      guard url.pathExtension == "zip" || url.lastPathComponent == ReleaseRecord.fileName else {
+        throw ReleaseError.usage("verify \(argument): expected a .zip, a release.json or a directory")
+      }
+      return [url.deletingLastPathComponent()]
+    }
+    if FileManager.default.fileExists(atPath: url.appendingPathComponent(ReleaseRecord.fileName).path) {
+      return [url]
+    }
+    var found: [URL] = []
+    for id in (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? [] where !id.hasPrefix(".") {
+      let customer = url.appendingPathComponent(id)
+      for version in (try? FileManager.default.contentsOfDirectory(atPath: customer.path))?.sorted() ?? []
+      where !version.hasPrefix(".") {
+        let release = customer.appendingPathComponent(version)
+        if FileManager.default.fileExists(atPath: release.appendingPathComponent(ReleaseRecord.fileName).path) {
+          found.append(release)
+        }
+      }
+    }
+    guard !found.isEmpty else {
+      throw ReleaseError.usage("verify \(argument): no release.json in it or in <id>/<version>/ below it")
+    }
+    return found
+  }
+
+  /// Extracts the archive with libarchive's secure flags into a temporary directory, runs
+  /// `swift build` and `swift test` there, then builds and runs a consumer of it.
+  static func buildAndConsume(directory: URL, record: ReleaseRecord, services: Services) throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("release-verify-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let package = try ZipReader.extract(
+      directory.appendingPathComponent(record.artifact.file), into: scratch.appendingPathComponent("package"))
+    let log = scratch.appendingPathComponent("verify.log")
+    let environment = ChildEnvironment.withoutSecrets(services.environment)
+    func swift(_ arguments: [String], in directory: URL) throws {
+      let result = try services.processRunner.run(
+        ProcessInvocation("swift", arguments, in: directory, environment: environment, logFile: log))
+      guard result.exitCode == 0 else {
+        let tail = LogTail.lastLines(of: log, count: 15).joined(separator: "\n    ")
+        throw SystemError.processFailed(command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil)
+          .withTail(tail)
+      }
+    }
+    try swift(["build"], in: package)
+    try swift(["test"], in: package)
+    let tests = TestCount.parse(log: log).map { " (\($0) tests)" } ?? ""
+    services.output.write(line: "  ok  swift build and swift test of the extracted package\(tests)", to: .standardOutput)
+
+    let consumer = scratch.appendingPathComponent("consumer")
+    try ConsumerPackage.generate(
+      sdkPackage: package, sdkPackageName: record.packageName,
+      flows: record.models.map { .init(flowName: $0.flowName, modelVersion: $0.modelVersion) },
+      allowedBundleIdentifier: record.customer.bundleIdentifiers.first ?? "", into: consumer)
+    try swift(["build"], in: consumer)
+    let binary = try services.processRunner.run(
+      ProcessInvocation("swift", ["build", "--show-bin-path"], in: consumer, environment: environment))
+    let run = try services.processRunner.run(
+      ProcessInvocation(
+        binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) + "/Consumer", [], in: consumer,
+        environment: environment))
+    guard run.exitCode == 0 else {
+      throw VerifyError.consumerFailed(output: (run.standardError + run.standardOutput).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    let calls = run.standardOutput.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count
+    services.output.write(
+      line: "  ok  a consumer depending on it by path builds and calls the SDK (\(calls) checks passed)",
+      to: .standardOutput)
+  }
+
+  enum VerifyError: Error, CustomStringConvertible {
+    case consumerFailed(output: String)
+    case withTail(Error, String)
+    var description: String {
+      switch self {
+      case .consumerFailed(let output): return "the consumer package failed: \(output)"
+      case .withTail(let error, let tail): return "\(error)\n    \(tail)"
+      }
+    }
+  }
+}
+
+extension Error {
+  /// Attaches the last lines of a log to an error's message.
+  func withTail(_ tail: String) -> Error { VerifyCommand.VerifyError.withTail(self, tail) }
+}
