@@ -48,6 +48,7 @@ public enum ZipWriter {
         try writeArchive(items, to: temporary, reportedPath: destination.path, modificationTime: time)
       }
       let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: temporary)
+      FaultPoint.reach("archive.partial")
       return ZipSummary(sha256: sha256, size: size, entries: entries)
     }
   }

@@ -18,6 +18,7 @@ struct SwiftBuildStep: CustomerStep {
       if !context.options.skipTests { commands.append(["test"]) }
       for arguments in commands {
         context.reporter.report(.customerProgress(id: job.id, step: "swift \(arguments[0])"))
+        if arguments == ["test"] { FaultPoint.reach("build.running") }
         let invocation = ProcessInvocation("swift", arguments, in: slot, environment: environment, logFile: log)
         let result = try context.services.processRunner.run(invocation)
         guard result.exitCode == 0 else {

@@ -25,6 +25,7 @@ struct StageStep: CustomerStep {
       let record = Self.record(
         job, archive: archive, files: try Self.files(in: package), inputs: inputs)
       try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
+      FaultPoint.reach("stage.assembled")
       try Self.replace(final, with: temporary, in: parent)
     } catch {
       try? FileManager.default.removeItem(at: temporary)

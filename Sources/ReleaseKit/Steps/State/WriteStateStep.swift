@@ -22,7 +22,11 @@ struct WriteStateStep: Step {
 
   func run(_ context: ReleaseContext) throws {
     guard let state = updatedState(context) else { return }
-    try state.write(to: context.services.resolve(context.options.statePath))
+    let url = context.services.resolve(context.options.statePath)
+    try AtomicFile.produce(url) { temporary in
+      try state.encoded().write(to: temporary)
+      FaultPoint.reach("state.partial")
+    }
     context.state = state
   }
 
