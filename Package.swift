@@ -43,8 +43,11 @@ let package = Package(
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest"]),
-    .testTarget(name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration"]),
-    .testTarget(name: "ReleaseKitTests", dependencies: ["ReleaseKit"]),
+    .testTarget(
+      name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
+    .testTarget(
+      name: "ReleaseKitTests",
+      dependencies: ["ReleaseKit", "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
   ],
   swiftLanguageModes: [.v5]
 )

@@ -47,7 +47,7 @@ struct PlanStep: Step {
   ) -> (upToDate: ReleaseRecord?, reason: String) {
     let directory = context.distDirectory.appendingPathComponent(customer.id)
       .appendingPathComponent(version.description)
-    let why = versionReason(version: version, lastReleased: lastReleased)
+    let why = versionReason(version: version, lastReleased: lastReleased, digest: digest, customer: customer, context: context)
     guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
     else { return (nil, "\(why); not in \(context.options.distPath)/ yet") }
     if context.options.force { return (nil, "\(why); --force") }
@@ -62,9 +62,18 @@ struct PlanStep: Step {
     return (record, "\(why); \(context.options.distPath)/ holds a verified build of the same inputs")
   }
 
-  private func versionReason(version: SemanticVersion, lastReleased: (SemanticVersion, String)?) -> String {
+  /// Why the version is what it is; for a new version, which inputs changed since the last
+  /// release, when that release's record is still in `dist/` to compare with.
+  private func versionReason(
+    version: SemanticVersion, lastReleased: (SemanticVersion, String)?, digest: InputDigest, customer: Customer,
+    context: ReleaseContext
+  ) -> String {
     guard let (last, _) = lastReleased else { return "first release" }
     if last == version { return "unchanged since \(last)" }
-    return "changed since \(last)"
+    let previous = context.distDirectory.appendingPathComponent(customer.id).appendingPathComponent(last.description)
+      .appendingPathComponent(ReleaseRecord.fileName)
+    guard let record = try? ReleaseRecord.load(from: previous) else { return "changed since \(last)" }
+    let changes = digest.changes(since: record.inputs).filter { $0 != "toolchain" && $0 != "tool version" }
+    return "changed since \(last): " + (changes.isEmpty ? "inputs" : changes.joined(separator: ", "))
   }
 }
