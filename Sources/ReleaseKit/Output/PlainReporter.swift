@@ -9,7 +9,9 @@ enum ReporterFactory {
     let environment = services.environment
     var reporters: [Reporter] = []
     if options.json {
+      // Events on stdout for tools; errors also on stderr for the person watching.
       reporters.append(JSONReporter(output: services.output, clock: services.clock))
+      reporters.append(ErrorLinesReporter(output: services.output))
     } else if let terminal = services.output as? StandardOutput, terminal.isTerminal, environment["CI"] == nil {
       reporters.append(LiveStatusReporter(output: services.output, clock: services.clock))
     } else {
@@ -102,6 +104,23 @@ enum SummaryTable {
     return ([header] + body).map { cells in
       zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
         .trimmingCharacters(in: .whitespaces)
+    }
+  }
+}
+
+/// Only the errors, as plain lines on stderr (beside `--json` events on stdout).
+final class ErrorLinesReporter: Reporter, @unchecked Sendable {
+  private let output: OutputStreaming
+  init(output: OutputStreaming) { self.output = output }
+
+  func report(_ event: ReleaseEvent) {
+    switch event {
+    case .diagnostics(let diagnostics):
+      diagnostics.forEach { output.write(line: "error: \($0)", to: .standardError) }
+    case .failure(let message):
+      output.write(line: "error: \(message)", to: .standardError)
+    default:
+      break
     }
   }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseKit
+
+/// `release verify` on a real release: content checks, then a build and test of the extracted
+/// package and a consumer that depends on it by path.
+final class VerifyCommandTests: XCTestCase {
+  func testVerifiesARealReleaseAndCatchesTampering() throws {
+    let workspace = try Workspace(manifest: CustomerReleaseTests.manifest)
+    let release = workspace.run(["customer", "acme", "--skip-tests"])
+    XCTAssertEqual(release.exitCode, 0, release.allOutput)
+
+    let full = workspace.run(["verify", "dist/acme/2.4.0"])
+    XCTAssertEqual(full.exitCode, 0, full.allOutput)
+    let okLines = full.standardOutput.filter { $0.hasPrefix("  ok ") }
+    XCTAssertEqual(okLines.count, 3, full.allOutput)
+    XCTAssertTrue(okLines[1].contains("swift build and swift test"), okLines[1])
+    // The consumer made one call per flow plus the bundle-identifier check.
+    XCTAssertTrue(okLines[2].contains("(3 checks passed)"), okLines[2])
+    XCTAssertEqual(full.standardOutput.last, "1 of 1 release verified")
+
+    // A release.json that hides a file: the archive holds something it does not list.
+    let recordURL = workspace.dist.appendingPathComponent("acme/2.4.0/release.json")
+    let original = try Data(contentsOf: recordURL)
+    var record = try ReleaseRecord.load(from: recordURL)
+    let hidden = record.files.removeFirst()
+    try record.encoded().write(to: recordURL)
+    let tampered = workspace.run(["verify", "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "--no-build"])
+    XCTAssertEqual(tampered.exitCode, 1)
+    XCTAssertTrue(
+      tampered.standardError.contains { $0.contains("\(hidden.path) is not listed in release.json") }, tampered.allOutput)
+
+    // A manifest that no longer gives acme these models.
+    try original.write(to: recordURL)
+    let manifest = CustomerReleaseTests.manifest.replacingOccurrences(of: "\"modelVersion\": 14", with: "\"modelVersion\": 12")
+    try manifest.write(to: workspace.file("customers.json"), atomically: true, encoding: .utf8)
+    let drifted = workspace.run(["verify", "dist", "--no-build"])
+    XCTAssertEqual(drifted.exitCode, 1)
+    XCTAssertTrue(
+      drifted.standardError.contains { $0.contains("the manifest names onboarding_upsell v73, paywall_timing v12") },
+      drifted.allOutput)
+  }
+}
