@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseManifest
 import ReleaseSystem
 
 /// Entry point: parses the command line, runs the command, maps errors to exit codes.
@@ -50,9 +51,18 @@ public enum CommandLineInterface {
         throw ReleaseError.usage("'\(command)': unknown command\(hint ?? ""); see 'release --help'")
       }
     } catch let error as ReleaseError {
-      reporter.report(.failure(error.description))
+      if case .validation(let failure) = error {
+        // One line per problem, nothing else: the lines are the message.
+        reporter.report(.diagnostics(failure.diagnostics))
+      } else {
+        reporter.report(.failure(error.description))
+      }
       reporter.finish()
       return error.exitCode
+    } catch let failure as ValidationFailure {
+      reporter.report(.diagnostics(failure.diagnostics))
+      reporter.finish()
+      return 2
     } catch {
       reporter.report(.failure("\(error)"))
       reporter.finish()
@@ -120,12 +130,7 @@ enum ReleaseCommand {
   static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {
     let context = ReleaseContext(services: services, options: options, reporter: reporter)
     let start = services.clock.monotonicSeconds()
-    do {
-      try pipeline().run(context)
-    } catch let error as ReleaseError {
-      if case .validation(let failure) = error { reporter.report(.diagnostics(failure.diagnostics)) }
-      throw error
-    }
+    try pipeline().run(context)
     // A dry run's plan lines already say everything; the summary is for runs that did work.
     if options.dryRun { return }
     let outcomes = context.jobs.map { $0.outcome(relativeTo: services.root) }
