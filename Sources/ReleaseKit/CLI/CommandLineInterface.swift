@@ -20,36 +20,31 @@ public enum CommandLineInterface {
       case "--version", "version":
         services.output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
         return 0
-      case "all", "customer":
-        if rest.contains("--help") || rest.contains("-h") {
-          services.output.write(line: HelpText.text(for: command)!, to: .standardOutput)
-          return 0
-        }
-        let options = try ReleaseCommand.options(command: command, arguments: rest)
-        reporter = ReporterFactory.make(options: options, services: services)
-        try ReleaseCommand.run(options: options, services: services, reporter: reporter)
-        reporter.finish()
-        return 0
-      case "verify":
-        if rest.contains("--help") || rest.contains("-h") {
-          services.output.write(line: HelpText.verify, to: .standardOutput)
-          return 0
-        }
-        try VerifyCommand.run(arguments: rest, services: services)
-        return 0
-      case "bump":
-        if rest.contains("--help") || rest.contains("-h") {
-          services.output.write(line: HelpText.bump, to: .standardOutput)
-          return 0
-        }
-        try BumpCommand.run(arguments: rest, services: services)
-        return 0
       default:
+        break
+      }
+      guard let help = HelpText.text(for: command) else {
         let hint = Suggestion.closest(to: command, among: ["all", "customer", "bump", "verify", "help"]).map {
           " (did you mean '\($0)'?)"
         }
         throw ReleaseError.usage("'\(command)': unknown command\(hint ?? ""); see 'release --help'")
       }
+      if rest.contains("--help") || rest.contains("-h") {
+        services.output.write(line: help, to: .standardOutput)
+        return 0
+      }
+      switch command {
+      case "verify":
+        try VerifyCommand.run(arguments: rest, services: services)
+      case "bump":
+        try BumpCommand.run(arguments: rest, services: services)
+      default:
+        let options = try ReleaseCommand.options(command: command, arguments: rest)
+        reporter = ReporterFactory.make(options: options, services: services)
+        try ReleaseCommand.run(options: options, services: services, reporter: reporter)
+        reporter.finish()
+      }
+      return 0
     } catch let error as ReleaseError {
       if case .validation(let failure) = error {
         // One line per problem, nothing else: the lines are the message.
