@@ -4,13 +4,11 @@ import ContextSDKCore
 
 enum CustomerRegistry {
   static let configuration = CustomerConfiguration(
-    appID: "f4d8a2c6-3e9b-4d7f-a1c5-7b3e9d2f8a64",
-    bundleIdentifiers: ["no.fjord.travel"],
+    appID: "c7a3e9b0-1f5d-4a8e-b6c2-9d0f3e7a5b19",
+    bundleIdentifiers: ["com.driftwood.reader"],
     sdkVersion: "2.4.0",
     models: [
-      FlowModel(flowId: 8364, flowName: "tracking_permission", modelVersion: 5, sha256: "95fba09945f841979b42956e739df68aaa03624ebc56bacbf61d1d13a3a6d2fd", inputNames: ["app_launches", "onboarding_completed", "minutes_in_app", "hour_of_day"], specificationVersion: 1, resourceName: "tracking_permission_v5.mlmodel"),
-      FlowModel(flowId: 8365, flowName: "rating_request", modelVersion: 31, sha256: "5997f3718cd0633ceb8b52372926e1990168c6dfa7b5852660fd2350979f7c6e", inputNames: ["sessions_last_7_days", "crash_free_days", "tasks_completed", "days_since_last_prompt"], specificationVersion: 1, resourceName: "rating_request_v31.mlmodel"),
-      FlowModel(flowId: 8366, flowName: "trial_reminder", modelVersion: 3, sha256: "44ce28707b85e376d3dd63a8f4192095c59230a7965744a476e95eb96bdbb329", inputNames: ["trial_day", "sessions_during_trial", "premium_features_used"], specificationVersion: 1, resourceName: "trial_reminder_v3.mlmodel"),
+      FlowModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 74, sha256: "b0760faff66edff0beea4071bb450929b39dfa6bb57c148fa8c58f6a4389117e", inputNames: ["session_count", "days_since_install", "minutes_in_app", "screens_viewed"], specificationVersion: 1, resourceName: "onboarding_upsell_v74.mlmodel"),
     ]
   )
 }
