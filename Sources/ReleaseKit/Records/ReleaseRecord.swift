@@ -23,6 +23,8 @@ public struct ReleaseRecord: Codable, Equatable, Sendable {
     public var entry: String
     public var specificationVersion: Int
     public var inputNames: [String]
+    /// The model's user-defined metadata (Core ML `metadata.userDefined`), as read from the file.
+    public var metadata: [String: String]
   }
 
   /// A file of the package, as it appears in the archive.

@@ -5,7 +5,7 @@ import PackageDescription
 // for all of them and does not depend on the customer module, so a build directory warmed by
 // one customer only recompiles `ContextSDK` (registry and models) for the next.
 let package = Package(
-  name: "ContextSDK_Cobalt",
+  name: "ContextSDK_Bluebird",
   platforms: [.iOS(.v14), .macOS(.v11), .tvOS(.v14), .watchOS(.v7)],
   products: [
     .library(name: "ContextSDK", targets: ["ContextSDK"])

@@ -81,7 +81,8 @@ struct StageStep: CustomerStep {
           flowId: embedded.model.flowId, flowName: embedded.model.flowName, modelVersion: embedded.model.modelVersion,
           sha256: embedded.sha256, size: embedded.size,
           entry: PackageGenerator.modelsDirectory + "/" + embedded.resourceName,
-          specificationVersion: embedded.specificationVersion, inputNames: embedded.inputNames)
+          specificationVersion: embedded.specificationVersion, inputNames: embedded.inputNames,
+          metadata: inputs.models[embedded.model.reference]?.info.userDefinedMetadata ?? [:])
       },
       files: files,
       artifact: .init(

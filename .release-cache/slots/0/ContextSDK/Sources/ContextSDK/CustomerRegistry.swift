@@ -4,11 +4,12 @@ import ContextSDKCore
 
 enum CustomerRegistry {
   static let configuration = CustomerConfiguration(
-    appID: "c7a3e9b0-1f5d-4a8e-b6c2-9d0f3e7a5b19",
-    bundleIdentifiers: ["com.driftwood.reader"],
+    appID: "a91c44d2-0b7e-4c3f-8d26-5e1f9b0a7c33",
+    bundleIdentifiers: ["com.bluebird.notes"],
     sdkVersion: "2.4.0",
     models: [
-      FlowModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 74, sha256: "b0760faff66edff0beea4071bb450929b39dfa6bb57c148fa8c58f6a4389117e", inputNames: ["session_count", "days_since_install", "minutes_in_app", "screens_viewed"], specificationVersion: 1, resourceName: "onboarding_upsell_v74.mlmodel"),
+      FlowModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 72, sha256: "7eaad3e31651e6a8f570d8e0fab7db63526ffd393ead507cfa0122f9d76f907b", inputNames: ["session_count", "days_since_install", "minutes_in_app", "screens_viewed"], specificationVersion: 1, resourceName: "onboarding_upsell_v72.mlmodel"),
+      FlowModel(flowId: 8365, flowName: "rating_request", modelVersion: 31, sha256: "5997f3718cd0633ceb8b52372926e1990168c6dfa7b5852660fd2350979f7c6e", inputNames: ["sessions_last_7_days", "crash_free_days", "tasks_completed", "days_since_last_prompt"], specificationVersion: 1, resourceName: "rating_request_v31.mlmodel"),
     ]
   )
 }

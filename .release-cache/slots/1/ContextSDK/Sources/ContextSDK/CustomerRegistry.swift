@@ -4,13 +4,12 @@ import ContextSDKCore
 
 enum CustomerRegistry {
   static let configuration = CustomerConfiguration(
-    appID: "5d0e7f3a-8b21-4f6c-a0d9-2c4b6e8a1f57",
-    bundleIdentifiers: ["io.cobalt.weather"],
+    appID: "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10",
+    bundleIdentifiers: ["com.acme.fitness", "com.acme.fitness.widget"],
     sdkVersion: "2.4.0",
     models: [
-      FlowModel(flowId: 8363, flowName: "paywall_timing", modelVersion: 12, sha256: "c04a9e3632ee655beed57d79d6dc5e930d319faa815b9c96e892efc773f1b02b", inputNames: ["session_count", "minutes_in_current_session", "premium_features_tapped", "days_since_install"], specificationVersion: 1, resourceName: "paywall_timing_v12.mlmodel"),
-      FlowModel(flowId: 8364, flowName: "tracking_permission", modelVersion: 5, sha256: "95fba09945f841979b42956e739df68aaa03624ebc56bacbf61d1d13a3a6d2fd", inputNames: ["app_launches", "onboarding_completed", "minutes_in_app", "hour_of_day"], specificationVersion: 1, resourceName: "tracking_permission_v5.mlmodel"),
-      FlowModel(flowId: 8366, flowName: "trial_reminder", modelVersion: 3, sha256: "44ce28707b85e376d3dd63a8f4192095c59230a7965744a476e95eb96bdbb329", inputNames: ["trial_day", "sessions_during_trial", "premium_features_used"], specificationVersion: 1, resourceName: "trial_reminder_v3.mlmodel"),
+      FlowModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "d03e68e4fcec52452c7d2b88b21fc629e90d58d853bc8992933227543b623949", inputNames: ["session_count", "days_since_install", "minutes_in_app", "screens_viewed"], specificationVersion: 1, resourceName: "onboarding_upsell_v73.mlmodel"),
+      FlowModel(flowId: 8363, flowName: "paywall_timing", modelVersion: 14, sha256: "086e74efa0efb55ef76fd6020a159cc11875ca5a72b4e51f1726d9e3d951d4d1", inputNames: ["session_count", "minutes_in_current_session", "premium_features_tapped", "days_since_install"], specificationVersion: 1, resourceName: "paywall_timing_v14.mlmodel"),
     ]
   )
 }
