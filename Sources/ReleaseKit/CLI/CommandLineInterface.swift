@@ -39,7 +39,7 @@ public enum CommandLineInterface {
       case "bump":
         try BumpCommand.run(arguments: rest, services: services)
       default:
-        let options = try ReleaseCommand.options(command: command, arguments: rest)
+        let options = try ReleaseCommand.options(command: command, arguments: rest, services: services)
         reporter = ReporterFactory.make(options: options, services: services)
         try ReleaseCommand.run(options: options, services: services, reporter: reporter)
         reporter.finish()
@@ -70,13 +70,18 @@ public enum CommandLineInterface {
 enum ReleaseCommand {
   static let flags: Set<String> = [
     "--dry-run", "--force", "--fail-fast", "--json", "--skip-tests", "--tag", "--push", "--allow-dirty",
+    "--no-publish",
   ]
   static let valueOptions: Set<String> = [
     "--manifest", "--models", "--templates", "--state", "--dist", "--cache", "--jobs", "--publish",
-    "--s3-endpoint", "--public-url", "--remote",
+    "--s3-endpoint", "--s3-region", "--public-url", "--remote", "--config",
   ]
 
-  static func options(command: String, arguments: [String]) throws -> ReleaseOptions {
+  /// `services` locates release.config.json (at its root, or `--config`); without it only the
+  /// command line counts.
+  static func options(command: String, arguments: [String], services: Services? = nil) throws
+    -> ReleaseOptions
+  {
     let parsed = try Arguments(arguments, spec: .init(flags: flags, options: valueOptions), command: command)
     var options = ReleaseOptions()
     if command == "all" {
@@ -90,7 +95,11 @@ enum ReleaseCommand {
       options.selection = .customers(parsed.positionals)
     }
     options.manifestPath = parsed.value("--manifest") ?? options.manifestPath
-    options.modelsPath = parsed.value("--models") ?? options.modelsPath
+    // release.config.json gives defaults; each flag overrides its key.
+    let configuration =
+      try services.map { try ReleaseConfiguration.load(explicitPath: parsed.value("--config"), services: $0) }
+      ?? ReleaseConfiguration()
+    options.modelsPath = parsed.value("--models") ?? configuration.models ?? options.modelsPath
     options.templatesPath = parsed.value("--templates") ?? options.templatesPath
     options.statePath = parsed.value("--state") ?? options.statePath
     options.distPath = parsed.value("--dist") ?? options.distPath
@@ -101,8 +110,27 @@ enum ReleaseCommand {
     options.failFast = parsed.flag("--fail-fast")
     options.json = parsed.flag("--json")
     options.skipTests = parsed.flag("--skip-tests")
-    options.publish = try parsed.values("--publish").map {
-      try PublishDestination.parse($0, s3Endpoint: parsed.value("--s3-endpoint"), baseURL: parsed.value("--public-url"))
+    options.s3Endpoint = parsed.value("--s3-endpoint") ?? configuration.s3Endpoint
+    options.s3Region = parsed.value("--s3-region") ?? configuration.s3Region
+    let publicURL = parsed.value("--public-url") ?? configuration.publicURL
+    let given = parsed.values("--publish")
+    if parsed.flag("--no-publish") && !given.isEmpty {
+      throw ReleaseError.usage("--no-publish: cannot be combined with --publish")
+    }
+    func destination(_ text: String) throws -> PublishDestination {
+      try PublishDestination.parse(
+        text, s3Endpoint: options.s3Endpoint, region: options.s3Region, baseURL: publicURL)
+    }
+    if parsed.flag("--no-publish") {
+      options.publish = []
+    } else if !given.isEmpty {
+      options.publish = try given.map(destination)
+    } else {
+      options.publish = try (configuration.destinations ?? []).enumerated().map { index, text in
+        do { return try destination(text) } catch ReleaseError.usage(let message) {
+          throw ReleaseError.usage("\(configuration.path): publish.destinations[\(index)]: \(message)")
+        }
+      }
     }
     options.tag = parsed.flag("--tag") || !options.publish.isEmpty
     options.push = parsed.flag("--push")

@@ -19,11 +19,14 @@ enum HelpText {
   static let sharedOptions = """
     INPUTS:
       --manifest <file>   customer manifest (default: customers.json)
-      --models <dir>      model store, laid out <flowName>/<version>.mlmodel (default: models)
+      --models <dir|url>  model store: a directory laid out <flowName>/<version>.mlmodel
+                          (default: models), or http(s)://… / s3://bucket/prefix holding an
+                          index.json; downloads are verified by SHA-256 and cached in --cache
       --templates <dir>   SDK package template (default: templates/ContextSDK)
       --state <file>      version state file (default: release-state.json)
       --dist <dir>        output directory (default: dist)
       --cache <dir>       warm build slots and scratch packages (default: .release-cache)
+      --config <file>     publishing defaults (default: release.config.json, if present)
 
     BEHAVIOUR:
       --jobs <n>          customers built in parallel (default: number of cores)
@@ -36,10 +39,13 @@ enum HelpText {
 
     PUBLISHING (after every customer succeeded and passed the content checks):
       --publish <dest>    dir:<path> | s3://<bucket>[/<prefix>] | git:<location with {id}>;
-                          repeatable. Artifacts first (create-only), then indexes.
+                          repeatable; replaces release.config.json's destinations.
+                          Artifacts first (create-only), then indexes.
+      --no-publish        ignore the destinations of release.config.json
       --s3-endpoint <url> S3-compatible endpoint (R2, MinIO, moto); credentials from
-                          AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, region from AWS_REGION
-      --public-url <url>  base URL written into published indexes
+                          AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN)
+      --s3-region <name>  signing region (default: AWS_REGION, else us-east-1; R2: auto)
+      --public-url <url>  where the destination is served; base of the URLs in indexes
       --tag               tag the project repo (<id>/v<version>, v<sdk>); implied by --publish
       --push              push the tags to --remote (default origin)
       --allow-dirty       tag even with uncommitted changes

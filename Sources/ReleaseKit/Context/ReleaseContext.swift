@@ -28,6 +28,8 @@ public final class ReleaseContext: @unchecked Sendable {
   public var state: ReleaseState?
   public var inputs: ReleaseInputs?
   public var jobs: [CustomerJob] = []
+  /// Publish destinations, resolved (credentials read) by the load step before any work.
+  var publishTargets: [PublishTarget]?
   /// Held from the lock step to the end of the run.
   var locks: [FileLock] = []
 

@@ -31,6 +31,10 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var remote: String? = "origin"
   /// Destinations to publish to after every customer succeeded.
   public var publish: [PublishDestination] = []
+  /// S3-compatible endpoint and signing region for `s3://` destinations and model stores
+  /// (`--s3-endpoint`, `--s3-region` or release.config.json); nil: AWS S3, region from `AWS_REGION`.
+  public var s3Endpoint: String?
+  public var s3Region: String?
 
   public init() {}
 }

@@ -4,7 +4,8 @@ import ReleaseSystem
 /// Where a release is published, from `--publish` (repeatable) or `release.config.json`:
 /// - `dir:<path>` (or a plain path): a directory, the default destination;
 /// - `s3://<bucket>[/<prefix>]`: S3-compatible storage (AWS S3, Cloudflare R2, MinIO), with
-///   `--s3-endpoint`, region from `AWS_REGION`, credentials from the standard `AWS_*` variables;
+///   `--s3-endpoint`, region from `--s3-region` or `AWS_REGION`, credentials from the standard
+///   `AWS_*` variables;
 /// - `git:<location with {id}>`: one SwiftPM releases repository per customer, e.g.
 ///   `git:/srv/releases/{id}.git` or `git:https://git.example.com/sdk/{id}.git`.
 public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
@@ -21,31 +22,41 @@ public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
   }
 
   /// Parses a `--publish` value; the error names the argument and what was expected.
-  public static func parse(_ text: String, s3Endpoint: String?, baseURL: String?) throws -> PublishDestination {
+  public static func parse(
+    _ text: String, s3Endpoint: String?, region: String? = nil, baseURL: String?
+  ) throws -> PublishDestination {
     if text.hasPrefix("s3://") {
       let rest = text.dropFirst("s3://".count)
       let parts = rest.split(separator: "/", maxSplits: 1).map(String.init)
       guard let bucket = parts.first, isValidBucket(bucket) else {
         throw ReleaseError.usage(
-          "--publish \(text): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'")
+          "--publish \(text): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
+        )
       }
       let prefix = parts.count > 1 ? parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "/")) : ""
       guard prefix.allSatisfy(isKeyCharacter) else {
-        throw ReleaseError.usage("--publish \(text): the prefix may hold only letters, digits, '-', '_', '.', '~' and '/'")
+        throw ReleaseError.usage(
+          "--publish \(text): the prefix may hold only letters, digits, '-', '_', '.', '~' and '/'")
       }
-      return .s3(bucket: bucket, prefix: prefix, endpoint: s3Endpoint, region: nil, baseURL: baseURL)
+      let segments = prefix.split(separator: "/", omittingEmptySubsequences: false)
+      guard !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) || prefix.isEmpty else {
+        throw ReleaseError.usage("--publish \(text): the prefix may not have empty, '.' or '..' segments")
+      }
+      return .s3(bucket: bucket, prefix: prefix, endpoint: s3Endpoint, region: region, baseURL: baseURL)
     }
     if text.hasPrefix("git:") {
       let template = String(text.dropFirst(4))
       guard template.contains("{id}") else {
         throw ReleaseError.usage(
-          "--publish \(text): expected a location with {id} for the customer, e.g. git:/srv/releases/{id}.git")
+          "--publish \(text): expected a location with {id} for the customer, e.g. git:/srv/releases/{id}.git"
+        )
       }
       return .releasesRepositories(template: template)
     }
     let path = text.hasPrefix("dir:") ? String(text.dropFirst(4)) : text
     guard !path.isEmpty, !path.contains("://") else {
-      throw ReleaseError.usage("--publish \(text): expected dir:<path>, s3://<bucket>[/<prefix>] or git:<location with {id}>")
+      throw ReleaseError.usage(
+        "--publish \(text): expected dir:<path>, s3://<bucket>[/<prefix>] or git:<location with {id}>")
     }
     return .directory(path: path, baseURL: baseURL)
   }
@@ -55,10 +66,13 @@ public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
     case releasesRepositories(String)
   }
 
+  /// Makes the destination's store. Fails (exit 2) on what can be checked without writing
+  /// anything: missing credentials, a malformed endpoint. Done before any build starts.
   func resolve(_ services: Services) throws -> Resolved {
     switch self {
     case .directory(let path, let baseURL):
-      return .objectStore(DirectoryObjectStore(root: services.resolve(path), displayName: path, baseURL: baseURL))
+      return .objectStore(
+        DirectoryObjectStore(root: services.resolve(path), displayName: path, baseURL: baseURL))
     case .s3(let bucket, let prefix, let endpoint, let region, let baseURL):
       return .objectStore(
         try S3ObjectStore.make(
@@ -71,7 +85,9 @@ public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
 
   static func isValidBucket(_ name: String) -> Bool {
     (3...63).contains(name.count)
-      && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." }
+      && name.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "."
+      }
   }
 
   static func isKeyCharacter(_ character: Character) -> Bool {

@@ -14,15 +14,21 @@ struct PublishStep: Step {
     case immutableObjectDiffers(location: String, published: String, local: String)
     case readBackMismatch(location: String, expected: String, found: String)
     case versionDiffers(location: String, version: String)
+    case unreadableIndex(location: String, reason: String)
 
     var description: String {
       switch self {
       case .immutableObjectDiffers(let location, let published, let local):
-        return "\(location): already published with different bytes (sha256 \(published.prefix(12))…, this build \(local.prefix(12))…); a published version never changes — bump the version instead"
+        return
+          "\(location): already published with different bytes (sha256 \(published.prefix(12))…, this build \(local.prefix(12))…); a published version never changes — bump the version instead"
       case .readBackMismatch(let location, let expected, let found):
         return "\(location): read back \(found), expected \(expected); the upload is corrupt"
       case .versionDiffers(let location, let version):
-        return "\(location): version \(version) is already listed with another archive; a published version never changes"
+        return
+          "\(location): version \(version) is already listed with another archive; a published version never changes"
+      case .unreadableIndex(let location, let reason):
+        return
+          "\(location): not an index written by release (\(reason)); fix or remove it, nothing was published"
       }
     }
   }
@@ -41,6 +47,12 @@ struct PublishStep: Step {
     }
   }
 
+  /// Every destination of the run, resolved (credentials read, endpoints checked). The load
+  /// step does this before anything is built, so a missing credential ends the run at once.
+  static func targets(_ options: ReleaseOptions, _ services: Services) throws -> [PublishTarget] {
+    try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
+  }
+
   func run(_ context: ReleaseContext) throws {
     let releases = try context.jobs.map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
@@ -48,8 +60,8 @@ struct PublishStep: Step {
         job: job, directory: directory,
         record: try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)))
     }
-    for destination in context.options.publish {
-      switch try destination.resolve(context.services) {
+    for target in try context.publishTargets ?? Self.targets(context.options, context.services) {
+      switch target.resolved {
       case .objectStore(let store):
         try publish(releases, to: store, context)
       case .releasesRepositories(let locator):
@@ -62,74 +74,144 @@ struct PublishStep: Step {
     }
   }
 
-  private func publish(_ releases: [PublishedRelease], to store: ObjectStore, _ context: ReleaseContext) throws {
-    var uploaded = 0
+  /// One file of a release to publish, with the digest of its local bytes.
+  private struct Upload {
+    let release: PublishedRelease
+    let file: String
+    let sha256: String
+    let size: Int64
+    var key: String { release.key(file) }
+    var localFile: URL { release.directory.appendingPathComponent(file) }
+  }
+
+  /// 1. Check everything already in the store against this build — before writing anything,
+  ///    so a conflict (same version, other bytes) fails with the store unchanged.
+  /// 2. Upload what is missing, create-only, each read back and compared (size and SHA-256).
+  /// 3. Each customer's index, then 4. the top-level index: a reader following an index
+  ///    only ever finds objects that are complete and checked.
+  private func publish(_ releases: [PublishedRelease], to store: ObjectStore, _ context: ReleaseContext)
+    throws
+  {
+    var missing: [Upload] = []
     var present = 0
     for release in releases {
       for file in release.files {
-        let key = release.key(file)
-        let location = "\(store.displayName)/\(key)"
-        let local = try SHA256Digest.hexAndSize(ofFileAt: release.directory.appendingPathComponent(file))
-        let created = try store.createOnly(
-          key, from: release.directory.appendingPathComponent(file), contentType: Self.contentType(file))
-        guard let remote = try store.digest(of: key) else {
-          throw PublishError.readBackMismatch(location: location, expected: "an object", found: "nothing")
-        }
-        if remote.sha256 != local.sha256 || remote.size != local.size {
-          if created {
-            throw PublishError.readBackMismatch(
-              location: location, expected: "sha256 \(local.sha256) (\(local.size) bytes)",
-              found: "sha256 \(remote.sha256) (\(remote.size) bytes)")
+        let (sha256, size) = try SHA256Digest.hexAndSize(
+          ofFileAt: release.directory.appendingPathComponent(file))
+        let upload = Upload(release: release, file: file, sha256: sha256, size: size)
+        if let remote = try store.digest(of: upload.key) {
+          guard remote.sha256 == sha256, remote.size == size else {
+            throw PublishError.immutableObjectDiffers(
+              location: location(store, upload.key), published: remote.sha256, local: sha256)
           }
-          throw PublishError.immutableObjectDiffers(location: location, published: remote.sha256, local: local.sha256)
+          present += 1
+        } else {
+          missing.append(upload)
         }
-        if created { uploaded += 1 } else { present += 1 }
       }
+      // Also when the archive itself is gone: an index listing this version with another
+      // archive must not be "repaired" with this one.
+      _ = try customerIndex(for: release, in: store)
     }
+
+    var uploaded = 0
+    for upload in missing {
+      let created = try store.createOnly(
+        upload.key, from: upload.localFile, contentType: Self.contentType(upload.file))
+      // Read back what the store now holds under the key: ours, or (when a concurrent
+      // publisher or a lost answer got there first) something that must be byte-identical.
+      guard let remote = try store.digest(of: upload.key) else {
+        throw PublishError.readBackMismatch(
+          location: location(store, upload.key), expected: "\(upload.size) bytes", found: "no object")
+      }
+      if remote.sha256 != upload.sha256 || remote.size != upload.size {
+        if created {
+          throw PublishError.readBackMismatch(
+            location: location(store, upload.key), expected: "sha256 \(upload.sha256) (\(upload.size) bytes)",
+            found: "sha256 \(remote.sha256) (\(remote.size) bytes)")
+        }
+        throw PublishError.immutableObjectDiffers(
+          location: location(store, upload.key), published: remote.sha256, local: upload.sha256)
+      }
+      if created { uploaded += 1 } else { present += 1 }
+    }
+
     for release in releases { try publishCustomerIndex(release, to: store) }
     try publishTopLevelIndex(releases, to: store)
     context.reporter.report(
-      .info("published to \(store.displayName): \(uploaded) new objects, \(present) already in place, \(releases.count) customer indexes"))
+      .info(
+        "published to \(store.displayName): \(uploaded) new objects, \(present) already in place, "
+          + "\(releases.count) customer indexes and index.json"))
+  }
+
+  private func location(_ store: ObjectStore, _ key: String) -> String { "\(store.displayName)/\(key)" }
+
+  static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
+
+  /// The customer's published index, nil when there is none yet. An index that lists this
+  /// release's version with another archive is an error: published versions never change.
+  private func customerIndex(for release: PublishedRelease, in store: ObjectStore) throws -> CustomerIndex? {
+    let key = Self.customerIndexKey(release.job.id)
+    guard let data = try store.read(key) else { return nil }
+    let index: CustomerIndex
+    do { index = try JSONDecoder().decode(CustomerIndex.self, from: data) } catch {
+      throw PublishError.unreadableIndex(location: location(store, key), reason: "\(error)")
+    }
+    if let existing = index.versions.first(where: { $0.version == release.record.version }),
+      existing.sha256 != release.record.artifact.sha256
+    {
+      throw PublishError.versionDiffers(location: location(store, key), version: release.record.version)
+    }
+    return index
   }
 
   private func publishCustomerIndex(_ release: PublishedRelease, to store: ObjectStore) throws {
-    let key = "customers/\(release.job.id)/index.json"
+    let key = Self.customerIndexKey(release.job.id)
     let record = release.record
     let entry = CustomerIndex.Version(
       version: record.version, sdkVersion: record.sdkVersion, minimumSDKVersion: record.sdkVersion,
       url: store.publicURL(for: release.key(record.artifact.file)), sha256: record.artifact.sha256,
       size: record.artifact.size,
-      models: record.models.map { .init(flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256) })
+      models: record.models.map {
+        .init(flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256)
+      })
     var index =
-      try store.read(key).flatMap { try? JSONDecoder().decode(CustomerIndex.self, from: $0) }
+      try customerIndex(for: release, in: store)
       ?? CustomerIndex(
-        id: record.customer.id, name: record.customer.name, packageName: record.packageName, latest: record.version,
+        id: record.customer.id, name: record.customer.name, packageName: record.packageName,
+        latest: record.version,
         versions: [])
-    if let existing = index.versions.first(where: { $0.version == entry.version }) {
-      guard existing.sha256 == entry.sha256 else {
-        throw PublishError.versionDiffers(location: "\(store.displayName)/\(key)", version: entry.version)
-      }
-    } else {
-      index.versions.append(entry)
+    // A version already listed keeps its entry: it was published once and never changes.
+    if !index.versions.contains(where: { $0.version == entry.version }) { index.versions.append(entry) }
+    index.versions.sort {
+      (SemanticVersion($0.version) ?? .init(0, 0, 0)) < (SemanticVersion($1.version) ?? .init(0, 0, 0))
     }
-    index.versions.sort { (SemanticVersion($0.version) ?? .init(0, 0, 0)) < (SemanticVersion($1.version) ?? .init(0, 0, 0)) }
     index.latest = index.versions.last?.version ?? entry.version
     index.name = record.customer.name
+    index.packageName = record.packageName
     try store.replace(key, with: try PublishedJSON.encode(index), contentType: "application/json")
   }
 
   private func publishTopLevelIndex(_ releases: [PublishedRelease], to store: ObjectStore) throws {
-    var index =
-      try store.read("index.json").flatMap { try? JSONDecoder().decode(TopLevelIndex.self, from: $0) }
-      ?? TopLevelIndex(customers: [])
+    var index: TopLevelIndex
+    if let data = try store.read("index.json") {
+      do { index = try JSONDecoder().decode(TopLevelIndex.self, from: data) } catch {
+        throw PublishError.unreadableIndex(location: location(store, "index.json"), reason: "\(error)")
+      }
+    } else {
+      index = TopLevelIndex(customers: [])
+    }
     for release in releases {
       let id = release.job.id
-      let customerIndex = try store.read("customers/\(id)/index.json")
-        .flatMap { try? JSONDecoder().decode(CustomerIndex.self, from: $0) }
-      let entry = TopLevelIndex.Entry(
-        id: id, latest: customerIndex?.latest ?? release.record.version, index: "customers/\(id)/index.json")
+      let key = Self.customerIndexKey(id)
+      guard let data = try store.read(key),
+        let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: data)
+      else {
+        throw PublishError.readBackMismatch(
+          location: location(store, key), expected: "the index just written", found: "none")
+      }
       index.customers.removeAll { $0.id == id }
-      index.customers.append(entry)
+      index.customers.append(TopLevelIndex.Entry(id: id, latest: customerIndex.latest, index: key))
     }
     index.customers.sort { $0.id < $1.id }
     try store.replace("index.json", with: try PublishedJSON.encode(index), contentType: "application/json")
@@ -140,6 +222,12 @@ struct PublishStep: Step {
     if file.hasSuffix(".json") { return "application/json" }
     return "text/plain; charset=utf-8"
   }
+}
+
+/// A destination of the run and what it resolved to.
+struct PublishTarget {
+  let destination: PublishDestination
+  let resolved: PublishDestination.Resolved
 }
 
 /// One customer release as found in `dist/`, ready to publish.

@@ -1,12 +1,128 @@
 import Foundation
+import ReleaseNetwork
 import ReleaseSystem
 
-/// S3-compatible object storage as a publish destination (filled in with ReleaseNetwork's client).
-enum S3ObjectStore {
+/// S3-compatible object storage (AWS S3, Cloudflare R2, MinIO, moto) as a publish destination:
+/// `s3://<bucket>/<prefix>`, every key below the prefix. Requests are signed (SigV4, by
+/// libcurl) with the keys from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`
+/// (/ `AWS_SESSION_TOKEN`), which are never printed. Transient failures (connection errors,
+/// 5xx) are retried with exponential backoff by the HTTP client; 4xx answers are not.
+struct S3ObjectStore: ObjectStore {
+  let client: S3Client
+  /// Key prefix without leading or trailing `/`; empty for the bucket's root.
+  let prefix: String
+  /// Where the prefix is served from, without a trailing `/`; keys are appended.
+  let publicBase: String
+
+  var displayName: String { "s3://\(client.bucket)" + (prefix.isEmpty ? "" : "/\(prefix)") }
+
   static func make(
     bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?,
-    environment: [String: String]
+    environment: [String: String], http: HTTPClient = CurlHTTPClient()
   ) throws -> ObjectStore {
-    throw ReleaseError.usage("s3 publishing is not wired yet")
+    let display = "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
+    let client = try S3Settings.client(
+      bucket: bucket, endpoint: endpoint, region: region, environment: environment,
+      purpose: "--publish \(display)",
+      http: http)
+    var base =
+      baseURL ?? "\(S3Settings.trimmed(client.endpoint.absoluteString))/\(bucket)"
+      + (prefix.isEmpty ? "" : "/\(prefix)")
+    while base.hasSuffix("/") { base.removeLast() }
+    if baseURL != nil {
+      guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
+        ["http", "https"].contains(scheme),
+        url.host?.isEmpty == false
+      else {
+        throw ReleaseError.usage(
+          "--public-url \(baseURL!): expected an http or https URL, e.g. https://sdk.example.com/releases")
+      }
+    }
+    return S3ObjectStore(client: client, prefix: prefix, publicBase: base)
+  }
+
+  func key(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix)/\(key)" }
+
+  func publicURL(for key: String) -> String { "\(publicBase)/\(key)" }
+
+  func size(of key: String) throws -> Int64? {
+    try client.head(self.key(key))?.size
+  }
+
+  /// Streams the object into a temporary file and hashes it: the bytes themselves are
+  /// checked, not an ETag (which is an MD5 at best, and not even that for multipart uploads).
+  func digest(of key: String) throws -> (sha256: String, size: Int64)? {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-digest-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let copy = directory.appendingPathComponent("object")
+    do {
+      try client.get(self.key(key), to: copy)
+    } catch NetworkError.unexpectedStatus(_, _, 404, _, _, _, _) {
+      return nil
+    }
+    return try SHA256Digest.hexAndSize(ofFileAt: copy)
+  }
+
+  func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool {
+    do {
+      try client.putCreateOnly(
+        self.key(key), file: file, contentType: contentType, cacheControl: S3CacheControl.immutable)
+      return true
+    } catch NetworkError.alreadyExists {
+      return false
+    }
+  }
+
+  func replace(_ key: String, with data: Data, contentType: String) throws {
+    try client.put(self.key(key), data: data, contentType: contentType, cacheControl: S3CacheControl.manifest)
+  }
+
+  func read(_ key: String) throws -> Data? {
+    do {
+      return try client.getData(self.key(key))
+    } catch NetworkError.unexpectedStatus(_, _, 404, _, _, _, _) {
+      return nil
+    }
+  }
+}
+
+/// Endpoint, region and credentials of an S3-compatible service, shared by publishing and
+/// the `s3://` model store.
+enum S3Settings {
+  static let defaultRegion = "us-east-1"
+
+  /// A client for `bucket`. Region: `region`, else `AWS_REGION` / `AWS_DEFAULT_REGION`, else
+  /// us-east-1; endpoint: `endpoint`, else AWS S3 in that region. A missing credential
+  /// variable or a malformed endpoint is bad input (exit 2), named in one line; the
+  /// variables' values never appear in a message.
+  static func client(
+    bucket: String, endpoint: String?, region: String?, environment: [String: String], purpose: String,
+    http: HTTPClient = CurlHTTPClient()
+  ) throws -> S3Client {
+    let credentials: S3Credentials
+    do {
+      credentials = try S3Credentials.fromEnvironment(environment)
+    } catch let error as NetworkError {
+      throw ReleaseError.invalidInput("\(purpose): \(error)")
+    }
+    let region = region ?? S3Credentials.region(fromEnvironment: environment) ?? defaultRegion
+    let endpointText = endpoint ?? "https://s3.\(region).amazonaws.com"
+    guard let endpointURL = URL(string: endpointText) else {
+      throw ReleaseError.usage(
+        "--s3-endpoint \(endpointText): not a URL; expected e.g. https://s3.example.com")
+    }
+    do {
+      return try S3Client(
+        endpoint: endpointURL, bucket: bucket, region: region, credentials: credentials, http: http)
+    } catch let error as NetworkError {
+      throw ReleaseError.usage(endpoint == nil ? "\(purpose): \(error)" : "--s3-endpoint: \(error)")
+    }
+  }
+
+  static func trimmed(_ url: String) -> String {
+    var text = url
+    while text.hasSuffix("/") { text.removeLast() }
+    return text
   }
 }

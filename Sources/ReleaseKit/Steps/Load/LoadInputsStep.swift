@@ -5,7 +5,8 @@ import ReleaseSystem
 
 /// Reads every input once and validates it all before any work starts: the state file, the
 /// manifest (all problems in one report), the selected customers, every model they use
-/// (hashed and parsed), the template and the toolchain. Bad input ends the run with exit 2
+/// (hashed and parsed; downloaded first from a URL model store), the template, the toolchain
+/// and the publish destinations' settings and credentials. Bad input ends the run with exit 2
 /// and nothing written.
 struct LoadInputsStep: Step {
   let name = "load inputs"
@@ -15,7 +16,9 @@ struct LoadInputsStep: Step {
     let services = context.services
     let state = try ReleaseState.load(
       from: services.resolve(options.statePath), displayPath: options.statePath)
-    let store = DirectoryModelStore(root: services.resolve(options.modelsPath), displayName: options.modelsPath)
+    // Publish destinations first: a missing credential ends the run before any download or build.
+    let publishTargets = try PublishStep.targets(options, services)
+    let store = try ModelStoreLocation.open(options, services: services)
     let manifest = try ManifestLoader.load(
       contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
     let selected = try select(options.selection, from: manifest)
@@ -26,6 +29,7 @@ struct LoadInputsStep: Step {
     try PackageGenerator.checkTemplateVersion(templateDirectory, expected: state.sdkVersion.description)
 
     context.state = state
+    context.publishTargets = publishTargets
     context.modelStore = store
     context.manifest = Manifest(path: manifest.path, customers: selected)
     context.inputs = ReleaseInputs(
