@@ -9,6 +9,31 @@ public enum AtomicFile {
     return url.deletingLastPathComponent().appendingPathComponent(name)
   }
 
+  /// Removes the temporaries (`temporarySibling` names) that processes which no longer exist
+  /// left in `directory`, as a SIGKILL or a power cut does; those of live processes stay. With
+  /// `of`, only the temporaries of that file name. Returns what was removed.
+  @discardableResult
+  public static func removeAbandonedTemporaries(in directory: URL, of fileName: String? = nil) -> [URL] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+    var removed: [URL] = []
+    for name in names.sorted() {
+      if let fileName, !name.hasPrefix(".\(fileName).tmp-") { continue }
+      guard let owner = temporaryOwner(name), owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else { continue }
+      let url = directory.appendingPathComponent(name)
+      if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
+    }
+    return removed
+  }
+
+  /// The pid in a `temporarySibling` name (`.<name>.tmp-<pid>-<8 characters>`), nil for any
+  /// other name.
+  static func temporaryOwner(_ name: String) -> pid_t? {
+    guard name.hasPrefix("."), let marker = name.range(of: ".tmp-", options: .backwards) else { return nil }
+    let parts = name[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 2, parts[1].count == 8, let pid = pid_t(parts[0]), pid > 0 else { return nil }
+    return pid
+  }
+
   public static func write(_ data: Data, to url: URL) throws {
     try createDirectory(url.deletingLastPathComponent())
     let temporary = temporarySibling(of: url)
@@ -20,7 +45,7 @@ public enum AtomicFile {
       throw error
     } catch {
       try? FileManager.default.removeItem(at: temporary)
-      throw SystemError.cannotWrite(path: url.path, reason: error.localizedDescription)
+      throw SystemError.cannotWrite(path: url.path, reason: SystemError.reason(error))
     }
   }
 
@@ -50,11 +75,34 @@ public enum AtomicFile {
     }
   }
 
+  /// Moves a file to `destination`, which is either the old or the new file at any moment, also
+  /// across file systems (where rename(2) fails with EXDEV: the bytes are copied to a temporary
+  /// sibling of `destination`, which is renamed, and then the source is removed).
+  public static func move(_ source: URL, to destination: URL) throws {
+    if Foundation.rename(source.path, destination.path) == 0 { return }
+    let code = errno
+    guard code == EXDEV else {
+      throw SystemError.cannotWrite(path: destination.path, reason: String(cString: strerror(code)))
+    }
+    try produce(destination) { temporary in
+      do {
+        try FileManager.default.copyItem(at: source, to: temporary)
+      } catch {
+        throw SystemError.cannotWrite(path: destination.path, reason: SystemError.reason(error))
+      }
+    }
+    try? FileManager.default.removeItem(at: source)
+  }
+
   public static func createDirectory(_ url: URL) throws {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+      throw SystemError.cannotWrite(path: url.path, reason: "it is a file, expected a directory")
+    }
     do {
       try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     } catch {
-      throw SystemError.cannotWrite(path: url.path, reason: error.localizedDescription)
+      throw SystemError.cannotWrite(path: url.path, reason: SystemError.reason(error))
     }
   }
 }

@@ -8,6 +8,20 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
   case processFailed(command: String, exitCode: Int32, logPath: String?)
   case locked(path: String, holder: String)
 
+  /// The operating system's reason for a Foundation error ("No space left on device"), found
+  /// in its chain of underlying errors, rather than Foundation's sentence and user info dump.
+  public static func reason(_ error: Error) -> String {
+    var current: Error? = error
+    for _ in 0..<8 {
+      guard let next = current else { break }
+      if let posix = next as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+      let nsError = next as NSError
+      if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+      current = nsError.userInfo[NSUnderlyingErrorKey] as? Error
+    }
+    return error.localizedDescription
+  }
+
   public var description: String {
     switch self {
     case .cannotRead(let path, let reason): return "\(path): cannot read: \(reason)"
@@ -17,7 +31,9 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
     case .processFailed(let command, let exitCode, let logPath):
       return "\(command): exited with status \(exitCode)" + (logPath.map { " (log: \($0))" } ?? "")
     case .locked(let path, let holder):
-      return "\(path): another release is running (\(holder)); wait for it or remove the lock if it is stale"
+      // flock(2) locks die with their process, so a held lock is never stale: removing the
+      // file would only let a third run start beside the holder.
+      return "\(path): another release is running (\(holder)); wait for it to finish (the lock is freed when it exits)"
     }
   }
 }

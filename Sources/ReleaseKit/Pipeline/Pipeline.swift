@@ -133,9 +133,11 @@ extension CustomerJob {
       let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
       return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
     }
+    // Only a release in dist/ is an artifact; a failed job's archive is scratch (staging).
+    let released = status == .succeeded || status == .upToDate
     var outcome = ReleaseEvent.CustomerOutcome(
       id: id, version: version.description, status: "", seconds: duration,
-      artifact: relative(archive?.path), sha256: archive?.sha256, testCount: testCount,
+      artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil, testCount: testCount,
       failedStep: nil, reason: nil, logFile: relative(logFile))
     switch status {
     case .pending: outcome.status = "pending"

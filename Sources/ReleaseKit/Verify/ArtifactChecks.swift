@@ -43,13 +43,19 @@ struct ArtifactChecks {
     var seen = Set<String>()
     do {
       try ZipReader.forEachFile(in: archive) { entry, data in
+        let (sha256, size) = try data.sha256AndSize()
+        // Every file is scanned for foreign models, wherever it sits: an archive of another
+        // customer's package (another top-level directory) must name the model it leaks.
+        let foreign = storeModels[sha256].flatMap { model in
+          record.models.contains(where: { $0.sha256 == sha256 }) ? nil : model
+        }
         guard entry.path.hasPrefix(top) else {
           problems.append("\(name): entry \(entry.path) is outside \(top)")
+          if let foreign { problems.append("\(name): \(entry.path) is \(foreign), a model this customer does not ship") }
           return
         }
         let path = String(entry.path.dropFirst(top.count))
         seen.insert(path)
-        let (sha256, size) = try data.sha256AndSize()
         if let listedFile = listed[path] {
           if listedFile.sha256 != sha256 || listedFile.size != size {
             problems.append("\(name): \(path) has sha256 \(sha256.prefix(12))…, expected \(listedFile.sha256.prefix(12))… from release.json")
@@ -57,7 +63,7 @@ struct ArtifactChecks {
         } else {
           problems.append("\(name): \(path) is not listed in release.json")
         }
-        if let foreign = storeModels[sha256], !record.models.contains(where: { $0.sha256 == sha256 }) {
+        if let foreign {
           problems.append("\(name): \(path) is \(foreign), a model this customer does not ship")
         }
         if path.hasSuffix(".mlmodel") {

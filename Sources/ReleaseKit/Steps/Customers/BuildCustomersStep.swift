@@ -35,7 +35,8 @@ struct BuildCustomersStep: Step {
       guard let log = job.logFile, FileManager.default.fileExists(atPath: log.path) else { return }
       let final = context.logsDirectory.appendingPathComponent("\(job.id).log")
       try? AtomicFile.createDirectory(context.logsDirectory)
-      if (try? AtomicFile.rename(log, to: final)) != nil { job.logFile = final }
+      // move, not rename: dist/ may be on another file system than the cache.
+      if (try? AtomicFile.move(log, to: final)) != nil { job.logFile = final }
     }
   }
 }

@@ -19,14 +19,18 @@ struct LoadInputsStep: Step {
     // Publish destinations first: a missing credential ends the run before any download or build.
     let publishTargets = try PublishStep.targets(options, services)
     let store = try ModelStoreLocation.open(options, services: services)
-    let manifest = try ManifestLoader.load(
-      contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
+    let manifest = try Self.badInput {
+      try ManifestLoader.load(
+        contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
+    }
     let selected = try select(options.selection, from: manifest)
 
     let models = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
     let templateDirectory = services.resolve(options.templatesPath)
-    let templateDigest = try PackageGenerator.templateDigest(templateDirectory)
-    try PackageGenerator.checkTemplateVersion(templateDirectory, expected: state.sdkVersion.description)
+    let templateDigest = try Self.badInput { try PackageGenerator.templateDigest(templateDirectory) }
+    try Self.badInput {
+      try PackageGenerator.checkTemplateVersion(templateDirectory, expected: state.sdkVersion.description)
+    }
 
     context.state = state
     context.publishTargets = publishTargets
@@ -81,8 +85,24 @@ struct LoadInputsStep: Step {
     return facts
   }
 
+  /// A missing model store or template, or a template of another SDK version, is bad input
+  /// (exit 2), not a failed step: nothing has been done yet.
+  private static func badInput<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ReleaseError {
+      throw error
+    } catch let failure as ValidationFailure {
+      throw failure
+    } catch {
+      throw ReleaseError.invalidInput("\(error)")
+    }
+  }
+
   static func toolchainVersion(_ services: Services) throws -> String {
-    let result = try services.processRunner.run(ProcessInvocation("swift", ["--version"]))
+    // Like every child process, without credentials (the process environment would pass them).
+    let result = try services.processRunner.run(
+      ProcessInvocation("swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
     let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
     guard result.exitCode == 0, let line = text.split(separator: "\n").first else {
       throw ReleaseError.invalidInput("swift --version: exited with status \(result.exitCode); expected a toolchain")

@@ -15,5 +15,14 @@ struct LockStep: Step {
       try FileLock(context.cacheDirectory.appendingPathComponent("release.lock")),
       try FileLock(context.distDirectory.appendingPathComponent(".release.lock")),
     ]
+    // Under the locks no other run writes here: temporaries of dead runs (killed mid-way)
+    // are leftovers, never read, and removed.
+    let dist = context.distDirectory
+    let customers = ((try? FileManager.default.contentsOfDirectory(atPath: dist.path)) ?? []).filter { !$0.hasPrefix(".") }
+    for directory in [dist] + customers.map({ dist.appendingPathComponent($0) }) {
+      AtomicFile.removeAbandonedTemporaries(in: directory)
+    }
+    let state = context.services.resolve(context.options.statePath)
+    AtomicFile.removeAbandonedTemporaries(in: state.deletingLastPathComponent(), of: state.lastPathComponent)
   }
 }

@@ -18,7 +18,13 @@ struct StageStep: CustomerStep {
     let temporary = AtomicFile.temporarySibling(of: final)
     try AtomicFile.createDirectory(temporary)
     do {
-      try FileManager.default.moveItem(at: archive.path, to: temporary.appendingPathComponent(job.archiveName))
+      let zip = temporary.appendingPathComponent(job.archiveName)
+      do {
+        try FileManager.default.moveItem(at: archive.path, to: zip)
+      } catch {
+        // One line with the system's reason (a full disk), not Foundation's error dump.
+        throw SystemError.cannotWrite(path: zip.path, reason: SystemError.reason(error))
+      }
       try AtomicFile.write(
         "\(archive.sha256)  \(job.archiveName)\n",
         to: temporary.appendingPathComponent(job.archiveName + ".sha256"))

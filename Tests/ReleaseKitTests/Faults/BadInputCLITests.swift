@@ -1,0 +1,215 @@
+import Foundation
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseKit
+
+/// Bad input through the whole CLI: every manifest of the corpus, broken model files, a
+/// missing or broken state file, unknown customers, bad arguments. Each must exit 2, print
+/// exactly its expected lines, start no process (the runner fails the test on any call) and
+/// write nothing: the workspace, `dist/` and the cache are byte for byte as before.
+final class BadInputCLITests: XCTestCase {
+  /// Bad inputs tried by this class, for the report (printed at the end of each test).
+  private var tried = 0
+
+  struct CLIRun {
+    var code: Int32
+    var standardOutput: [String]
+    var standardError: [String]
+    var runner: ScriptedProcessRunner
+    var all: String { (standardOutput + standardError).joined(separator: "\n") }
+  }
+
+  /// Runs the CLI in this process on `workspace` with a runner that has no handlers; the cache
+  /// is the workspace's default `.release-cache`, so the snapshot covers it too.
+  func run(_ arguments: [String], in workspace: Workspace) -> CLIRun {
+    let output = CapturedOutput()
+    let runner = ScriptedProcessRunner()
+    let services = Services(
+      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"], output: output)
+    let code = CommandLineInterface.main(arguments: arguments, services: services)
+    return CLIRun(code: code, standardOutput: output.standardOutput, standardError: output.standardError, runner: runner)
+  }
+
+  /// Runs `arguments` and checks the contract for bad input; `expected` are the error lines
+  /// without the `error: ` prefix.
+  func assertRefused(
+    _ arguments: [String], in workspace: Workspace, expected: [String], json: Bool = false, _ label: String,
+    file: StaticString = #filePath, line: UInt = #line
+  ) {
+    tried += 1
+    let before = Workspace.snapshot(workspace.root)
+    let result = run(arguments + (json ? ["--json"] : []), in: workspace)
+    XCTAssertEqual(result.code, 2, "\(label): \(result.all)", file: file, line: line)
+    XCTAssertEqual(result.standardError, expected.map { "error: " + $0 }, label, file: file, line: line)
+    if json {
+      // Every stdout line is an event; the last is the one invalid_input (or error) event and
+      // carries the same lines; before it only steps started.
+      let events = result.standardOutput.map {
+        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? ["event": "not JSON: \($0)"]
+      }
+      let names = events.map { $0["event"] as? String ?? "?" }
+      XCTAssertEqual(names.filter { $0 != "step_started" }.count, 1, "\(label): \(names)", file: file, line: line)
+      let event = events.last
+      let texts: [String]
+      if event?["event"] as? String == "invalid_input" {
+        texts = (event?["errors"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+      } else {
+        texts = [(event?["event"] as? String == "error" ? event?["message"] as? String : nil) ?? "not an error event"]
+      }
+      XCTAssertEqual(texts, expected, "\(label): \(names)", file: file, line: line)
+    } else {
+      XCTAssertEqual(result.standardOutput, [], label, file: file, line: line)
+    }
+    XCTAssertEqual(result.runner.invocations.map(\.commandLine), [], "\(label): no process", file: file, line: line)
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before, "\(label): nothing written", file: file, line: line)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "\(label): no dist/", file: file, line: line)
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: workspace.file(".release-cache").path), "\(label): no cache",
+      file: file, line: line)
+  }
+
+  func testEveryCorpusManifestIsRefusedByTheCLIWithItsExpectedLines() throws {
+    let folder = FaultFixtures.invalidManifests
+    let manifests = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+      .filter { $0.pathExtension == "json" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    XCTAssertGreaterThanOrEqual(manifests.count, 25, "the corpus in \(folder.path) has too few cases")
+    let workspace = try Workspace()
+    for manifest in manifests {
+      let name = manifest.deletingPathExtension().lastPathComponent
+      let expectation = try String(contentsOf: folder.appendingPathComponent(name + ".expected"), encoding: .utf8)
+      let expected = FaultFixtures.expectedLines(expectation)
+      XCTAssertFalse(expected.isEmpty, "\(name).expected lists nothing")
+      // Byte for byte: some cases are not UTF-8 or not text at all.
+      try Data(contentsOf: manifest).write(to: workspace.file("customers.json"))
+      assertRefused(["all"], in: workspace, expected: expected, name)
+      assertRefused(["all"], in: workspace, expected: expected, json: true, name + " --json")
+    }
+    print("BadInputCLITests: \(manifests.count) corpus manifests, \(tried) CLI runs")
+  }
+
+  func testBrokenModelFilesAreRefusedWithTheirExpectedLines() throws {
+    let folder = FaultFixtures.folder.appendingPathComponent("Models")
+    let cases = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isDirectoryKey])
+      .filter { (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true }
+      .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    XCTAssertGreaterThanOrEqual(cases.count, 8, "model cases in \(folder.path)")
+    let workspace = try Workspace()
+    let store = workspace.file("models")
+    let pristine = Workspace.snapshot(store)
+    for caseDirectory in cases {
+      let name = caseDirectory.lastPathComponent
+      let expected = FaultFixtures.expectedLines(
+        try String(contentsOf: folder.appendingPathComponent(name + ".expected"), encoding: .utf8))
+      XCTAssertFalse(expected.isEmpty, "\(name).expected lists nothing")
+      // Overlay the case's files (`<flow>/<version>.mlmodel`) onto the store, then restore it.
+      let replaced = try FileManager.default.contentsOfDirectory(atPath: caseDirectory.path).flatMap { flow in
+        try FileManager.default.contentsOfDirectory(atPath: caseDirectory.appendingPathComponent(flow).path)
+          .map { "\(flow)/\($0)" }
+      }
+      XCTAssertFalse(replaced.isEmpty, name)
+      for path in replaced {
+        let target = store.appendingPathComponent(path)
+        try FileManager.default.moveItem(at: target, to: workspace.file("original-\(path.replacingOccurrences(of: "/", with: "-"))"))
+        try FileManager.default.copyItem(at: caseDirectory.appendingPathComponent(path), to: target)
+      }
+      assertRefused(["all"], in: workspace, expected: expected, "model case \(name)")
+      // Only the customers that use a broken model are concerned; the lines are the same.
+      for path in replaced {
+        let target = store.appendingPathComponent(path)
+        try FileManager.default.removeItem(at: target)
+        try FileManager.default.moveItem(at: workspace.file("original-\(path.replacingOccurrences(of: "/", with: "-"))"), to: target)
+      }
+      XCTAssertEqual(Workspace.snapshot(store), pristine, "store restored after \(name)")
+    }
+    print("BadInputCLITests: \(cases.count) model-file cases")
+  }
+
+  func testMissingOrBrokenInputsAndBadArgumentsExitTwoWritingNothing() throws {
+    let workspace = try Workspace()
+    let root = workspace.root.path
+    let customers = workspace.file("customers.json")
+    let manifest = try Data(contentsOf: customers)
+
+    // No manifest at all.
+    try FileManager.default.removeItem(at: customers)
+    assertRefused(
+      ["all"], in: workspace, expected: ["customers.json: cannot read the file: No such file or directory"],
+      "missing customers.json")
+    assertRefused(
+      ["customer", "acme", "--manifest", "elsewhere.json"], in: workspace,
+      expected: ["elsewhere.json: cannot read the file: No such file or directory"], "--manifest to a missing file")
+    try manifest.write(to: customers)
+
+    // Bad state files.
+    let stateFile = workspace.file("release-state.json")
+    let state = try Data(contentsOf: stateFile)
+    let states: [(String, String)] = [
+      (#"{"sdkVersion": "two", "customers": {}}"#, #"release-state.json: sdkVersion: expected major.minor.patch, found "two""#),
+      (#"{"sdkVersion": "2.4.0"}"#, "release-state.json: customers: missing (expected it in the state file)"),
+      (#"{"customers": {}}"#, "release-state.json: sdkVersion: missing (expected it in the state file)"),
+      (
+        #"{"sdkVersion": "2.4.0", "customers": {"acme": {"version": "2.4", "sourceDigest": "x"}}}"#,
+        #"release-state.json: customers.acme.version: expected major.minor.patch, found "2.4""#
+      ),
+    ]
+    for (text, line) in states {
+      try Data(text.utf8).write(to: stateFile)
+      assertRefused(["all"], in: workspace, expected: [line], "state \(text)")
+    }
+    // Not JSON at all: the decoder's own wording follows the file name, so only the prefix and
+    // the contract are checked here.
+    try Data("{not json".utf8).write(to: stateFile)
+    let garbage = run(["all"], in: workspace)
+    tried += 1
+    XCTAssertEqual(garbage.code, 2, garbage.all)
+    XCTAssertEqual(garbage.standardError.count, 1, garbage.all)
+    XCTAssertTrue(garbage.standardError.first?.hasPrefix("error: release-state.json: ") == true, garbage.all)
+    XCTAssertEqual(garbage.runner.invocations.count, 0)
+    try FileManager.default.removeItem(at: stateFile)
+    assertRefused(
+      ["all"], in: workspace,
+      expected: [#"release-state.json: cannot read the state file (expected a JSON object with "sdkVersion" and "customers")"#],
+      "missing state")
+    // A state whose SDK version is not the template's: releasing would mislabel the SDK.
+    try Data(#"{"sdkVersion": "9.9.9", "customers": {}}"#.utf8).write(to: stateFile)
+    assertRefused(
+      ["all"], in: workspace,
+      expected: [
+        "\(root)/templates/ContextSDK/Sources/ContextSDKCore/SDKVersion.swift: contextSDKVersion is \"2.4.0\", expected \"9.9.9\" (the SDK version being released)"
+      ], "template of another SDK version")
+    try state.write(to: stateFile)
+
+    // Missing model store and template.
+    assertRefused(
+      ["all", "--models", "nowhere"], in: workspace,
+      expected: ["nowhere: model store directory not found; expected <flowName>/<version>.mlmodel files there"],
+      "--models to a missing directory")
+    assertRefused(
+      ["all", "--templates", "nowhere"], in: workspace,
+      expected: ["\(root)/nowhere: template directory not found: expected the SDK package template (templates/ContextSDK)"],
+      "--templates to a missing directory")
+
+    // Unknown customers and bad arguments.
+    let ids = "acme, bluebird, cobalt, driftwood, ember, fjord-travel"
+    assertRefused(
+      ["customer", "zzz"], in: workspace,
+      expected: [#"customer "zzz": not in customers.json; expected one of: \#(ids)"#], "unknown customer")
+    assertRefused(
+      ["customer", "acme", "acmee"], in: workspace,
+      expected: [#"customer "acmee": not in customers.json (did you mean "acme"?); expected one of: \#(ids)"#],
+      "unknown customer beside a known one")
+    assertRefused(
+      ["customer", "acme", "--jobs", "0"], in: workspace,
+      expected: [#"--jobs: expected a whole number from 1 to 64, found "0""#], "--jobs 0")
+    assertRefused(
+      ["all", "--jobs", "many"], in: workspace,
+      expected: [#"--jobs: expected a whole number from 1 to 64, found "many""#], "--jobs many")
+    assertRefused(
+      ["all", "--bogus"], in: workspace, expected: ["--bogus: unknown option for 'release all'; see 'release all --help'"],
+      "unknown option")
+    assertRefused(
+      ["all", "--dist"], in: workspace, expected: ["--dist: expected a value after it, found the end of the command line"], "option without its value")
+    print("BadInputCLITests: \(tried) other bad inputs")
+  }
+}

@@ -1,0 +1,332 @@
+import Foundation
+import ReleaseArchive
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+enum FaultFixtures {
+  static let folder = RepositoryRoot.url.appendingPathComponent("Tests/Fixtures/Faults")
+  static let invalidManifests = RepositoryRoot.url.appendingPathComponent("Tests/Fixtures/Manifests/Invalid")
+
+  /// An expectation file's lines: every line except blank ones and `#` comments (the format of
+  /// `Tests/Fixtures/Manifests/README.md`).
+  static func expectedLines(_ text: String) -> [String] {
+    text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init).filter { !$0.hasPrefix("#") }
+  }
+}
+
+/// The finished `release` executable in its own process: its exit status or the signal that
+/// ended it, both streams, and whether the test had to kill it.
+struct BinaryRun {
+  var exitCode: Int32
+  /// The signal that terminated the process, nil when it exited.
+  var signal: Int32?
+  var standardOutput: String
+  var standardError: String
+  var timedOut: Bool
+  var seconds: Double
+
+  var allOutput: String { "exit \(exitCode) signal \(signal.map(String.init) ?? "-")\n" + standardOutput + standardError }
+  var standardErrorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+}
+
+/// A running `release` (or any program). Output goes to files, so no pipe can fill and block
+/// the child, and the test can read it after a SIGKILL.
+final class RunningBinary {
+  let process = Process()
+  private let outputFile: URL
+  private let errorFile: URL
+  private let started = Date()
+
+  init(
+    _ arguments: [String], in directory: URL, environment: [String: String], executable: URL = ReleaseBinary.url
+  ) throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-io-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    outputFile = scratch.appendingPathComponent("stdout")
+    errorFile = scratch.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = try FileHandle(forWritingTo: outputFile)
+    process.standardError = try FileHandle(forWritingTo: errorFile)
+    try process.run()
+  }
+
+  var pid: Int32 { process.processIdentifier }
+  var isRunning: Bool { process.isRunning }
+
+  /// Waits up to `timeout` seconds; past it the process is SIGKILLed and the run marked timed out.
+  func wait(timeout: Double) -> BinaryRun {
+    let deadline = Date().addingTimeInterval(timeout)
+    var timedOut = false
+    while process.isRunning {
+      if Date() >= deadline {
+        timedOut = true
+        kill(process.processIdentifier, SIGKILL)
+        break
+      }
+      usleep(10_000)
+    }
+    process.waitUntilExit()
+    let signalled = process.terminationReason == .uncaughtSignal
+    let run = BinaryRun(
+      exitCode: process.terminationStatus, signal: signalled ? process.terminationStatus : nil,
+      standardOutput: (try? String(contentsOf: outputFile, encoding: .utf8)) ?? "",
+      standardError: (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "",
+      timedOut: timedOut, seconds: Date().timeIntervalSince(started))
+    try? FileManager.default.removeItem(at: outputFile.deletingLastPathComponent())
+    return run
+  }
+}
+
+extension ReleaseBinary {
+  /// The test process's environment as a CI job would have it: plain output, no GitHub
+  /// annotations, no fault point, plus `extra`.
+  static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["CI"] = "true"
+    environment.removeValue(forKey: "GITHUB_ACTIONS")
+    environment.removeValue(forKey: "RELEASE_KILL_AT")
+    return environment.merging(extra) { $1 }
+  }
+
+  static func run(
+    _ arguments: [String], in directory: URL, environment extra: [String: String] = [:], timeout: Double = 300
+  ) throws -> BinaryRun {
+    try RunningBinary(arguments, in: directory, environment: environment(extra)).wait(timeout: timeout)
+  }
+}
+
+/// A directory of stand-ins for `swift` and `git` put first on PATH: each records its
+/// environment (when `RELEASE_TEST_ENV_DUMP` names a directory) and, for `swift build`, waits
+/// at a gate (when `RELEASE_TEST_GATE` names one) until the test opens it; then it runs the
+/// real program.
+final class ProgramShims {
+  let directory: URL
+  let gate: URL
+  let environmentDumps: URL
+
+  init(_ programs: [String] = ["swift"]) throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-shims-\(UUID().uuidString)")
+    gate = directory.appendingPathComponent("gate")
+    environmentDumps = directory.appendingPathComponent("environments")
+    for folder in [directory, gate, environmentDumps] {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+    for program in programs {
+      guard let real = SystemProcessRunner.find(program) else {
+        throw SystemError.programNotFound(name: program)
+      }
+      let script = """
+        #!/bin/sh
+        if [ -n "$RELEASE_TEST_ENV_DUMP" ]; then env > "$RELEASE_TEST_ENV_DUMP/\(program)-$$.env"; fi
+        if [ -n "$RELEASE_TEST_GATE" ] && [ "$1" = build ]; then
+          touch "$RELEASE_TEST_GATE/reached"
+          i=0
+          while [ ! -e "$RELEASE_TEST_GATE/open" ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done
+        fi
+        exec "\(real.path)" "$@"
+
+        """
+      let url = directory.appendingPathComponent(program)
+      try script.write(to: url, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+    }
+  }
+
+  deinit { try? FileManager.default.removeItem(at: directory) }
+
+  var path: String { directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") }
+  var reached: Bool { FileManager.default.fileExists(atPath: gate.appendingPathComponent("reached").path) }
+  func open() { _ = FileManager.default.createFile(atPath: gate.appendingPathComponent("open").path, contents: nil) }
+}
+
+/// What `dist/` may hold at any moment, even right after a SIGKILL: complete releases under
+/// final names, and hidden temporaries (`.<name>.tmp-<pid>-<id>`) that nothing reads.
+enum DistInspection {
+  /// Every way `dist` breaks that rule; empty when it holds.
+  static func problems(in dist: URL) -> [String] {
+    var problems: [String] = []
+    let fileManager = FileManager.default
+    guard let enumerator = fileManager.enumerator(atPath: dist.path) else { return [] }
+    var releaseDirectories: [String] = []
+    while let path = enumerator.nextObject() as? String {
+      let components = path.split(separator: "/").map(String.init)
+      if components.contains(where: isTemporary) {
+        continue
+      }
+      let type = enumerator.fileAttributes?[.type] as? FileAttributeType
+      switch (components.count, type) {
+      case (1, .typeDirectory?), (2, .typeDirectory?):
+        if components.count == 2 && components[0] != "logs" { releaseDirectories.append(path) }
+      case (1, .typeRegular?) where [".release.lock", "report.xml"].contains(components[0]):
+        if components[0] == "report.xml" {
+          let text = (try? String(contentsOf: dist.appendingPathComponent(path), encoding: .utf8)) ?? ""
+          if !text.hasSuffix("</testsuites>\n") { problems.append("report.xml is incomplete") }
+        }
+      case (2, .typeRegular?) where components[0] == "logs" && components[1].hasSuffix(".log"):
+        break
+      case (3, .typeRegular?) where components[0] != "logs":
+        break  // checked with its release directory
+      default:
+        problems.append("\(path): unexpected \(type.map { "\($0.rawValue)" } ?? "entry") under a final name")
+      }
+    }
+    for path in releaseDirectories { problems += releaseProblems(dist.appendingPathComponent(path), path) }
+    return problems
+  }
+
+  /// A release directory must hold exactly the zip, its `.sha256` and `release.json`, all
+  /// agreeing, and the zip must be a safe archive.
+  static func releaseProblems(_ directory: URL, _ name: String) -> [String] {
+    let files = Set(((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { !isTemporary($0) })
+    guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)) else {
+      return ["\(name): no readable release.json (holds \(files.sorted()))"]
+    }
+    var problems: [String] = []
+    let zipName = record.artifact.file
+    let expected: Set = [zipName, zipName + ".sha256", ReleaseRecord.fileName]
+    if files != expected { problems.append("\(name): holds \(files.sorted()), expected \(expected.sorted())") }
+    let zip = directory.appendingPathComponent(zipName)
+    guard let (sha256, size) = try? SHA256Digest.hexAndSize(ofFileAt: zip) else {
+      return problems + ["\(name): \(zipName) unreadable"]
+    }
+    if sha256 != record.artifact.sha256 || size != record.artifact.size {
+      problems.append("\(name): \(zipName) does not match release.json")
+    }
+    let line = (try? String(contentsOf: directory.appendingPathComponent(zipName + ".sha256"), encoding: .utf8)) ?? ""
+    if line != "\(sha256)  \(zipName)\n" { problems.append("\(name): \(zipName).sha256 does not match the zip") }
+    problems += ZipReader.safetyProblems(of: zip).map { "\(name): \($0)" }
+    return problems
+  }
+
+  /// Hidden temporaries anywhere below `directory` (relative paths).
+  static func temporaries(in directory: URL) -> [String] {
+    let all = (FileManager.default.enumerator(atPath: directory.path)?.allObjects as? [String]) ?? []
+    return all.filter { $0.split(separator: "/").last.map { isTemporary(String($0)) } ?? false }.sorted()
+  }
+
+  /// `AtomicFile.temporarySibling`'s names: `.<name>.tmp-<pid>-<8 characters>`.
+  static func isTemporary(_ name: String) -> Bool {
+    name.hasPrefix(".") && name.range(of: #"\.tmp-[0-9]+-[0-9A-Za-z]{8}$"#, options: .regularExpression) != nil
+  }
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014; the reference code is Vigna's): a tiny seeded
+/// generator, so every mutation run is the same run.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Zips written by Python's zipfile (an independent producer), with options a correct writer
+/// never uses: any entry name, any mode (symbolic links), a lying size in the headers.
+enum CraftedZip {
+  struct Entry: Encodable {
+    var name: String
+    /// Base64 of the data.
+    var data: String
+    var mode = 0o100644
+    var deflate = false
+    var declaredSize: Int64?
+
+    init(name: String, data: Data, mode: Int = 0o100644, deflate: Bool = false, declaredSize: Int64? = nil) {
+      self.name = name
+      self.data = data.base64EncodedString()
+      self.mode = mode
+      self.deflate = deflate
+      self.declaredSize = declaredSize
+    }
+  }
+
+  static let script = """
+    import base64, json, struct, sys, zipfile
+    path, spec = sys.argv[1], json.load(open(sys.argv[2]))
+    with zipfile.ZipFile(path, 'w') as archive:
+        for entry in spec:
+            info = zipfile.ZipInfo(entry['name'], date_time=(2020, 1, 1, 0, 0, 0))
+            info.create_system = 3
+            info.external_attr = entry['mode'] << 16
+            info.compress_type = zipfile.ZIP_DEFLATED if entry['deflate'] else zipfile.ZIP_STORED
+            archive.writestr(info, base64.b64decode(entry['data']))
+    lies = {entry['name']: entry['declaredSize'] for entry in spec if entry.get('declaredSize') is not None}
+    if lies:
+        archive = zipfile.ZipFile(path)
+        data = bytearray(open(path, 'rb').read())
+        for info in archive.infolist():
+            if info.filename in lies:
+                struct.pack_into('<I', data, info.header_offset + 22, lies[info.filename])
+        offset = archive.start_dir
+        while data[offset:offset + 4] == b'PK\\x01\\x02':
+            name_length, extra_length, comment_length = struct.unpack_from('<HHH', data, offset + 28)
+            name = bytes(data[offset + 46:offset + 46 + name_length]).decode()
+            if name in lies:
+                struct.pack_into('<I', data, offset + 24, lies[name])
+            offset += 46 + name_length + extra_length + comment_length
+        open(path, 'wb').write(data)
+    """
+
+  static func write(_ entries: [Entry], to zip: URL) throws {
+    try FileManager.default.createDirectory(at: zip.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let spec = zip.deletingLastPathComponent().appendingPathComponent(".spec-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: spec) }
+    try JSONEncoder().encode(entries).write(to: spec)
+    let result = try SystemProcessRunner().run(ProcessInvocation("python3", ["-c", script, zip.path, spec.path]))
+    guard result.exitCode == 0 else {
+      throw SystemError.processFailed(command: "python3 (make a zip): \(result.standardError)", exitCode: result.exitCode, logPath: nil)
+    }
+  }
+
+  /// Every entry of a real zip (files and directories, in order) as `Entry` values.
+  static func entries(of zip: URL) throws -> [Entry] {
+    var data: [String: Data] = [:]
+    try ZipReader.forEachFile(in: zip) { entry, contents in
+      var bytes = Data()
+      try contents.forEachBlock { bytes.append(contentsOf: $0) }
+      data[entry.path] = bytes
+    }
+    return try ZipReader.entries(of: zip).map { entry in
+      entry.kind == .directory
+        ? Entry(name: entry.path, data: Data(), mode: 0o40755)
+        : Entry(name: entry.path, data: data[entry.path] ?? Data(), deflate: !entry.path.hasSuffix(".mlmodel"))
+    }
+  }
+}
+
+/// Every regular file below `directory` whose bytes contain one of `needles` (relative path →
+/// the needles found), skipping directories named in `skipping` (a build directory).
+func filesContaining(_ needles: [String], under directory: URL, skipping: Set<String> = []) -> [String: [String]] {
+  var found: [String: [String]] = [:]
+  guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return found }
+  let patterns = needles.map { Data($0.utf8) }
+  while let path = enumerator.nextObject() as? String {
+    if skipping.contains((path as NSString).lastPathComponent), enumerator.fileAttributes?[.type] as? FileAttributeType == .typeDirectory {
+      enumerator.skipDescendants()
+      continue
+    }
+    guard enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular,
+      let data = try? Data(contentsOf: directory.appendingPathComponent(path))
+    else { continue }
+    let hits = zip(needles, patterns).filter { data.range(of: $0.1) != nil }.map(\.0)
+    if !hits.isEmpty { found[path] = hits }
+  }
+  return found
+}
