@@ -1,11 +1,15 @@
 // swift-tools-version:5.9
 import PackageDescription
 
-// Every customer's package is this manifest with another `name:`. The core module is identical
-// for all of them and does not depend on the customer module, so a build directory warmed by
-// one customer only recompiles `ContextSDK` (registry and models) for the next.
+// Package "ContextSDK_FixtureCo": ContextSDK built for one customer.
+//
+// Every customer's manifest is this file, byte for byte but for the line above: the manifest
+// `name:` stays "ContextSDK" (SwiftPM identifies a dependency by its URL, not by this name), so
+// the SwiftPM-generated test modules keep their names across customers. The core module is
+// identical for all of them and does not depend on the customer module, so a build directory
+// warmed by one customer only recompiles `ContextSDK` (registry and models) for the next.
 let package = Package(
-  name: "ContextSDK_FixtureCo",
+  name: "ContextSDK",
   platforms: [.iOS(.v14), .macOS(.v11), .tvOS(.v14), .watchOS(.v7)],
   products: [
     .library(name: "ContextSDK", targets: ["ContextSDK"])
