@@ -68,7 +68,8 @@ public enum ConsumerPackage {
 
   /// Writes `Package.swift` and `Sources/Consumer/main.swift` into `directory`.
   public static func generate(
-    sdkPackage: URL, sdkPackageName: String, flows: [Flow], allowedBundleIdentifier: String, into directory: URL
+    sdkPackage: URL, sdkPackageName: String, flows: [Flow], allowedBundleIdentifier: String,
+    into directory: URL
   ) throws {
     let manifest = try TemplateRenderer.render(
       manifestTemplate, file: "Consumer/Package.swift",

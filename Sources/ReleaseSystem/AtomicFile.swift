@@ -18,7 +18,9 @@ public enum AtomicFile {
     var removed: [URL] = []
     for name in names.sorted() {
       if let fileName, !name.hasPrefix(".\(fileName).tmp-") { continue }
-      guard let owner = temporaryOwner(name), owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else { continue }
+      guard let owner = temporaryOwner(name), owner != getpid(), kill(owner, 0) != 0, errno == ESRCH else {
+        continue
+      }
       let url = directory.appendingPathComponent(name)
       if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
     }

@@ -33,7 +33,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
     case .locked(let path, let holder):
       // flock(2) locks die with their process, so a held lock is never stale: removing the
       // file would only let a third run start beside the holder.
-      return "\(path): another release is running (\(holder)); wait for it to finish (the lock is freed when it exits)"
+      return
+        "\(path): another release is running (\(holder)); wait for it to finish (the lock is freed when it exits)"
     }
   }
 }

@@ -149,7 +149,8 @@ final class ManifestLoaderTests: XCTestCase {
     // The slug is cut at 40 characters; a hyphen left at the cut is dropped.
     let name = String(repeating: "a", count: 39) + " Fitness"
     let json = acme.replacingOccurrences(of: #""id": "acme""#, with: #""name": "\#(name)""#)
-    let manifest = try ManifestLoader.load(path: "customers.json", data: Data("[\(json)]".utf8), store: ListedFlowsModelStore())
+    let manifest = try ManifestLoader.load(
+      path: "customers.json", data: Data("[\(json)]".utf8), store: ListedFlowsModelStore())
     XCTAssertEqual(manifest.customers.map(\.id), [String(repeating: "a", count: 39)])
   }
 

@@ -8,7 +8,9 @@ final class AtomicFileTests: XCTestCase {
     let target = directory.url.appendingPathComponent("a/b/file.txt")
     try AtomicFile.write("hello\n", to: target)
     XCTAssertEqual(try String(contentsOf: target, encoding: .utf8), "hello\n")
-    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path), ["file.txt"])
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: target.deletingLastPathComponent().path),
+      ["file.txt"])
   }
 
   func testFailedProduceLeavesNothingUnderTheFinalName() throws {
@@ -49,8 +51,11 @@ final class AtomicFileTests: XCTestCase {
     }
     let directory = try TemporaryDirectory()
     try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: directory.url.path)
-    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path) }
-    XCTAssertThrowsError(try AtomicFile.write("x", to: directory.url.appendingPathComponent("file"))) { error in
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.url.path)
+    }
+    XCTAssertThrowsError(try AtomicFile.write("x", to: directory.url.appendingPathComponent("file"))) {
+      error in
       XCTAssertTrue(error is SystemError, "\(error)")
     }
   }

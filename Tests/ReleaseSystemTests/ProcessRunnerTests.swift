@@ -4,7 +4,8 @@ import XCTest
 
 final class ProcessRunnerTests: XCTestCase {
   func testCapturesOutputAndExitCode() throws {
-    let result = try SystemProcessRunner().run(ProcessInvocation("sh", ["-c", "echo out; echo err >&2; exit 3"]))
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation("sh", ["-c", "echo out; echo err >&2; exit 3"]))
     XCTAssertEqual(result.exitCode, 3)
     XCTAssertEqual(result.standardOutput, "out\n")
     XCTAssertEqual(result.standardError, "err\n")
@@ -22,7 +23,8 @@ final class ProcessRunnerTests: XCTestCase {
   }
 
   func testMissingProgramIsATypedError() {
-    XCTAssertThrowsError(try SystemProcessRunner().run(ProcessInvocation("no-such-program-xyz", []))) { error in
+    XCTAssertThrowsError(try SystemProcessRunner().run(ProcessInvocation("no-such-program-xyz", []))) {
+      error in
       XCTAssertEqual(error as? SystemError, .programNotFound(name: "no-such-program-xyz"))
     }
   }
@@ -30,7 +32,8 @@ final class ProcessRunnerTests: XCTestCase {
   func testLargeOutputDoesNotDeadlock() throws {
     // 1 MB on each pipe: more than a pipe buffer, so both must be drained concurrently.
     let result = try SystemProcessRunner().run(
-      ProcessInvocation("sh", ["-c", "head -c 1000000 /dev/zero | tr '\\0' a; head -c 1000000 /dev/zero | tr '\\0' b >&2"]))
+      ProcessInvocation(
+        "sh", ["-c", "head -c 1000000 /dev/zero | tr '\\0' a; head -c 1000000 /dev/zero | tr '\\0' b >&2"]))
     XCTAssertEqual(result.standardOutput.count, 1_000_000)
     XCTAssertEqual(result.standardError.count, 1_000_000)
   }

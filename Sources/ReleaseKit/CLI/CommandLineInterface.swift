@@ -86,7 +86,8 @@ enum ReleaseCommand {
     var options = ReleaseOptions()
     if command == "all" {
       if let extra = parsed.positionals.first {
-        throw ReleaseError.usage("'\(extra)': 'release all' takes no customer names; use 'release customer \(extra)'")
+        throw ReleaseError.usage(
+          "'\(extra)': 'release all' takes no customer names; use 'release customer \(extra)'")
       }
     } else {
       guard !parsed.positionals.isEmpty else {
@@ -145,7 +146,8 @@ enum ReleaseCommand {
   /// The ordered steps of a release.
   static func pipeline() -> Pipeline {
     Pipeline([
-      LoadInputsStep(), PlanStep(), LockStep(), BuildCustomersStep(), CheckArtifactsStep(), PublishStep(), TagStep(),
+      LoadInputsStep(), PlanStep(), LockStep(), BuildCustomersStep(), CheckArtifactsStep(), PublishStep(),
+      TagStep(),
       WriteStateStep(),
     ])
   }
@@ -171,7 +173,8 @@ enum BumpCommand {
   static func run(arguments: [String], services: Services) throws {
     let parsed = try Arguments(
       arguments, spec: .init(flags: ["--dry-run"], options: ["--state", "--templates"]), command: "bump")
-    guard parsed.positionals.count == 1, let part = SemanticVersion.Part(rawValue: parsed.positionals[0]) else {
+    guard parsed.positionals.count == 1, let part = SemanticVersion.Part(rawValue: parsed.positionals[0])
+    else {
       let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
       throw ReleaseError.usage("bump: expected one of major, minor, patch; found \(found)")
     }

@@ -23,20 +23,24 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
       for diagnostic in diagnostics {
         var properties = "file=\(Self.escapeProperty(diagnostic.file))"
         if let line = diagnostic.line { properties += ",line=\(line)" }
-        output.write(line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: .standardOutput)
+        output.write(
+          line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: .standardOutput)
       }
     case .customerFinished(let outcome):
       // The whole group is written under one lock so parallel customers' logs never mix.
       lock.lock()
       defer { lock.unlock() }
       if outcome.status == "failed" {
-        let message = "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
-        output.write(line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: .standardOutput)
+        let message =
+          "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
+        output.write(
+          line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: .standardOutput)
       }
       guard let log = outcome.logFile else { return }
       let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
       guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
-      output.write(line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: .standardOutput)
+      output.write(
+        line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: .standardOutput)
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         // A log line starting with "::" would be read as a workflow command; break it.
         output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: .standardOutput)
@@ -65,11 +69,15 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
   }
 
   static func markdown(_ outcomes: [ReleaseEvent.CustomerOutcome]) -> String {
-    var lines = ["### release", "", "| Customer | Version | Status | Time | Artifact |", "| --- | --- | --- | --- | --- |"]
+    var lines = [
+      "### release", "", "| Customer | Version | Status | Time | Artifact |",
+      "| --- | --- | --- | --- | --- |",
+    ]
     for outcome in outcomes {
       let status = outcome.status == "failed" ? "❌ failed (\(outcome.failedStep ?? "?"))" : outcome.status
       let cells = [
-        outcome.id, outcome.version, status, String(format: "%.1fs", outcome.seconds), outcome.artifact ?? "-",
+        outcome.id, outcome.version, status, String(format: "%.1fs", outcome.seconds),
+        outcome.artifact ?? "-",
       ].map { $0.replacingOccurrences(of: "|", with: "\\|") }
       lines.append("| " + cells.joined(separator: " | ") + " |")
     }

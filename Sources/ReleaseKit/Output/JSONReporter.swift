@@ -16,7 +16,9 @@ public final class JSONReporter: Reporter, @unchecked Sendable {
   public func report(_ event: ReleaseEvent) {
     guard var object = Self.object(for: event) else { return }
     object["time"] = formatter.string(from: clock.now())
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
+    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+      return
+    }
     output.write(line: String(decoding: data, as: UTF8.self), to: .standardOutput)
   }
 

@@ -5,7 +5,9 @@ import ReleaseSystem
 /// natively. A failed customer is a `<failure>` with its step, reason and log tail; an
 /// up-to-date one is a passing case marked as skipped work in its system-out.
 enum JUnitReport {
-  static func xml(_ outcomes: [ReleaseEvent.CustomerOutcome], logTails: [String: [String]], seconds: Double) -> String {
+  static func xml(_ outcomes: [ReleaseEvent.CustomerOutcome], logTails: [String: [String]], seconds: Double)
+    -> String
+  {
     let failures = outcomes.filter { $0.status == "failed" }.count
     let cancelled = outcomes.filter { $0.status == "cancelled" }.count
     var lines = [
@@ -15,7 +17,8 @@ enum JUnitReport {
     ]
     for outcome in outcomes {
       let name = escape("\(outcome.id) \(outcome.version)")
-      lines.append(#"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
+      lines.append(
+        #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
       var properties = [("status", outcome.status)]
       if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
       if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
@@ -29,11 +32,14 @@ enum JUnitReport {
       case "failed":
         let message = escape("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
         let tail = escape((logTails[outcome.id] ?? []).joined(separator: "\n"))
-        lines.append(#"      <failure message="\#(message)" type="\#(escape(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#)
+        lines.append(
+          #"      <failure message="\#(message)" type="\#(escape(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
+        )
       case "cancelled":
         lines.append(#"      <skipped message="not started: --fail-fast stopped the run"/>"#)
       case "up to date":
-        lines.append("      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
+        lines.append(
+          "      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
       default:
         if let tests = outcome.testCount {
           lines.append("      <system-out>swift test ran \(tests) tests</system-out>")

@@ -99,7 +99,8 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
     for row in rows {
       let seconds = row.finishedSeconds ?? row.started.map { now - $0 }
       let elapsed = seconds.map { String(format: "%6.1fs", $0) } ?? "       "
-      text += "\u{1B}[2K  \(row.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(row.version)  \(elapsed)  \(row.state)\n"
+      text +=
+        "\u{1B}[2K  \(row.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(row.version)  \(elapsed)  \(row.state)\n"
     }
     drawnLines = rows.count
     output.write(line: String(text.dropLast()), to: .standardOutput)

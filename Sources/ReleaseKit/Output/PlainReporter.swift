@@ -12,7 +12,8 @@ enum ReporterFactory {
       // Events on stdout for tools; errors also on stderr for the person watching.
       reporters.append(JSONReporter(output: services.output, clock: services.clock))
       reporters.append(ErrorLinesReporter(output: services.output))
-    } else if let terminal = services.output as? StandardOutput, terminal.isTerminal, environment["CI"] == nil {
+    } else if let terminal = services.output as? StandardOutput, terminal.isTerminal, environment["CI"] == nil
+    {
       reporters.append(LiveStatusReporter(output: services.output, clock: services.clock))
     } else {
       reporters.append(PlainReporter(output: services.output, clock: services.clock))
@@ -20,7 +21,8 @@ enum ReporterFactory {
     if environment["GITHUB_ACTIONS"] == "true" {
       reporters.append(
         GitHubActionsReporter(
-          output: services.output, stepSummary: environment["GITHUB_STEP_SUMMARY"].map(URL.init(fileURLWithPath:)),
+          output: services.output,
+          stepSummary: environment["GITHUB_STEP_SUMMARY"].map(URL.init(fileURLWithPath:)),
           root: services.root))
     }
     if !options.dryRun {
@@ -75,7 +77,9 @@ public final class PlainReporter: Reporter, @unchecked Sendable {
           .standardError)
         if let log = outcome.logFile { line("  log: \(log)", .standardError) }
       } else {
-        line("done \(outcome.id) \(outcome.version) \(outcome.status) in \(seconds) -> \(outcome.artifact ?? "-")")
+        line(
+          "done \(outcome.id) \(outcome.version) \(outcome.status) in \(seconds) -> \(outcome.artifact ?? "-")"
+        )
       }
     case .customerLogTail(let id, let lines):
       lines.forEach { output.write(line: "  \(id) | \($0)", to: .standardError) }

@@ -137,7 +137,8 @@ extension CustomerJob {
     let released = status == .succeeded || status == .upToDate
     var outcome = ReleaseEvent.CustomerOutcome(
       id: id, version: version.description, status: "", seconds: duration,
-      artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil, testCount: testCount,
+      artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil,
+      testCount: testCount,
       failedStep: nil, reason: nil, logFile: relative(logFile))
     switch status {
     case .pending: outcome.status = "pending"

@@ -64,10 +64,12 @@ public struct ReleaseRecord: Codable, Equatable, Sendable {
   public static func load(from url: URL) throws -> ReleaseRecord {
     let data: Data
     do { data = try Data(contentsOf: url) } catch {
-      throw SystemError.cannotRead(path: url.path, reason: "no release.json (expected one beside the archive)")
+      throw SystemError.cannotRead(
+        path: url.path, reason: "no release.json (expected one beside the archive)")
     }
     do { return try JSONDecoder().decode(ReleaseRecord.self, from: data) } catch {
-      throw SystemError.cannotRead(path: url.path, reason: "not a release.json written by this tool (\(error))")
+      throw SystemError.cannotRead(
+        path: url.path, reason: "not a release.json written by this tool (\(error))")
     }
   }
 

@@ -51,14 +51,18 @@ struct ArtifactChecks {
         }
         guard entry.path.hasPrefix(top) else {
           problems.append("\(name): entry \(entry.path) is outside \(top)")
-          if let foreign { problems.append("\(name): \(entry.path) is \(foreign), a model this customer does not ship") }
+          if let foreign {
+            problems.append("\(name): \(entry.path) is \(foreign), a model this customer does not ship")
+          }
           return
         }
         let path = String(entry.path.dropFirst(top.count))
         seen.insert(path)
         if let listedFile = listed[path] {
           if listedFile.sha256 != sha256 || listedFile.size != size {
-            problems.append("\(name): \(path) has sha256 \(sha256.prefix(12))…, expected \(listedFile.sha256.prefix(12))… from release.json")
+            problems.append(
+              "\(name): \(path) has sha256 \(sha256.prefix(12))…, expected \(listedFile.sha256.prefix(12))… from release.json"
+            )
           }
         } else {
           problems.append("\(name): \(path) is not listed in release.json")
@@ -69,10 +73,12 @@ struct ArtifactChecks {
         if path.hasSuffix(".mlmodel") {
           if let model = modelEntries[path] {
             if model.sha256 != sha256 {
-              problems.append("\(name): \(path) is not \(model.flowName) v\(model.modelVersion) (sha256 differs)")
+              problems.append(
+                "\(name): \(path) is not \(model.flowName) v\(model.modelVersion) (sha256 differs)")
             }
           } else {
-            problems.append("\(name): \(path) is a model release.json does not list for \(record.customer.id)")
+            problems.append(
+              "\(name): \(path) is a model release.json does not list for \(record.customer.id)")
           }
         }
       }
@@ -85,9 +91,11 @@ struct ArtifactChecks {
     if let expectedModels {
       let shipped = Set(record.models.map { ModelReference(flowName: $0.flowName, version: $0.modelVersion) })
       if shipped != expectedModels {
-        let describe = { (set: Set<ModelReference>) in set.sorted().map(\.description).joined(separator: ", ") }
+        let describe = { (set: Set<ModelReference>) in set.sorted().map(\.description).joined(separator: ", ")
+        }
         problems.append(
-          "\(name): ships \(describe(shipped)); the manifest names \(describe(expectedModels)) for \(record.customer.id)")
+          "\(name): ships \(describe(shipped)); the manifest names \(describe(expectedModels)) for \(record.customer.id)"
+        )
       }
     }
     return problems
@@ -126,7 +134,8 @@ struct CheckArtifactsStep: Step {
     for job in context.jobs {
       let directory = job.releaseDirectory(in: context.distDirectory)
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-      let checks = ArtifactChecks(storeModels: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
+      let checks = ArtifactChecks(
+        storeModels: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
       problems += checks.problems(releaseDirectory: directory, record: record).map { "\(job.id): \($0)" }
     }
     if !problems.isEmpty {

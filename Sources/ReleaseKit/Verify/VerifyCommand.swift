@@ -20,7 +20,8 @@ enum VerifyCommand {
     let parsed = try Arguments(
       arguments, spec: .init(flags: ["--no-build"], options: ["--manifest", "--models"]), command: "verify")
     guard !parsed.positionals.isEmpty else {
-      throw ReleaseError.usage("verify: expected a zip, a release directory, a dist directory or a release.json; found none")
+      throw ReleaseError.usage(
+        "verify: expected a zip, a release directory, a dist directory or a release.json; found none")
     }
     let manifestPath = parsed.value("--manifest") ?? ReleaseOptions().manifestPath
     let modelsPath = parsed.value("--models") ?? ReleaseOptions().modelsPath
@@ -35,7 +36,8 @@ enum VerifyCommand {
     var failed = 0
     for directory in releases {
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-      output.write(line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
+      output.write(
+        line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
       var problems: [String] = []
       let customer = manifest.customer(matching: record.customer.id)
       if customer == nil {
@@ -65,7 +67,8 @@ enum VerifyCommand {
       if !problems.isEmpty { failed += 1 }
     }
     output.write(
-      line: "\(releases.count - failed) of \(releases.count) release\(releases.count == 1 ? "" : "s") verified",
+      line:
+        "\(releases.count - failed) of \(releases.count) release\(releases.count == 1 ? "" : "s") verified",
       to: .standardOutput)
     if failed > 0 { throw ReleaseError.stepFailed(step: "verify", reason: Failed(count: failed).description) }
   }
@@ -88,12 +91,14 @@ enum VerifyCommand {
       return [url]
     }
     var found: [URL] = []
-    for id in (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? [] where !id.hasPrefix(".") {
+    for id in (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? []
+    where !id.hasPrefix(".") {
       let customer = url.appendingPathComponent(id)
       for version in (try? FileManager.default.contentsOfDirectory(atPath: customer.path))?.sorted() ?? []
       where !version.hasPrefix(".") {
         let release = customer.appendingPathComponent(version)
-        if FileManager.default.fileExists(atPath: release.appendingPathComponent(ReleaseRecord.fileName).path) {
+        if FileManager.default.fileExists(atPath: release.appendingPathComponent(ReleaseRecord.fileName).path)
+        {
           found.append(release)
         }
       }
@@ -107,7 +112,8 @@ enum VerifyCommand {
   /// Extracts the archive with libarchive's secure flags into a temporary directory, runs
   /// `swift build` and `swift test` there, then builds and runs a consumer of it.
   static func buildAndConsume(directory: URL, record: ReleaseRecord, services: Services) throws {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("release-verify-\(UUID().uuidString)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-verify-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let package = try ZipReader.extract(
       directory.appendingPathComponent(record.artifact.file), into: scratch.appendingPathComponent("package"))
@@ -118,14 +124,17 @@ enum VerifyCommand {
         ProcessInvocation("swift", arguments, in: directory, environment: environment, logFile: log))
       guard result.exitCode == 0 else {
         let tail = LogTail.lastLines(of: log, count: 15).joined(separator: "\n    ")
-        throw SystemError.processFailed(command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil)
-          .withTail(tail)
+        throw SystemError.processFailed(
+          command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil
+        )
+        .withTail(tail)
       }
     }
     try swift(["build"], in: package)
     try swift(["test"], in: package)
     let tests = TestCount.parse(log: log).map { " (\($0) tests)" } ?? ""
-    services.output.write(line: "  ok  swift build and swift test of the extracted package\(tests)", to: .standardOutput)
+    services.output.write(
+      line: "  ok  swift build and swift test of the extracted package\(tests)", to: .standardOutput)
 
     let consumer = scratch.appendingPathComponent("consumer")
     try ConsumerPackage.generate(
@@ -140,7 +149,8 @@ enum VerifyCommand {
         binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) + "/Consumer", [], in: consumer,
         environment: environment))
     guard run.exitCode == 0 else {
-      throw VerifyError.consumerFailed(output: (run.standardError + run.standardOutput).trimmingCharacters(in: .whitespacesAndNewlines))
+      throw VerifyError.consumerFailed(
+        output: (run.standardError + run.standardOutput).trimmingCharacters(in: .whitespacesAndNewlines))
     }
     let calls = run.standardOutput.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count
     services.output.write(

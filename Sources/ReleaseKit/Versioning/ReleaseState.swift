@@ -26,7 +26,8 @@ public struct ReleaseState: Codable, Equatable, Sendable {
     let data: Data
     do { data = try Data(contentsOf: url) } catch {
       throw ReleaseError.invalidInput(
-        "\(displayPath): cannot read the state file (expected a JSON object with \"sdkVersion\" and \"customers\")")
+        "\(displayPath): cannot read the state file (expected a JSON object with \"sdkVersion\" and \"customers\")"
+      )
     }
     do { return try JSONDecoder().decode(ReleaseState.self, from: data) } catch let error as DecodingError {
       throw ReleaseError.invalidInput("\(displayPath): \(Self.describe(error))")

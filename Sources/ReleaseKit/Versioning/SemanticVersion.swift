@@ -16,12 +16,13 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
   public init?(_ text: String) {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3,
-      let numbers = Optional(parts.compactMap { part -> Int? in
-        guard !part.isEmpty, part.count <= 9, part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber),
-          part == "0" || !part.hasPrefix("0")
-        else { return nil }
-        return Int(part)
-      }), numbers.count == 3
+      let numbers = Optional(
+        parts.compactMap { part -> Int? in
+          guard !part.isEmpty, part.count <= 9, part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber),
+            part == "0" || !part.hasPrefix("0")
+          else { return nil }
+          return Int(part)
+        }), numbers.count == 3
     else { return nil }
     self.init(numbers[0], numbers[1], numbers[2])
   }
@@ -46,7 +47,8 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
     let text = try decoder.singleValueContainer().decode(String.self)
     guard let version = SemanticVersion(text) else {
       throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "expected major.minor.patch, found \"\(text)\""))
+        .init(
+          codingPath: decoder.codingPath, debugDescription: "expected major.minor.patch, found \"\(text)\""))
     }
     self = version
   }

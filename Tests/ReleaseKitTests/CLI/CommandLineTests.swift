@@ -16,7 +16,9 @@ final class CommandLineTests: XCTestCase {
   }
 
   func testHelpForEveryCommand() {
-    for arguments in [["--help"], ["help"], ["all", "--help"], ["customer", "-h"], ["verify", "--help"], ["bump", "--help"]] {
+    for arguments in [
+      ["--help"], ["help"], ["all", "--help"], ["customer", "-h"], ["verify", "--help"], ["bump", "--help"],
+    ] {
       let (code, output) = run(arguments)
       XCTAssertEqual(code, 0, "\(arguments)")
       XCTAssertTrue(output.standardOutput.joined().contains("USAGE: release"), "\(arguments)")
@@ -47,7 +49,8 @@ final class CommandLineTests: XCTestCase {
       let (code, output) = run(arguments)
       XCTAssertEqual(code, 2, "\(arguments)")
       XCTAssertEqual(output.standardError.count, 1, "\(arguments): \(output.standardError)")
-      XCTAssertTrue(output.standardError.first?.contains(expected) == true, "\(arguments): \(output.standardError)")
+      XCTAssertTrue(
+        output.standardError.first?.contains(expected) == true, "\(arguments): \(output.standardError)")
     }
   }
 

@@ -32,7 +32,8 @@ final class CustomerReleaseTests: XCTestCase {
     let zip = release.appendingPathComponent("ContextSDK_Acme-2.4.0.zip")
     XCTAssertTrue(FileManager.default.fileExists(atPath: zip.path), first.allOutput)
     // Only the named customer was released.
-    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
 
     // The entries are the template's files (".tmpl" rendered away), plus Acme's two models.
     let models = ["onboarding_upsell": 73, "paywall_timing": 14]
@@ -41,15 +42,18 @@ final class CustomerReleaseTests: XCTestCase {
       expected.insert("Sources/ContextSDK/Resources/Models/\(flow)_v\(version).mlmodel")
     }
     let entries = try ZipReader.entries(of: zip)
-    XCTAssertEqual(Set(entries.filter { $0.kind == .file }.map(\.path)), Set(expected.map { "ContextSDK_Acme/" + $0 }))
+    XCTAssertEqual(
+      Set(entries.filter { $0.kind == .file }.map(\.path)), Set(expected.map { "ContextSDK_Acme/" + $0 }))
     XCTAssertTrue(entries.allSatisfy { $0.path.hasPrefix("ContextSDK_Acme/") })
 
     // Model bytes are the store's, and no other model of the store is inside.
     var digests: [String: String] = [:]
-    try ZipReader.forEachFile(in: zip) { entry, data in digests[entry.path] = try data.sha256AndSize().sha256 }
+    try ZipReader.forEachFile(in: zip) { entry, data in digests[entry.path] = try data.sha256AndSize().sha256
+    }
     for (flow, version) in models {
       let stored = try SHA256Digest.hex(ofFileAt: workspace.file("models/\(flow)/\(version).mlmodel"))
-      XCTAssertEqual(digests["ContextSDK_Acme/Sources/ContextSDK/Resources/Models/\(flow)_v\(version).mlmodel"], stored)
+      XCTAssertEqual(
+        digests["ContextSDK_Acme/Sources/ContextSDK/Resources/Models/\(flow)_v\(version).mlmodel"], stored)
     }
     let foreign = try Self.storeDigests(workspace.file("models"))
       .filter { reference, _ in !models.contains { "\($0.key)/\($0.value).mlmodel" == reference } }
@@ -60,10 +64,13 @@ final class CustomerReleaseTests: XCTestCase {
 
     // `unzip` agrees (an independent reader), and the checksum file matches sha256sum.
     let unzip = try SystemProcessRunner().run(ProcessInvocation("unzip", ["-Z1", zip.path]))
-    XCTAssertEqual(Set(unzip.standardOutput.split(separator: "\n").map(String.init)), Set(entries.map(\.path)))
-    let sha256sum = try SystemProcessRunner().run(ProcessInvocation("sha256sum", ["ContextSDK_Acme-2.4.0.zip"], in: release))
     XCTAssertEqual(
-      try String(contentsOf: release.appendingPathComponent("ContextSDK_Acme-2.4.0.zip.sha256"), encoding: .utf8),
+      Set(unzip.standardOutput.split(separator: "\n").map(String.init)), Set(entries.map(\.path)))
+    let sha256sum = try SystemProcessRunner().run(
+      ProcessInvocation("sha256sum", ["ContextSDK_Acme-2.4.0.zip"], in: release))
+    XCTAssertEqual(
+      try String(
+        contentsOf: release.appendingPathComponent("ContextSDK_Acme-2.4.0.zip.sha256"), encoding: .utf8),
       sha256sum.standardOutput)
 
     // release.json describes it; the state file records the version.

@@ -2,11 +2,11 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
+@testable import ReleaseKit
+
 #if canImport(FoundationXML)
   import FoundationXML
 #endif
-
-@testable import ReleaseKit
 
 /// `release all` as CI runs it: skip decisions, re-releasing only what a change touches,
 /// failure isolation, and the machine-readable outputs.
@@ -33,7 +33,8 @@ final class ReleaseAllTests: XCTestCase {
   func statuses(_ run: Workspace.Run) throws -> [String: String] {
     let summary = try XCTUnwrap(try events(run).last { $0["event"] as? String == "summary" })
     let customers = try XCTUnwrap(summary["customers"] as? [[String: Any]])
-    return Dictionary(uniqueKeysWithValues: customers.map { ($0["id"] as! String, "\($0["version"]!) \($0["status"]!)") })
+    return Dictionary(
+      uniqueKeysWithValues: customers.map { ($0["id"] as! String, "\($0["version"]!) \($0["status"]!)") })
   }
 
   /// Appends an unknown length-delimited protobuf field: the file stays a valid Core ML
@@ -63,37 +64,49 @@ final class ReleaseAllTests: XCTestCase {
     let workspace = try Workspace(manifest: Self.manifest)
     let cold = workspace.run(["all", "--json", "--skip-tests"])
     XCTAssertEqual(cold.exitCode, 0, cold.allOutput)
-    XCTAssertEqual(try statuses(cold), ["acme": "2.4.0 built", "bluebird": "2.4.0 built", "ember": "2.4.0 built"])
+    XCTAssertEqual(
+      try statuses(cold), ["acme": "2.4.0 built", "bluebird": "2.4.0 built", "ember": "2.4.0 built"])
 
     // Unchanged: nothing is rebuilt and dist/ keeps its bytes.
-    let before = Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") }
+    let before = Workspace.snapshot(workspace.dist).filter {
+      $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json")
+    }
     let rerun = workspace.run(["all", "--json", "--skip-tests"])
     XCTAssertEqual(rerun.exitCode, 0, rerun.allOutput)
     XCTAssertEqual(
-      try statuses(rerun), ["acme": "2.4.0 up to date", "bluebird": "2.4.0 up to date", "ember": "2.4.0 up to date"])
+      try statuses(rerun),
+      ["acme": "2.4.0 up to date", "bluebird": "2.4.0 up to date", "ember": "2.4.0 up to date"])
     XCTAssertEqual(
-      Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") }, before)
+      Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") },
+      before)
 
     // bluebird's model changes: the dry run says why, and writes nothing.
     try Self.touchModel(workspace.file("models/onboarding_upsell/72.mlmodel"))
     let plan = workspace.run(["all", "--json", "--dry-run"])
     XCTAssertEqual(plan.exitCode, 0, plan.allOutput)
-    let planned = try XCTUnwrap(try events(plan).first { $0["event"] as? String == "plan" }?["customers"] as? [[String: String]])
+    let planned = try XCTUnwrap(
+      try events(plan).first { $0["event"] as? String == "plan" }?["customers"] as? [[String: String]])
     XCTAssertEqual(planned.map { $0["action"] }, ["up to date", "build", "up to date"])
     XCTAssertEqual(planned[1]["version"], "2.4.1")
     XCTAssertTrue(planned[1]["reason"]?.contains("model onboarding_upsell v72") == true, "\(planned[1])")
     XCTAssertEqual(
-      Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") }, before)
+      Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") },
+      before)
 
     // The real run re-releases bluebird alone, with the next patch version.
     let changed = workspace.run(["all", "--json", "--skip-tests"])
     XCTAssertEqual(changed.exitCode, 0, changed.allOutput)
     XCTAssertEqual(
-      try statuses(changed), ["acme": "2.4.0 up to date", "bluebird": "2.4.1 built", "ember": "2.4.0 up to date"])
+      try statuses(changed),
+      ["acme": "2.4.0 up to date", "bluebird": "2.4.1 built", "ember": "2.4.0 up to date"])
     let state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
-    XCTAssertEqual(state.customers.mapValues(\.version.description), ["acme": "2.4.0", "bluebird": "2.4.1", "ember": "2.4.0"])
+    XCTAssertEqual(
+      state.customers.mapValues(\.version.description),
+      ["acme": "2.4.0", "bluebird": "2.4.1", "ember": "2.4.0"])
     // The earlier version stays as it was: versions are immutable.
-    XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird/2.4.0/release.json").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(
+        atPath: workspace.dist.appendingPathComponent("bluebird/2.4.0/release.json").path))
   }
 
   func testOneFailingCustomerDoesNotStopTheOthersAndNothingOfItIsWritten() throws {
@@ -102,41 +115,53 @@ final class ReleaseAllTests: XCTestCase {
     // bluebird's generated package fails its own `swift test`.
     let model = workspace.file("models/onboarding_upsell/72.mlmodel")
     var bytes = try Data(contentsOf: model)
-    XCTAssertEqual(Array(bytes.prefix(1)), [0x08], "a Core ML model starts with field 1 (specificationVersion)")
+    XCTAssertEqual(
+      Array(bytes.prefix(1)), [0x08], "a Core ML model starts with field 1 (specificationVersion)")
     bytes[1] = 7
     try bytes.write(to: model)
 
     let run = workspace.run(["all", "--json", "--jobs", "2"], environment: ["GITHUB_ACTIONS": "false"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
-    XCTAssertEqual(try statuses(run), ["acme": "2.4.0 built", "bluebird": "2.4.0 failed", "ember": "2.4.0 built"])
+    XCTAssertEqual(
+      try statuses(run), ["acme": "2.4.0 built", "bluebird": "2.4.0 failed", "ember": "2.4.0 built"])
     let failed = try XCTUnwrap(try events(run).first { $0["event"] as? String == "customer_failed" })
     XCTAssertEqual(failed["failed_step"] as? String, "build and test")
     XCTAssertEqual(failed["log"] as? String, "dist/logs/bluebird.log")
-    XCTAssertTrue(try String(contentsOf: workspace.file("dist/logs/bluebird.log"), encoding: .utf8).contains("error"))
+    XCTAssertTrue(
+      try String(contentsOf: workspace.file("dist/logs/bluebird.log"), encoding: .utf8).contains("error"))
 
     // Nothing of bluebird under a final name; the others are complete; versions not recorded.
-    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
-    XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("acme/2.4.0/release.json").path))
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(
+        atPath: workspace.dist.appendingPathComponent("acme/2.4.0/release.json").path))
     let state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     XCTAssertEqual(state.customers, [:])
 
     // JUnit: one case per customer, bluebird's a failure with its log tail.
     let report = try XMLDocument(contentsOf: workspace.file("dist/report.xml"))
     XCTAssertEqual(try report.nodes(forXPath: "//testcase").count, 3)
-    let failure = try XCTUnwrap(try report.nodes(forXPath: "//testcase[@name='bluebird 2.4.0']/failure").first)
+    let failure = try XCTUnwrap(
+      try report.nodes(forXPath: "//testcase[@name='bluebird 2.4.0']/failure").first)
     XCTAssertFalse((failure.stringValue ?? "").isEmpty)
   }
 
   func testManifestErrorsBecomeGitHubAnnotationsWithLines() throws {
-    let broken = Self.manifest.replacingOccurrences(of: "a91c44d2-0b7e-4c3f-8d26-5e1f9b0a7c33", with: "not-a-uuid")
+    let broken = Self.manifest.replacingOccurrences(
+      of: "a91c44d2-0b7e-4c3f-8d26-5e1f9b0a7c33", with: "not-a-uuid")
     let workspace = try Workspace(manifest: broken)
-    let lineOfError = broken.split(separator: "\n", omittingEmptySubsequences: false)
+    let lineOfError =
+      broken.split(separator: "\n", omittingEmptySubsequences: false)
       .firstIndex { $0.contains("not-a-uuid") }! + 1
     let summary = workspace.file("summary.md")
-    let run = workspace.run(["all"], environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
+    let run = workspace.run(
+      ["all"], environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
     XCTAssertEqual(run.exitCode, 2)
     let annotation = try XCTUnwrap(run.standardOutput.first { $0.hasPrefix("::error ") }, run.allOutput)
-    XCTAssertTrue(annotation.hasPrefix("::error file=customers.json,line=\(lineOfError)::customers.json: customers[1].app_id:"), annotation)
+    XCTAssertTrue(
+      annotation.hasPrefix(
+        "::error file=customers.json,line=\(lineOfError)::customers.json: customers[1].app_id:"), annotation)
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path))
   }
 }

@@ -30,16 +30,20 @@ final class VerifyCommandTests: XCTestCase {
     let tampered = workspace.run(["verify", "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "--no-build"])
     XCTAssertEqual(tampered.exitCode, 1)
     XCTAssertTrue(
-      tampered.standardError.contains { $0.contains("\(hidden.path) is not listed in release.json") }, tampered.allOutput)
+      tampered.standardError.contains { $0.contains("\(hidden.path) is not listed in release.json") },
+      tampered.allOutput)
 
     // A manifest that no longer gives acme these models.
     try original.write(to: recordURL)
-    let manifest = CustomerReleaseTests.manifest.replacingOccurrences(of: "\"modelVersion\": 14", with: "\"modelVersion\": 12")
+    let manifest = CustomerReleaseTests.manifest.replacingOccurrences(
+      of: "\"modelVersion\": 14", with: "\"modelVersion\": 12")
     try manifest.write(to: workspace.file("customers.json"), atomically: true, encoding: .utf8)
     let drifted = workspace.run(["verify", "dist", "--no-build"])
     XCTAssertEqual(drifted.exitCode, 1)
     XCTAssertTrue(
-      drifted.standardError.contains { $0.contains("the manifest names onboarding_upsell v73, paywall_timing v12") },
+      drifted.standardError.contains {
+        $0.contains("the manifest names onboarding_upsell v73, paywall_timing v12")
+      },
       drifted.allOutput)
   }
 }

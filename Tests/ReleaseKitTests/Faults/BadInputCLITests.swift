@@ -26,9 +26,11 @@ final class BadInputCLITests: XCTestCase {
     let output = CapturedOutput()
     let runner = ScriptedProcessRunner()
     let services = Services(
-      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"], output: output)
+      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"],
+      output: output)
     let code = CommandLineInterface.main(arguments: arguments, services: services)
-    return CLIRun(code: code, standardOutput: output.standardOutput, standardError: output.standardError, runner: runner)
+    return CLIRun(
+      code: code, standardOutput: output.standardOutput, standardError: output.standardError, runner: runner)
   }
 
   /// Runs `arguments` and checks the contract for bad input; `expected` are the error lines
@@ -46,24 +48,33 @@ final class BadInputCLITests: XCTestCase {
       // Every stdout line is an event; the last is the one invalid_input (or error) event and
       // carries the same lines; before it only steps started.
       let events = result.standardOutput.map {
-        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? ["event": "not JSON: \($0)"]
+        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [
+          "event": "not JSON: \($0)"
+        ]
       }
       let names = events.map { $0["event"] as? String ?? "?" }
-      XCTAssertEqual(names.filter { $0 != "step_started" }.count, 1, "\(label): \(names)", file: file, line: line)
+      XCTAssertEqual(
+        names.filter { $0 != "step_started" }.count, 1, "\(label): \(names)", file: file, line: line)
       let event = events.last
       let texts: [String]
       if event?["event"] as? String == "invalid_input" {
         texts = (event?["errors"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
       } else {
-        texts = [(event?["event"] as? String == "error" ? event?["message"] as? String : nil) ?? "not an error event"]
+        texts = [
+          (event?["event"] as? String == "error" ? event?["message"] as? String : nil) ?? "not an error event"
+        ]
       }
       XCTAssertEqual(texts, expected, "\(label): \(names)", file: file, line: line)
     } else {
       XCTAssertEqual(result.standardOutput, [], label, file: file, line: line)
     }
-    XCTAssertEqual(result.runner.invocations.map(\.commandLine), [], "\(label): no process", file: file, line: line)
-    XCTAssertEqual(Workspace.snapshot(workspace.root), before, "\(label): nothing written", file: file, line: line)
-    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "\(label): no dist/", file: file, line: line)
+    XCTAssertEqual(
+      result.runner.invocations.map(\.commandLine), [], "\(label): no process", file: file, line: line)
+    XCTAssertEqual(
+      Workspace.snapshot(workspace.root), before, "\(label): nothing written", file: file, line: line)
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: workspace.dist.path), "\(label): no dist/", file: file,
+      line: line)
     XCTAssertFalse(
       FileManager.default.fileExists(atPath: workspace.file(".release-cache").path), "\(label): no cache",
       file: file, line: line)
@@ -77,7 +88,8 @@ final class BadInputCLITests: XCTestCase {
     let workspace = try Workspace()
     for manifest in manifests {
       let name = manifest.deletingPathExtension().lastPathComponent
-      let expectation = try String(contentsOf: folder.appendingPathComponent(name + ".expected"), encoding: .utf8)
+      let expectation = try String(
+        contentsOf: folder.appendingPathComponent(name + ".expected"), encoding: .utf8)
       let expected = FaultFixtures.expectedLines(expectation)
       XCTAssertFalse(expected.isEmpty, "\(name).expected lists nothing")
       // Byte for byte: some cases are not UTF-8 or not text at all.
@@ -90,9 +102,11 @@ final class BadInputCLITests: XCTestCase {
 
   func testBrokenModelFilesAreRefusedWithTheirExpectedLines() throws {
     let folder = FaultFixtures.folder.appendingPathComponent("Models")
-    let cases = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isDirectoryKey])
-      .filter { (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true }
-      .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    let cases = try FileManager.default.contentsOfDirectory(
+      at: folder, includingPropertiesForKeys: [.isDirectoryKey]
+    )
+    .filter { (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true }
+    .sorted { $0.lastPathComponent < $1.lastPathComponent }
     XCTAssertGreaterThanOrEqual(cases.count, 8, "model cases in \(folder.path)")
     let workspace = try Workspace()
     let store = workspace.file("models")
@@ -110,7 +124,8 @@ final class BadInputCLITests: XCTestCase {
       XCTAssertFalse(replaced.isEmpty, name)
       for path in replaced {
         let target = store.appendingPathComponent(path)
-        try FileManager.default.moveItem(at: target, to: workspace.file("original-\(path.replacingOccurrences(of: "/", with: "-"))"))
+        try FileManager.default.moveItem(
+          at: target, to: workspace.file("original-\(path.replacingOccurrences(of: "/", with: "-"))"))
         try FileManager.default.copyItem(at: caseDirectory.appendingPathComponent(path), to: target)
       }
       assertRefused(["all"], in: workspace, expected: expected, "model case \(name)")
@@ -118,7 +133,8 @@ final class BadInputCLITests: XCTestCase {
       for path in replaced {
         let target = store.appendingPathComponent(path)
         try FileManager.default.removeItem(at: target)
-        try FileManager.default.moveItem(at: workspace.file("original-\(path.replacingOccurrences(of: "/", with: "-"))"), to: target)
+        try FileManager.default.moveItem(
+          at: workspace.file("original-\(path.replacingOccurrences(of: "/", with: "-"))"), to: target)
       }
       XCTAssertEqual(Workspace.snapshot(store), pristine, "store restored after \(name)")
     }
@@ -138,14 +154,18 @@ final class BadInputCLITests: XCTestCase {
       "missing customers.json")
     assertRefused(
       ["customer", "acme", "--manifest", "elsewhere.json"], in: workspace,
-      expected: ["elsewhere.json: cannot read the file: No such file or directory"], "--manifest to a missing file")
+      expected: ["elsewhere.json: cannot read the file: No such file or directory"],
+      "--manifest to a missing file")
     try manifest.write(to: customers)
 
     // Bad state files.
     let stateFile = workspace.file("release-state.json")
     let state = try Data(contentsOf: stateFile)
     let states: [(String, String)] = [
-      (#"{"sdkVersion": "two", "customers": {}}"#, #"release-state.json: sdkVersion: expected major.minor.patch, found "two""#),
+      (
+        #"{"sdkVersion": "two", "customers": {}}"#,
+        #"release-state.json: sdkVersion: expected major.minor.patch, found "two""#
+      ),
       (#"{"sdkVersion": "2.4.0"}"#, "release-state.json: customers: missing (expected it in the state file)"),
       (#"{"customers": {}}"#, "release-state.json: sdkVersion: missing (expected it in the state file)"),
       (
@@ -169,7 +189,9 @@ final class BadInputCLITests: XCTestCase {
     try FileManager.default.removeItem(at: stateFile)
     assertRefused(
       ["all"], in: workspace,
-      expected: [#"release-state.json: cannot read the state file (expected a JSON object with "sdkVersion" and "customers")"#],
+      expected: [
+        #"release-state.json: cannot read the state file (expected a JSON object with "sdkVersion" and "customers")"#
+      ],
       "missing state")
     // A state whose SDK version is not the template's: releasing would mislabel the SDK.
     try Data(#"{"sdkVersion": "9.9.9", "customers": {}}"#.utf8).write(to: stateFile)
@@ -183,11 +205,15 @@ final class BadInputCLITests: XCTestCase {
     // Missing model store and template.
     assertRefused(
       ["all", "--models", "nowhere"], in: workspace,
-      expected: ["nowhere: model store directory not found; expected <flowName>/<version>.mlmodel files there"],
+      expected: [
+        "nowhere: model store directory not found; expected <flowName>/<version>.mlmodel files there"
+      ],
       "--models to a missing directory")
     assertRefused(
       ["all", "--templates", "nowhere"], in: workspace,
-      expected: ["\(root)/nowhere: template directory not found: expected the SDK package template (templates/ContextSDK)"],
+      expected: [
+        "\(root)/nowhere: template directory not found: expected the SDK package template (templates/ContextSDK)"
+      ],
       "--templates to a missing directory")
 
     // Unknown customers and bad arguments.
@@ -197,7 +223,9 @@ final class BadInputCLITests: XCTestCase {
       expected: [#"customer "zzz": not in customers.json; expected one of: \#(ids)"#], "unknown customer")
     assertRefused(
       ["customer", "acme", "acmee"], in: workspace,
-      expected: [#"customer "acmee": not in customers.json (did you mean "acme"?); expected one of: \#(ids)"#],
+      expected: [
+        #"customer "acmee": not in customers.json (did you mean "acme"?); expected one of: \#(ids)"#
+      ],
       "unknown customer beside a known one")
     assertRefused(
       ["customer", "acme", "--jobs", "0"], in: workspace,
@@ -206,10 +234,13 @@ final class BadInputCLITests: XCTestCase {
       ["all", "--jobs", "many"], in: workspace,
       expected: [#"--jobs: expected a whole number from 1 to 64, found "many""#], "--jobs many")
     assertRefused(
-      ["all", "--bogus"], in: workspace, expected: ["--bogus: unknown option for 'release all'; see 'release all --help'"],
+      ["all", "--bogus"], in: workspace,
+      expected: ["--bogus: unknown option for 'release all'; see 'release all --help'"],
       "unknown option")
     assertRefused(
-      ["all", "--dist"], in: workspace, expected: ["--dist: expected a value after it, found the end of the command line"], "option without its value")
+      ["all", "--dist"], in: workspace,
+      expected: ["--dist: expected a value after it, found the end of the command line"],
+      "option without its value")
     print("BadInputCLITests: \(tried) other bad inputs")
   }
 }

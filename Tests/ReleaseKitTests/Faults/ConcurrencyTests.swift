@@ -33,7 +33,8 @@ final class ConcurrencyTests: XCTestCase {
     let holder = "pid \(first.pid)"
 
     // Same cache and dist: the cache lock is taken first.
-    let second = try ReleaseBinary.run(["customer", "acme"] + cacheArguments, in: workspace.root, timeout: 60)
+    let second = try ReleaseBinary.run(
+      ["customer", "acme"] + cacheArguments, in: workspace.root, timeout: 60)
     XCTAssertNil(second.signal, second.allOutput)
     XCTAssertNotEqual(second.exitCode, 0, second.allOutput)
     XCTAssertLessThan(second.seconds, 15, "the second run must not wait for the first: \(second.allOutput)")
@@ -43,14 +44,18 @@ final class ConcurrencyTests: XCTestCase {
     XCTAssertTrue(second.standardError.contains(holder), "names the holder \(holder): \(second.allOutput)")
 
     // Another cache, same dist: the dist lock.
-    let otherCache = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-cache-\(UUID().uuidString)")
+    let otherCache = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-cache-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: otherCache) }
-    let third = try ReleaseBinary.run(["customer", "acme", "--cache", otherCache.path], in: workspace.root, timeout: 60)
+    let third = try ReleaseBinary.run(
+      ["customer", "acme", "--cache", otherCache.path], in: workspace.root, timeout: 60)
     XCTAssertNil(third.signal, third.allOutput)
     XCTAssertNotEqual(third.exitCode, 0, third.allOutput)
     XCTAssertLessThan(third.seconds, 15, third.allOutput)
     XCTAssertEqual(third.standardErrorLines.count, 1, third.allOutput)
-    XCTAssertTrue(third.standardError.contains(workspace.dist.appendingPathComponent(".release.lock").path), third.allOutput)
+    XCTAssertTrue(
+      third.standardError.contains(workspace.dist.appendingPathComponent(".release.lock").path),
+      third.allOutput)
     XCTAssertTrue(third.standardError.contains(holder), "names the holder \(holder): \(third.allOutput)")
     // The refused runs changed nothing, and the first run is still in its build.
     XCTAssertEqual(Workspace.snapshot(workspace.dist), distBefore)
@@ -63,7 +68,8 @@ final class ConcurrencyTests: XCTestCase {
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     XCTAssertEqual(DistInspection.temporaries(in: workspace.dist), [])
     XCTAssertTrue(
-      FileManager.default.fileExists(atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path),
+      FileManager.default.fileExists(
+        atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path),
       finished.allOutput)
     let verify = workspace.run(["verify", "dist/acme/2.4.0", "--no-build"])
     XCTAssertEqual(verify.exitCode, 0, verify.allOutput)

@@ -20,20 +20,26 @@ final class FailureTests: XCTestCase {
     XCTAssertTrue(
       run.standardError.contains { $0.contains("FAIL acme 2.4.0 in \(step)") && $0.contains(command) },
       run.allOutput, file: file, line: line)
-    XCTAssertTrue(run.standardError.contains { $0.hasSuffix("  log: dist/logs/acme.log") }, run.allOutput, file: file, line: line)
+    XCTAssertTrue(
+      run.standardError.contains { $0.hasSuffix("  log: dist/logs/acme.log") }, run.allOutput, file: file,
+      line: line)
     let tail = run.standardError.filter { $0.hasPrefix("  acme | ") }
     XCTAssertFalse(tail.isEmpty, "log tail: \(run.allOutput)", file: file, line: line)
-    XCTAssertTrue(tail.contains { $0.contains(tailNeedle) }, "log tail shows \(tailNeedle): \(tail)", file: file, line: line)
+    XCTAssertTrue(
+      tail.contains { $0.contains(tailNeedle) }, "log tail shows \(tailNeedle): \(tail)", file: file,
+      line: line)
     XCTAssertEqual(run.standardError.last, "error: 1 customer failed: acme", file: file, line: line)
 
     // Nothing of acme's release, the log in place, the failure in report.xml, no version recorded.
-    XCTAssertEqual(Workspace.snapshot(workspace.dist.appendingPathComponent("acme")), [:], file: file, line: line)
+    XCTAssertEqual(
+      Workspace.snapshot(workspace.dist.appendingPathComponent("acme")), [:], file: file, line: line)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [], file: file, line: line)
     let log = try String(contentsOf: workspace.file("dist/logs/acme.log"), encoding: .utf8)
     XCTAssertTrue(log.contains(logNeedle), file: file, line: line)
     let report = try String(contentsOf: workspace.file("dist/report.xml"), encoding: .utf8)
     XCTAssertTrue(report.contains(#"failures="1""#), report, file: file, line: line)
-    XCTAssertTrue(report.contains(#"<failure message="\#(step): \#(command)"#), report, file: file, line: line)
+    XCTAssertTrue(
+      report.contains(#"<failure message="\#(step): \#(command)"#), report, file: file, line: line)
     let state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     XCTAssertNil(state.customers["acme"], file: file, line: line)
   }
@@ -46,21 +52,23 @@ final class FailureTests: XCTestCase {
     let run = workspace.run(["customer", "acme"])
     try assertCustomerFailed(
       run, workspace, step: "build and test", command: "swift build",
-      tailNeedle: "FlowModel.swift:\(original.split(separator: "\n", omittingEmptySubsequences: false).count + 1)",
+      tailNeedle:
+        "FlowModel.swift:\(original.split(separator: "\n", omittingEmptySubsequences: false).count + 1)",
       logNeedle: "plantedSyntaxError")
   }
 
   func testAFailingTemplateTestFailsTheRun() throws {
     let workspace = try Workspace()
     try """
-      import XCTest
+    import XCTest
 
-      final class PlantedFailureTests: XCTestCase {
-        func testPlantedFailure() { XCTFail("planted-test-failure") }
-      }
+    final class PlantedFailureTests: XCTestCase {
+      func testPlantedFailure() { XCTFail("planted-test-failure") }
+    }
 
-      """.write(
-      to: workspace.file("templates/ContextSDK/Tests/ContextSDKCoreTests/PlantedFailureTests.swift"), atomically: true,
+    """.write(
+      to: workspace.file("templates/ContextSDK/Tests/ContextSDKCoreTests/PlantedFailureTests.swift"),
+      atomically: true,
       encoding: .utf8)
     let run = workspace.run(["customer", "acme"])
     // The tail is the end of the log: XCTest's count of failures; the log holds the failure.
@@ -77,7 +85,9 @@ final class FailureTests: XCTestCase {
     XCTAssertNil(SystemProcessRunner.find("swift", environment: ["PATH": path]))
     let cache = workspace.file("cache")
     let before = Workspace.snapshot(workspace.root)
-    let run = try ReleaseBinary.run(["customer", "acme", "--cache", cache.path], in: workspace.root, environment: ["PATH": path], timeout: 60)
+    let run = try ReleaseBinary.run(
+      ["customer", "acme", "--cache", cache.path], in: workspace.root, environment: ["PATH": path],
+      timeout: 60)
     XCTAssertNil(run.signal, run.allOutput)
     XCTAssertNotEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(run.standardErrorLines.count, 1, run.allOutput)
@@ -92,11 +102,15 @@ final class FailureTests: XCTestCase {
     // A bin directory with every program of the PATH except git, then the toolchain.
     let bin = workspace.file("bin-without-git")
     try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) {
-      for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name != "git" {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(
+      String.init)
+    {
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where name != "git"
+      {
         let target = bin.appendingPathComponent(name)
         if !FileManager.default.fileExists(atPath: target.path) {
-          try? FileManager.default.createSymbolicLink(atPath: target.path, withDestinationPath: directory + "/" + name)
+          try? FileManager.default.createSymbolicLink(
+            atPath: target.path, withDestinationPath: directory + "/" + name)
         }
       }
     }
@@ -108,7 +122,8 @@ final class FailureTests: XCTestCase {
       in: workspace.root, environment: ["PATH": bin.path])
     XCTAssertNil(run.signal, run.allOutput)
     XCTAssertNotEqual(run.exitCode, 0, run.allOutput)
-    XCTAssertTrue(run.standardErrorLines.contains { $0.hasPrefix("error: ") && $0.contains("git") }, run.allOutput)
+    XCTAssertTrue(
+      run.standardErrorLines.contains { $0.hasPrefix("error: ") && $0.contains("git") }, run.allOutput)
     // Whatever was built is complete; no version is recorded for an untagged release.
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     XCTAssertEqual(DistInspection.temporaries(in: workspace.root), [])
@@ -160,7 +175,8 @@ final class FailureTests: XCTestCase {
     let report = try String(contentsOf: workspace.file("dist/report.xml"), encoding: .utf8)
     XCTAssertTrue(report.contains(#"failures="1""#), report)
     // A failed customer has no artifact: the summary and report name no scratch zip.
-    XCTAssertFalse(run.allOutput.contains("/staging/") || report.contains("/staging/"), run.allOutput + report)
+    XCTAssertFalse(
+      run.allOutput.contains("/staging/") || report.contains("/staging/"), run.allOutput + report)
   }
 
   func testDistOnAnotherFileSystemThanTheCacheGetsTheWholeRelease() throws {
@@ -172,7 +188,8 @@ final class FailureTests: XCTestCase {
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     // The log is streamed in the cache and moved into dist/ at the end, across file systems.
-    XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.file("dist/logs/acme.log").path), run.allOutput)
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: workspace.file("dist/logs/acme.log").path), run.allOutput)
     XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.file(release).path))
     XCTAssertEqual(DistInspection.temporaries(in: workspace.dist), [])
   }
@@ -187,7 +204,9 @@ final class FailureTests: XCTestCase {
     let run = workspace.run(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
-      run.standardError.contains { $0.contains("FAIL acme 2.4.0 in stage") && $0.contains(String(cString: strerror(ENOSPC))) },
+      run.standardError.contains {
+        $0.contains("FAIL acme 2.4.0 in stage") && $0.contains(String(cString: strerror(ENOSPC)))
+      },
       run.allOutput)
     XCTAssertFalse(run.allOutput.contains("/staging/"), run.allOutput)
     print("FailureTests: full disk: \(run.standardError.filter { $0.contains("FAIL") })")
@@ -214,9 +233,11 @@ final class TemporaryMount {
 
   init(at url: URL, options: String) throws {
     self.url = url
-    let result = try SystemProcessRunner().run(ProcessInvocation("mount", ["-t", "tmpfs", "-o", options, "tmpfs", url.path]))
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation("mount", ["-t", "tmpfs", "-o", options, "tmpfs", url.path]))
     guard result.exitCode == 0 else {
-      throw XCTSkip("cannot mount a tmpfs here (mount exited \(result.exitCode): \(result.standardError)); not simulated")
+      throw XCTSkip(
+        "cannot mount a tmpfs here (mount exited \(result.exitCode): \(result.standardError)); not simulated")
     }
   }
 

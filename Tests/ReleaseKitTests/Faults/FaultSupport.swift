@@ -16,7 +16,9 @@ enum FaultFixtures {
   /// An expectation file's lines: every line except blank ones and `#` comments (the format of
   /// `Tests/Fixtures/Manifests/README.md`).
   static func expectedLines(_ text: String) -> [String] {
-    text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init).filter { !$0.hasPrefix("#") }
+    text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init).filter {
+      !$0.hasPrefix("#")
+    }
   }
 }
 
@@ -31,7 +33,9 @@ struct BinaryRun {
   var timedOut: Bool
   var seconds: Double
 
-  var allOutput: String { "exit \(exitCode) signal \(signal.map(String.init) ?? "-")\n" + standardOutput + standardError }
+  var allOutput: String {
+    "exit \(exitCode) signal \(signal.map(String.init) ?? "-")\n" + standardOutput + standardError
+  }
   var standardErrorLines: [String] { standardError.split(separator: "\n").map(String.init) }
 }
 
@@ -44,9 +48,11 @@ final class RunningBinary {
   private let started = Date()
 
   init(
-    _ arguments: [String], in directory: URL, environment: [String: String], executable: URL = ReleaseBinary.url
+    _ arguments: [String], in directory: URL, environment: [String: String],
+    executable: URL = ReleaseBinary.url
   ) throws {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-io-\(UUID().uuidString)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-io-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     outputFile = scratch.appendingPathComponent("stdout")
     errorFile = scratch.appendingPathComponent("stderr")
@@ -117,7 +123,8 @@ final class ProgramShims {
   let environmentDumps: URL
 
   init(_ programs: [String] = ["swift"]) throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-shims-\(UUID().uuidString)")
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-shims-\(UUID().uuidString)")
     gate = directory.appendingPathComponent("gate")
     environmentDumps = directory.appendingPathComponent("environments")
     for folder in [directory, gate, environmentDumps] {
@@ -148,7 +155,9 @@ final class ProgramShims {
 
   var path: String { directory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") }
   var reached: Bool { FileManager.default.fileExists(atPath: gate.appendingPathComponent("reached").path) }
-  func open() { _ = FileManager.default.createFile(atPath: gate.appendingPathComponent("open").path, contents: nil) }
+  func open() {
+    _ = FileManager.default.createFile(atPath: gate.appendingPathComponent("open").path, contents: nil)
+  }
 }
 
 /// What `dist/` may hold at any moment, even right after a SIGKILL: complete releases under
@@ -189,14 +198,20 @@ enum DistInspection {
   /// A release directory must hold exactly the zip, its `.sha256` and `release.json`, all
   /// agreeing, and the zip must be a safe archive.
   static func releaseProblems(_ directory: URL, _ name: String) -> [String] {
-    let files = Set(((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { !isTemporary($0) })
-    guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)) else {
+    let files = Set(
+      ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter {
+        !isTemporary($0)
+      })
+    guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+    else {
       return ["\(name): no readable release.json (holds \(files.sorted()))"]
     }
     var problems: [String] = []
     let zipName = record.artifact.file
     let expected: Set = [zipName, zipName + ".sha256", ReleaseRecord.fileName]
-    if files != expected { problems.append("\(name): holds \(files.sorted()), expected \(expected.sorted())") }
+    if files != expected {
+      problems.append("\(name): holds \(files.sorted()), expected \(expected.sorted())")
+    }
     let zip = directory.appendingPathComponent(zipName)
     guard let (sha256, size) = try? SHA256Digest.hexAndSize(ofFileAt: zip) else {
       return problems + ["\(name): \(zipName) unreadable"]
@@ -204,8 +219,11 @@ enum DistInspection {
     if sha256 != record.artifact.sha256 || size != record.artifact.size {
       problems.append("\(name): \(zipName) does not match release.json")
     }
-    let line = (try? String(contentsOf: directory.appendingPathComponent(zipName + ".sha256"), encoding: .utf8)) ?? ""
-    if line != "\(sha256)  \(zipName)\n" { problems.append("\(name): \(zipName).sha256 does not match the zip") }
+    let line =
+      (try? String(contentsOf: directory.appendingPathComponent(zipName + ".sha256"), encoding: .utf8)) ?? ""
+    if line != "\(sha256)  \(zipName)\n" {
+      problems.append("\(name): \(zipName).sha256 does not match the zip")
+    }
     problems += ZipReader.safetyProblems(of: zip).map { "\(name): \($0)" }
     return problems
   }
@@ -218,7 +236,8 @@ enum DistInspection {
 
   /// `AtomicFile.temporarySibling`'s names: `.<name>.tmp-<pid>-<8 characters>`.
   static func isTemporary(_ name: String) -> Bool {
-    name.hasPrefix(".") && name.range(of: #"\.tmp-[0-9]+-[0-9A-Za-z]{8}$"#, options: .regularExpression) != nil
+    name.hasPrefix(".")
+      && name.range(of: #"\.tmp-[0-9]+-[0-9A-Za-z]{8}$"#, options: .regularExpression) != nil
   }
 }
 
@@ -285,13 +304,16 @@ enum CraftedZip {
     """
 
   static func write(_ entries: [Entry], to zip: URL) throws {
-    try FileManager.default.createDirectory(at: zip.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      at: zip.deletingLastPathComponent(), withIntermediateDirectories: true)
     let spec = zip.deletingLastPathComponent().appendingPathComponent(".spec-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: spec) }
     try JSONEncoder().encode(entries).write(to: spec)
-    let result = try SystemProcessRunner().run(ProcessInvocation("python3", ["-c", script, zip.path, spec.path]))
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation("python3", ["-c", script, zip.path, spec.path]))
     guard result.exitCode == 0 else {
-      throw SystemError.processFailed(command: "python3 (make a zip): \(result.standardError)", exitCode: result.exitCode, logPath: nil)
+      throw SystemError.processFailed(
+        command: "python3 (make a zip): \(result.standardError)", exitCode: result.exitCode, logPath: nil)
     }
   }
 
@@ -306,19 +328,24 @@ enum CraftedZip {
     return try ZipReader.entries(of: zip).map { entry in
       entry.kind == .directory
         ? Entry(name: entry.path, data: Data(), mode: 0o40755)
-        : Entry(name: entry.path, data: data[entry.path] ?? Data(), deflate: !entry.path.hasSuffix(".mlmodel"))
+        : Entry(
+          name: entry.path, data: data[entry.path] ?? Data(), deflate: !entry.path.hasSuffix(".mlmodel"))
     }
   }
 }
 
 /// Every regular file below `directory` whose bytes contain one of `needles` (relative path →
 /// the needles found), skipping directories named in `skipping` (a build directory).
-func filesContaining(_ needles: [String], under directory: URL, skipping: Set<String> = []) -> [String: [String]] {
+func filesContaining(_ needles: [String], under directory: URL, skipping: Set<String> = []) -> [String:
+  [String]]
+{
   var found: [String: [String]] = [:]
   guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return found }
   let patterns = needles.map { Data($0.utf8) }
   while let path = enumerator.nextObject() as? String {
-    if skipping.contains((path as NSString).lastPathComponent), enumerator.fileAttributes?[.type] as? FileAttributeType == .typeDirectory {
+    if skipping.contains((path as NSString).lastPathComponent),
+      enumerator.fileAttributes?[.type] as? FileAttributeType == .typeDirectory
+    {
       enumerator.skipDescendants()
       continue
     }

@@ -28,7 +28,8 @@ final class KillTests: XCTestCase {
     var tried: [String] = []
     for point in FaultPoint.all {
       let workspace = try Workspace()
-      let killed = try ReleaseBinary.run(arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
+      let killed = try ReleaseBinary.run(
+        arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
       tried.append(point)
       XCTAssertEqual(killed.signal, SIGKILL, "\(point): expected death by SIGKILL: \(killed.allOutput)")
 
@@ -36,7 +37,8 @@ final class KillTests: XCTestCase {
       XCTAssertEqual(DistInspection.problems(in: workspace.dist), [], point)
       let state = try Data(contentsOf: workspace.file("release-state.json"))
       XCTAssertNoThrow(
-        try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "release-state.json"), point)
+        try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "release-state.json"),
+        point)
       // The state file is the old one: a version is recorded only after everything succeeded.
       XCTAssertEqual(state, pristineState, "\(point): state changed by a killed run")
       let released = FileManager.default.fileExists(atPath: workspace.file(zipPath).path)
@@ -50,13 +52,19 @@ final class KillTests: XCTestCase {
       // The rerun, without the fault: succeeds, same bytes as the uninterrupted run.
       let rerun = try ReleaseBinary.run(arguments, in: workspace.root)
       XCTAssertEqual(rerun.exitCode, 0, "\(point): rerun: \(rerun.allOutput)")
-      XCTAssertEqual(try? Data(contentsOf: workspace.file(zipPath)), referenceZip, "\(point): rerun zip differs")
+      XCTAssertEqual(
+        try? Data(contentsOf: workspace.file(zipPath)), referenceZip, "\(point): rerun zip differs")
       XCTAssertEqual(DistInspection.problems(in: workspace.dist), [], point)
-      XCTAssertEqual(DistInspection.temporaries(in: workspace.dist), [], "\(point): temporaries left in dist/")
-      XCTAssertEqual(DistInspection.temporaries(in: workspace.root).filter { !$0.hasPrefix("dist/") }, [], "\(point): temporaries left")
+      XCTAssertEqual(
+        DistInspection.temporaries(in: workspace.dist), [], "\(point): temporaries left in dist/")
+      XCTAssertEqual(
+        DistInspection.temporaries(in: workspace.root).filter { !$0.hasPrefix("dist/") }, [],
+        "\(point): temporaries left")
       let recorded = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
       XCTAssertEqual(recorded.customers["acme"]?.version, SemanticVersion(2, 4, 0), point)
-      XCTAssertEqual(try Data(contentsOf: workspace.file("release-state.json")), try Data(contentsOf: reference.file("release-state.json")), point)
+      XCTAssertEqual(
+        try Data(contentsOf: workspace.file("release-state.json")),
+        try Data(contentsOf: reference.file("release-state.json")), point)
     }
     print("KillTests: \(tried.count) kill points tried: \(tried.joined(separator: ", "))")
   }

@@ -55,14 +55,17 @@ final class ManifestMutationTests: XCTestCase {
       exits[run.exitCode, default: 0] += 1
       if run.exitCode == 2 {
         XCTAssertFalse(run.standardErrorLines.isEmpty, "\(label): refused without saying why")
-        XCTAssertTrue(run.standardErrorLines.allSatisfy { $0.hasPrefix("error: ") }, "\(label): \(run.standardError)")
+        XCTAssertTrue(
+          run.standardErrorLines.allSatisfy { $0.hasPrefix("error: ") }, "\(label): \(run.standardError)")
       } else if run.exitCode == 0 {
-        XCTAssertTrue(run.standardOutput.contains("plan "), "\(label): a dry run prints its plan: \(run.allOutput)")
+        XCTAssertTrue(
+          run.standardOutput.contains("plan "), "\(label): a dry run prints its plan: \(run.allOutput)")
       }
       XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "\(label): dist/ created")
       XCTAssertFalse(FileManager.default.fileExists(atPath: cache.path), "\(label): cache created")
       XCTAssertEqual(
-        Set(try FileManager.default.contentsOfDirectory(atPath: workspace.root.path)), rootEntries, "\(label): wrote files")
+        Set(try FileManager.default.contentsOfDirectory(atPath: workspace.root.path)), rootEntries,
+        "\(label): wrote files")
       if testRun?.failureCount ?? 0 > 20 { break }  // one bug, not three hundred reports of it
     }
     XCTAssertEqual(
@@ -88,7 +91,8 @@ enum Mutator {
 
   static let tokens: [[UInt8]] = [
     Array("{".utf8), Array("}".utf8), Array("[".utf8), Array("]".utf8), Array("\"".utf8), Array(",".utf8),
-    Array(":".utf8), Array("\\".utf8), Array("\n".utf8), Array("'".utf8), [0], [0xFF], [0xC3], [0xEF, 0xBB, 0xBF],
+    Array(":".utf8), Array("\\".utf8), Array("\n".utf8), Array("'".utf8), [0], [0xFF], [0xC3],
+    [0xEF, 0xBB, 0xBF],
     Array("\\u".utf8), Array("\\uD800".utf8), Array("1e999".utf8), Array("-".utf8), Array("null".utf8),
     Array("\"\\\"\\\\\\n\"".utf8), Array("/*".utf8), Array("\t".utf8),
   ]
@@ -132,7 +136,9 @@ enum Mutator {
       // Textually, since a parsed object cannot hold a key twice: `"key": <other value>, ` is
       // inserted before an existing `"key":`.
       let text = String(decoding: bytes, as: UTF8.self)
-      let keys = ["id", "name", "app_id", "bundle_identifiers", "customModels", "flowId", "flowName", "modelVersion"]
+      let keys = [
+        "id", "name", "app_id", "bundle_identifiers", "customModels", "flowId", "flowName", "modelVersion",
+      ]
       let key = keys[Int(generator.next() % UInt64(keys.count))]
       let ranges = text.occurrences(of: "\"\(key)\":")
       guard !ranges.isEmpty else { return data }
@@ -150,7 +156,8 @@ enum Mutator {
   /// Mutations of the parsed document, written back as JSON; a document that no longer parses
   /// (after an earlier byte mutation) gets a byte mutation instead.
   private static func structural(_ kind: String, _ data: Data, _ generator: inout SplitMix64) -> Data {
-    guard var customers = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) as? [Any],
+    guard
+      var customers = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) as? [Any],
       !customers.isEmpty
     else { return apply("insert token", to: data, &generator) }
     func pick(_ count: Int) -> Int { Int(generator.next() % UInt64(max(count, 1))) }
@@ -188,7 +195,8 @@ enum Mutator {
       return serialize(customers)
     case "swap type":
       switch generator.next() % 4 {
-      case 0: customers[index] = randomValue(&generator)
+      case 0:
+        customers[index] = randomValue(&generator)
         return serialize(customers)
       case 1: return serialize(["customers": customers])
       default:
@@ -199,7 +207,10 @@ enum Mutator {
         }
       }
     case "extreme number":
-      let numbers = ["1e400", "-0", "0", "1.5", "99999999999999999999", "-9223372036854775809", "9223372036854775807", "1E2", "0x10"]
+      let numbers = [
+        "1e400", "-0", "0", "1.5", "99999999999999999999", "-9223372036854775809", "9223372036854775807",
+        "1E2", "0x10",
+      ]
       let keys = ["flowId", "modelVersion"]
       let text = String(decoding: data, as: UTF8.self)
       let key = keys[pick(keys.count)]
@@ -231,12 +242,15 @@ enum Mutator {
   }
 
   private static func jsonText(_ value: Any) -> String {
-    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])) ?? Data("null".utf8)
+    let data =
+      (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
+      ?? Data("null".utf8)
     return String(decoding: data, as: UTF8.self)
   }
 
   private static func serialize(_ value: Any) -> Data {
-    (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])) ?? Data("[]".utf8)
+    (try? JSONSerialization.data(
+      withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed])) ?? Data("[]".utf8)
   }
 }
 

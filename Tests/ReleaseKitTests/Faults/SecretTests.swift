@@ -22,27 +22,38 @@ final class SecretTests: XCTestCase {
 
     let workspace = try Workspace()
     try "dist/\n.release-cache/\n".write(to: workspace.file(".gitignore"), atomically: true, encoding: .utf8)
-    for arguments in [["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "inputs"]] {
+    for arguments in [
+      ["init", "-q"], ["add", "-A"],
+      ["-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "inputs"],
+    ] {
       let result = try SystemProcessRunner().run(ProcessInvocation("git", arguments, in: workspace.root))
       XCTAssertEqual(result.exitCode, 0, "git \(arguments): \(result.standardError)")
     }
-    let publish = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-publish-\(marker)")
+    let publish = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-publish-\(marker)")
     defer { try? FileManager.default.removeItem(at: publish) }
     let shims = try ProgramShims(["swift", "git"])
 
     let run = try ReleaseBinary.run(
-      ["customer", "acme", "--json", "--publish", "dir:\(publish.path)", "--cache", Workspace.sharedCache.path],
+      [
+        "customer", "acme", "--json", "--publish", "dir:\(publish.path)", "--cache",
+        Workspace.sharedCache.path,
+      ],
       in: workspace.root,
-      environment: secrets.merging(["PATH": shims.path, "RELEASE_TEST_ENV_DUMP": shims.environmentDumps.path]) { $1 })
+      environment: secrets.merging(["PATH": shims.path, "RELEASE_TEST_ENV_DUMP": shims.environmentDumps.path])
+      { $1 })
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
 
     // The run did what is scanned: events, a release, a publish, a build and git.
     let events = run.standardOutput.split(separator: "\n").compactMap {
       (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
     }
-    XCTAssertEqual(events.count, run.standardOutput.split(separator: "\n").count, "every stdout line is a JSON event")
+    XCTAssertEqual(
+      events.count, run.standardOutput.split(separator: "\n").count, "every stdout line is a JSON event")
     XCTAssertTrue(events.contains { $0["event"] as? String == "summary" }, run.standardOutput)
-    XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path)
+    )
     XCTAssertTrue(FileManager.default.fileExists(atPath: publish.appendingPathComponent("index.json").path))
     let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
     XCTAssertTrue(dumps.contains { $0.hasPrefix("swift-") }, "swift ran: \(dumps)")
@@ -54,7 +65,8 @@ final class SecretTests: XCTestCase {
       XCTAssertFalse(run.standardError.contains(needle), "stderr holds a secret")
     }
     let package = Workspace.sharedCache.appendingPathComponent("packages/acme")
-    XCTAssertTrue(FileManager.default.fileExists(atPath: package.path), "the generated package is kept for the scan")
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: package.path), "the generated package is kept for the scan")
     var scanned = 0
     for (label, directory) in [
       ("workspace (dist/, state, .git)", workspace.root), ("publish directory", publish),
@@ -66,15 +78,21 @@ final class SecretTests: XCTestCase {
     }
     // Git objects are compressed: read the tags and commits git made through git itself.
     let refs = try SystemProcessRunner().run(
-      ProcessInvocation("git", ["for-each-ref", "--format=%(refname) %(contents)", "refs/tags"], in: workspace.root))
+      ProcessInvocation(
+        "git", ["for-each-ref", "--format=%(refname) %(contents)", "refs/tags"], in: workspace.root))
     XCTAssertTrue(refs.standardOutput.contains("refs/tags/acme/v2.4.0"), "tagged: \(refs.standardOutput)")
-    let log = try SystemProcessRunner().run(ProcessInvocation("git", ["log", "--all", "--format=%H %an %B"], in: workspace.root))
+    let log = try SystemProcessRunner().run(
+      ProcessInvocation("git", ["log", "--all", "--format=%H %an %B"], in: workspace.root))
     for needle in needles {
-      XCTAssertFalse(refs.standardOutput.contains(needle) || log.standardOutput.contains(needle), "git holds a secret")
+      XCTAssertFalse(
+        refs.standardOutput.contains(needle) || log.standardOutput.contains(needle), "git holds a secret")
     }
     // The stand-ins recorded real environments (so the scan of them means something).
-    let anyDump = try String(contentsOf: shims.environmentDumps.appendingPathComponent(dumps[0]), encoding: .utf8)
+    let anyDump = try String(
+      contentsOf: shims.environmentDumps.appendingPathComponent(dumps[0]), encoding: .utf8)
     XCTAssertTrue(anyDump.contains("PATH="), anyDump)
-    print("SecretTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments")
+    print(
+      "SecretTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
+    )
   }
 }

@@ -17,7 +17,11 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
   static let built: Result<(workspace: Workspace, run: Workspace.Run), Error> = Result {
     let workspace = try Workspace()
     let run = workspace.run(["customer", "acme", "bluebird", "--skip-tests", "--jobs", "1"])
-    atexit { if case .success(let built) = VerifyMaliciousArchiveTests.built { try? FileManager.default.removeItem(at: built.workspace.root) } }
+    atexit {
+      if case .success(let built) = VerifyMaliciousArchiveTests.built {
+        try? FileManager.default.removeItem(at: built.workspace.root)
+      }
+    }
     return (workspace, run)
   }
 
@@ -37,7 +41,8 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try FileManager.default.copyItem(at: zip, to: directory.appendingPathComponent(acmeZip))
     let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: zip)
-    try "\(sha256)  \(acmeZip)\n".write(to: directory.appendingPathComponent(acmeZip + ".sha256"), atomically: true, encoding: .utf8)
+    try "\(sha256)  \(acmeZip)\n".write(
+      to: directory.appendingPathComponent(acmeZip + ".sha256"), atomically: true, encoding: .utf8)
     var record = try ReleaseRecord.load(from: workspace.file("\(acmeRelease)/release.json"))
     record.artifact.sha256 = sha256
     record.artifact.size = size
@@ -58,15 +63,22 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
     let output = CapturedOutput()
     let runner = ScriptedProcessRunner()
     let services = Services(
-      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"], output: output)
+      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"],
+      output: output)
     let code = CommandLineInterface.main(arguments: ["verify"] + arguments, services: services)
-    return VerifyRun(code: code, standardOutput: output.standardOutput, standardError: output.standardError, invocations: runner.invocations)
+    return VerifyRun(
+      code: code, standardOutput: output.standardOutput, standardError: output.standardError,
+      invocations: runner.invocations)
   }
 
   /// Names in the temporary directory and the filesystem root that carry the marker.
   private func marked(_ marker: String) -> [String] {
-    Set(["/tmp", FileManager.default.temporaryDirectory.path, "/"].map { URL(fileURLWithPath: $0).standardizedFileURL.path })
-      .sorted().flatMap { directory in
+    Set(
+      ["/tmp", FileManager.default.temporaryDirectory.path, "/"].map {
+        URL(fileURLWithPath: $0).standardizedFileURL.path
+      }
+    )
+    .sorted().flatMap { directory in
       ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.contains(marker) }
         .map { (directory as NSString).appendingPathComponent($0) }
     }
@@ -90,44 +102,85 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
 
     // (name, entries, what the refusal must say)
     let cases: [(String, [CraftedZip.Entry], String)] = [
-      ("zip-slip", real + [.init(name: "../\(marker).txt", data: text("evil"))],
-       "entry '../\(marker).txt' escapes the top-level directory"),
-      ("nested zip-slip", real + [.init(name: top + "../../\(marker).txt", data: text("evil"))],
-       "entry '\(top)../../\(marker).txt' escapes the top-level directory"),
-      ("zip-slip to /tmp", real + [.init(name: top + String(repeating: "../", count: 16) + "tmp/\(marker).txt", data: text("evil"))],
-       "escapes the top-level directory"),
-      ("absolute path", real + [.init(name: absolute, data: text("evil"))],
-       "entry '\(absolute)' is an absolute path"),
-      ("symbolic link", real + [.init(name: top + "passwd-\(marker)", data: text("/etc/passwd"), mode: 0o120777)],
-       "entry '\(top)passwd-\(marker)' is a symbolic link (expected a regular file or directory)"),
-      ("symbolic link, then a file through it",
-       real + [
-         .init(name: top + "escape", data: text("/tmp"), mode: 0o120777),
-         .init(name: top + "escape/\(marker).txt", data: text("evil")),
-       ],
-       "entry '\(top)escape' is a symbolic link"),
-      ("symbolic link in a file's place",
-       replacing(top + "Package.swift", with: .init(name: top + "Package.swift", data: text("/tmp/\(marker)"), mode: 0o120777)),
-       "entry '\(top)Package.swift' is a symbolic link"),
-      ("absurd declared size",
-       replacing(model, with: .init(name: model, data: Data(base64Encoded: real.first { $0.name == model }!.data)!, declaredSize: 4_000_000_000)),
-       "entries declare or hold more than \(2 << 30) bytes uncompressed (the extraction limit)"),
-      ("header claims more than the data",
-       replacing(readme.name, with: .init(name: readme.name, data: Data(base64Encoded: readme.data)!, deflate: true, declaredSize: readmeSize + 1000)),
-       "entry '\(readme.name)'"),
-      ("header claims less than the data",
-       real + [.init(name: top + "big-\(marker).txt", data: text(big), deflate: true, declaredSize: 10)],
-       "entry '\(top)big-\(marker).txt' declares 10 bytes but holds at least"),
-      ("too many entries",
-       real + (0..<10_001).map { .init(name: top + "many/\($0)", data: Data()) },
-       "has more than 10000 entries (the extraction limit)"),
-      ("two top-level directories", real + [.init(name: "Other-\(marker)/x.txt", data: text("x"))],
-       "expected exactly one top-level directory, found '\(top)', 'Other-\(marker)/'"),
-      ("unnormalised path", real + [.init(name: top + "./\(marker).txt", data: text("x"))],
-       "entry '\(top)./\(marker).txt' has an empty or '.' path component"),
+      (
+        "zip-slip", real + [.init(name: "../\(marker).txt", data: text("evil"))],
+        "entry '../\(marker).txt' escapes the top-level directory"
+      ),
+      (
+        "nested zip-slip", real + [.init(name: top + "../../\(marker).txt", data: text("evil"))],
+        "entry '\(top)../../\(marker).txt' escapes the top-level directory"
+      ),
+      (
+        "zip-slip to /tmp",
+        real + [
+          .init(name: top + String(repeating: "../", count: 16) + "tmp/\(marker).txt", data: text("evil"))
+        ],
+        "escapes the top-level directory"
+      ),
+      (
+        "absolute path", real + [.init(name: absolute, data: text("evil"))],
+        "entry '\(absolute)' is an absolute path"
+      ),
+      (
+        "symbolic link",
+        real + [.init(name: top + "passwd-\(marker)", data: text("/etc/passwd"), mode: 0o120777)],
+        "entry '\(top)passwd-\(marker)' is a symbolic link (expected a regular file or directory)"
+      ),
+      (
+        "symbolic link, then a file through it",
+        real + [
+          .init(name: top + "escape", data: text("/tmp"), mode: 0o120777),
+          .init(name: top + "escape/\(marker).txt", data: text("evil")),
+        ],
+        "entry '\(top)escape' is a symbolic link"
+      ),
+      (
+        "symbolic link in a file's place",
+        replacing(
+          top + "Package.swift",
+          with: .init(name: top + "Package.swift", data: text("/tmp/\(marker)"), mode: 0o120777)),
+        "entry '\(top)Package.swift' is a symbolic link"
+      ),
+      (
+        "absurd declared size",
+        replacing(
+          model,
+          with: .init(
+            name: model, data: Data(base64Encoded: real.first { $0.name == model }!.data)!,
+            declaredSize: 4_000_000_000)),
+        "entries declare or hold more than \(2 << 30) bytes uncompressed (the extraction limit)"
+      ),
+      (
+        "header claims more than the data",
+        replacing(
+          readme.name,
+          with: .init(
+            name: readme.name, data: Data(base64Encoded: readme.data)!, deflate: true,
+            declaredSize: readmeSize + 1000)),
+        "entry '\(readme.name)'"
+      ),
+      (
+        "header claims less than the data",
+        real + [.init(name: top + "big-\(marker).txt", data: text(big), deflate: true, declaredSize: 10)],
+        "entry '\(top)big-\(marker).txt' declares 10 bytes but holds at least"
+      ),
+      (
+        "too many entries",
+        real + (0..<10_001).map { .init(name: top + "many/\($0)", data: Data()) },
+        "has more than 10000 entries (the extraction limit)"
+      ),
+      (
+        "two top-level directories", real + [.init(name: "Other-\(marker)/x.txt", data: text("x"))],
+        "expected exactly one top-level directory, found '\(top)', 'Other-\(marker)/'"
+      ),
+      (
+        "unnormalised path", real + [.init(name: top + "./\(marker).txt", data: text("x"))],
+        "entry '\(top)./\(marker).txt' has an empty or '.' path component"
+      ),
     ]
 
-    let zips = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-zips-\(UUID().uuidString)")
+    let zips = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-zips-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: zips) }
     let markedBefore = marked(marker)
     XCTAssertEqual(markedBefore, [])
@@ -143,7 +196,8 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
         let run = verify(arguments, in: workspace)
         XCTAssertEqual(run.code, 1, "\(name) \(arguments): \(run.all)")
         let failures = run.standardError.filter { $0.hasPrefix("  FAIL ") }
-        XCTAssertTrue(failures.contains { $0.contains(expected) }, "\(name): expected “\(expected)” in \(run.all)")
+        XCTAssertTrue(
+          failures.contains { $0.contains(expected) }, "\(name): expected “\(expected)” in \(run.all)")
         XCTAssertEqual(run.standardOutput.last, "0 of 1 release verified", name)
         XCTAssertEqual(run.invocations.map(\.commandLine), [], "\(name): no build of a refused archive")
       }
@@ -152,12 +206,16 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent("release.json"))
       let runner = ScriptedProcessRunner()
       let services = Services(
-        processRunner: runner, clock: ManualClock(), root: workspace.root, environment: [:], output: CapturedOutput())
-      XCTAssertThrowsError(try VerifyCommand.buildAndConsume(directory: directory, record: record, services: services), name) {
+        processRunner: runner, clock: ManualClock(), root: workspace.root, environment: [:],
+        output: CapturedOutput())
+      XCTAssertThrowsError(
+        try VerifyCommand.buildAndConsume(directory: directory, record: record, services: services), name
+      ) {
         error in
         // The extraction reports the first problem, which for these is the expected one or,
         // for a lying header, libarchive's own reading error of the same entry.
-        XCTAssertTrue("\(error)".contains(directory.appendingPathComponent(self.acmeZip).path), "\(name): \(error)")
+        XCTAssertTrue(
+          "\(error)".contains(directory.appendingPathComponent(self.acmeZip).path), "\(name): \(error)")
       }
       XCTAssertEqual(runner.invocations.map(\.commandLine), [], name)
 
@@ -165,7 +223,9 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
       XCTAssertEqual(marked(marker), markedBefore, "\(name): wrote outside")
       XCTAssertFalse(FileManager.default.fileExists(atPath: absolute), name)
       XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/\(marker).txt"), name)
-      XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("evil/case-\(index)/acme/\(marker).txt").path), name)
+      XCTAssertFalse(
+        FileManager.default.fileExists(atPath: workspace.file("evil/case-\(index)/acme/\(marker).txt").path),
+        name)
     }
     print("VerifyMaliciousArchiveTests: \(cases.count) malicious archives refused")
   }
@@ -176,7 +236,8 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
     let models = "Sources/ContextSDK/Resources/Models/"
     let real = try CraftedZip.entries(of: workspace.file("\(acmeRelease)/\(acmeZip)"))
     func modelBytes(_ path: String) throws -> Data { try Data(contentsOf: workspace.file("models/\(path)")) }
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("release-faults-foreign-\(UUID().uuidString)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-foreign-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: scratch) }
 
     // Bluebird's real package, renamed into acme's release.
@@ -192,23 +253,36 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
     // Acme's package with rating_request v31 hidden under another name.
     let hiddenZip = scratch.appendingPathComponent("hidden.zip")
     try CraftedZip.write(
-      real + [.init(name: "ContextSDK_Acme/Sources/ContextSDK/Resources/notes.bin", data: try modelBytes("rating_request/31.mlmodel"))],
+      real + [
+        .init(
+          name: "ContextSDK_Acme/Sources/ContextSDK/Resources/notes.bin",
+          data: try modelBytes("rating_request/31.mlmodel"))
+      ],
       to: hiddenZip)
     let hidden = try releaseDirectory("model-hidden", zip: hiddenZip, in: workspace)
 
     let cases: [(URL, [String])] = [
-      (renamed, [
-        "ContextSDK_Bluebird/\(models)onboarding_upsell_v72.mlmodel is onboarding_upsell v72, a model this customer does not ship",
-        "ContextSDK_Bluebird/\(models)rating_request_v31.mlmodel is rating_request v31, a model this customer does not ship",
-      ]),
-      (swapped, [
-        "\(models)onboarding_upsell_v73.mlmodel is onboarding_upsell v72, a model this customer does not ship",
-        "\(models)onboarding_upsell_v73.mlmodel is not onboarding_upsell v73 (sha256 differs)",
-      ]),
-      (hidden, [
-        "Sources/ContextSDK/Resources/notes.bin is rating_request v31, a model this customer does not ship",
-        "Sources/ContextSDK/Resources/notes.bin is not listed in release.json",
-      ]),
+      (
+        renamed,
+        [
+          "ContextSDK_Bluebird/\(models)onboarding_upsell_v72.mlmodel is onboarding_upsell v72, a model this customer does not ship",
+          "ContextSDK_Bluebird/\(models)rating_request_v31.mlmodel is rating_request v31, a model this customer does not ship",
+        ]
+      ),
+      (
+        swapped,
+        [
+          "\(models)onboarding_upsell_v73.mlmodel is onboarding_upsell v72, a model this customer does not ship",
+          "\(models)onboarding_upsell_v73.mlmodel is not onboarding_upsell v73 (sha256 differs)",
+        ]
+      ),
+      (
+        hidden,
+        [
+          "Sources/ContextSDK/Resources/notes.bin is rating_request v31, a model this customer does not ship",
+          "Sources/ContextSDK/Resources/notes.bin is not listed in release.json",
+        ]
+      ),
     ]
     for (directory, expected) in cases {
       let before = Workspace.snapshot(workspace.root)
@@ -216,7 +290,8 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
       let run = verify([relative, "--no-build"], in: workspace)
       XCTAssertEqual(run.code, 1, run.all)
       for line in expected {
-        XCTAssertTrue(run.standardError.contains("  FAIL \(acmeZip): \(line)"), "\(relative): “\(line)” in \(run.all)")
+        XCTAssertTrue(
+          run.standardError.contains("  FAIL \(acmeZip): \(line)"), "\(relative): “\(line)” in \(run.all)")
       }
       XCTAssertEqual(run.invocations.count, 0)
       XCTAssertEqual(Workspace.snapshot(workspace.root), before)

@@ -3,18 +3,19 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
+@testable import ReleaseKit
+
 #if canImport(FoundationXML)
   import FoundationXML
 #endif
-
-@testable import ReleaseKit
 
 final class ReportOutputTests: XCTestCase {
   let built = ReleaseEvent.CustomerOutcome(
     id: "acme", version: "2.4.0", status: "built", seconds: 12.5, artifact: "dist/acme/2.4.0/a.zip",
     sha256: String(repeating: "a", count: 64), testCount: 14, failedStep: nil, reason: nil, logFile: nil)
   let failed = ReleaseEvent.CustomerOutcome(
-    id: "bluebird", version: "2.4.1", status: "failed", seconds: 3, artifact: nil, sha256: nil, testCount: nil,
+    id: "bluebird", version: "2.4.1", status: "failed", seconds: 3, artifact: nil, sha256: nil,
+    testCount: nil,
     failedStep: "build and test", reason: "swift test: exited with status 1 <&>", logFile: nil)
 
   func testJSONEventsAreOneObjectPerLineWithStableNames() throws {
@@ -29,9 +30,11 @@ final class ReportOutputTests: XCTestCase {
     let objects = try output.standardOutput.map {
       try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
     }
-    XCTAssertEqual(objects.map { $0["event"] as? String }, [
-      "plan", "customer_started", "customer_finished", "customer_failed", "summary",
-    ])
+    XCTAssertEqual(
+      objects.map { $0["event"] as? String },
+      [
+        "plan", "customer_started", "customer_finished", "customer_failed", "summary",
+      ])
     XCTAssertEqual(objects[2]["sha256"] as? String, built.sha256)
     XCTAssertEqual(objects[2]["tests"] as? Int, 14)
     XCTAssertEqual(objects[3]["failed_step"] as? String, "build and test")
@@ -61,7 +64,9 @@ final class ReportOutputTests: XCTestCase {
       .diagnostics([
         Diagnostic(file: "customers.json", path: "customers[1].app_id", message: "bad\nuuid", line: 17)
       ]))
-    XCTAssertEqual(output.standardOutput, ["::error file=customers.json,line=17::customers.json: customers[1].app_id: bad%0Auuid"])
+    XCTAssertEqual(
+      output.standardOutput,
+      ["::error file=customers.json,line=17::customers.json: customers[1].app_id: bad%0Auuid"])
   }
 
   func testGitHubStepSummaryIsAppended() throws {

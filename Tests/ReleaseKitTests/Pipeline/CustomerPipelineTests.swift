@@ -21,18 +21,23 @@ final class CustomerPipelineTests: XCTestCase {
     }
     func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
       log.append("\(name) \(job.id)")
-      if failFor.contains(job.id) { throw SystemError.processFailed(command: "swift build", exitCode: 1, logPath: nil) }
+      if failFor.contains(job.id) {
+        throw SystemError.processFailed(command: "swift build", exitCode: 1, logPath: nil)
+      }
     }
   }
 
   func job(_ id: String) -> CustomerJob {
     let customer = Customer(
-      id: id, name: nil, appID: "00000000-0000-4000-8000-000000000000", bundleIdentifiers: ["com.example.\(id)"],
+      id: id, name: nil, appID: "00000000-0000-4000-8000-000000000000",
+      bundleIdentifiers: ["com.example.\(id)"],
       customModels: [], index: 0, line: 1)
     let digest = InputDigest(
-      customer: customer, models: [:], templateDigest: "t", sdkVersion: SemanticVersion(1, 0, 0), toolchain: "swift")
+      customer: customer, models: [:], templateDigest: "t", sdkVersion: SemanticVersion(1, 0, 0),
+      toolchain: "swift")
     return CustomerJob(
-      customer: customer, version: SemanticVersion(1, 0, 0), digest: digest, reason: "first release", status: .pending)
+      customer: customer, version: SemanticVersion(1, 0, 0), digest: digest, reason: "first release",
+      status: .pending)
   }
 
   func context(jobs: Int, failFast: Bool, reporter: RecordingReporter) -> ReleaseContext {
@@ -40,7 +45,8 @@ final class CustomerPipelineTests: XCTestCase {
     options.jobs = jobs
     options.failFast = failFast
     let services = Services(
-      processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: URL(fileURLWithPath: "/nonexistent"),
+      processRunner: ScriptedProcessRunner(), clock: ManualClock(),
+      root: URL(fileURLWithPath: "/nonexistent"),
       environment: [:], output: CapturedOutput())
     return ReleaseContext(services: services, options: options, reporter: reporter)
   }
@@ -50,7 +56,8 @@ final class CustomerPipelineTests: XCTestCase {
     let reporter = RecordingReporter()
     let jobs = ["a", "b", "c", "d"].map(job)
     let pipeline = CustomerPipeline([
-      RecordingStep(name: "build", failFor: ["b"], log: log), RecordingStep(name: "stage", failFor: [], log: log),
+      RecordingStep(name: "build", failFor: ["b"], log: log),
+      RecordingStep(name: "stage", failFor: [], log: log),
     ])
     pipeline.run(jobs, context(jobs: 2, failFast: false, reporter: reporter))
 

@@ -64,7 +64,8 @@ final class RecordingReporter: Reporter, @unchecked Sendable {
 final class TemporaryDirectory {
   let url: URL
   init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("release-kit-tests-\(UUID().uuidString)")
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-kit-tests-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   }
   deinit { try? FileManager.default.removeItem(at: url) }

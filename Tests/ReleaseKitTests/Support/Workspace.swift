@@ -20,17 +20,20 @@ final class Workspace {
   }()
 
   init(manifest: String? = nil, state: String? = nil) throws {
-    root = FileManager.default.temporaryDirectory.appendingPathComponent("release-workspace-\(UUID().uuidString)")
+    root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-workspace-\(UUID().uuidString)")
     let fileManager = FileManager.default
     try fileManager.createDirectory(at: root, withIntermediateDirectories: true)
     for item in ["models", "templates"] {
-      try fileManager.copyItem(at: RepositoryRoot.url.appendingPathComponent(item), to: root.appendingPathComponent(item))
+      try fileManager.copyItem(
+        at: RepositoryRoot.url.appendingPathComponent(item), to: root.appendingPathComponent(item))
     }
     if let manifest {
       try manifest.write(to: root.appendingPathComponent("customers.json"), atomically: true, encoding: .utf8)
     } else {
       try fileManager.copyItem(
-        at: RepositoryRoot.url.appendingPathComponent("customers.json"), to: root.appendingPathComponent("customers.json"))
+        at: RepositoryRoot.url.appendingPathComponent("customers.json"),
+        to: root.appendingPathComponent("customers.json"))
     }
     let sdkVersion = try ReleaseState.load(
       from: RepositoryRoot.url.appendingPathComponent("release-state.json"), displayPath: "release-state.json"
@@ -67,7 +70,8 @@ final class Workspace {
   }
 
   private func cacheArguments(_ arguments: [String]) -> [String] {
-    guard let command = arguments.first, ["all", "customer"].contains(command), !arguments.contains("--cache") else {
+    guard let command = arguments.first, ["all", "customer"].contains(command), !arguments.contains("--cache")
+    else {
       return []
     }
     return ["--cache", Self.sharedCache.path]
@@ -95,7 +99,8 @@ enum ReleaseBinary {
       Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("release"),
       RepositoryRoot.url.appendingPathComponent(".build/debug/release"),
     ]
-    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
       XCTFail("the release executable was not built beside the tests (looked in \(candidates.map(\.path)))")
       return candidates[2]
     }

@@ -11,12 +11,14 @@ final class VersionRuleTests: XCTestCase {
 
   func testUnchangedInputsKeepTheVersion() {
     let last = (SemanticVersion(2, 4, 3), "a")
-    XCTAssertEqual(VersionRule.nextVersion(last: last, sdkVersion: sdk, sourceDigest: "a"), SemanticVersion(2, 4, 3))
+    XCTAssertEqual(
+      VersionRule.nextVersion(last: last, sdkVersion: sdk, sourceDigest: "a"), SemanticVersion(2, 4, 3))
   }
 
   func testCustomerOnlyChangeMovesThePatch() {
     let last = (SemanticVersion(2, 4, 3), "a")
-    XCTAssertEqual(VersionRule.nextVersion(last: last, sdkVersion: sdk, sourceDigest: "b"), SemanticVersion(2, 4, 4))
+    XCTAssertEqual(
+      VersionRule.nextVersion(last: last, sdkVersion: sdk, sourceDigest: "b"), SemanticVersion(2, 4, 4))
   }
 
   func testNewSDKVersionResetsToIt() {

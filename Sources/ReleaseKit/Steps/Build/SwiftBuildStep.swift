@@ -21,7 +21,8 @@ struct SwiftBuildStep: CustomerStep {
       for arguments in commands {
         context.reporter.report(.customerProgress(id: job.id, step: "swift \(arguments[0])"))
         if arguments.first == "test" { FaultPoint.reach("build.running") }
-        let invocation = ProcessInvocation("swift", arguments, in: slot, environment: environment, logFile: log)
+        let invocation = ProcessInvocation(
+          "swift", arguments, in: slot, environment: environment, logFile: log)
         let result = try context.services.processRunner.run(invocation)
         guard result.exitCode == 0 else {
           throw SystemError.processFailed(
@@ -42,8 +43,9 @@ enum ChildEnvironment {
 
   static func isSecret(_ key: String) -> Bool {
     let upper = key.uppercased()
-    return upper.hasPrefix("AWS_") || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY"]
-      .contains { upper.contains($0) }
+    return upper.hasPrefix("AWS_")
+      || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY"]
+        .contains { upper.contains($0) }
   }
 }
 

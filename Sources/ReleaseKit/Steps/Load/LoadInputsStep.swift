@@ -57,7 +57,8 @@ struct LoadInputsStep: Step {
       let ids = manifest.customers.map(\.id)
       let hint = Suggestion.closest(to: key, among: ids).map { " (did you mean \"\($0)\"?)" } ?? ""
       throw ReleaseError.usage(
-        "customer \"\(key)\": not in \(manifest.path)\(hint); expected one of: \(ids.joined(separator: ", "))")
+        "customer \"\(key)\": not in \(manifest.path)\(hint); expected one of: \(ids.joined(separator: ", "))"
+      )
     }
     return chosen
   }
@@ -76,7 +77,8 @@ struct LoadInputsStep: Step {
         let file = try store.localFile(for: reference)
         let info = try CoreMLModelInfo.load(contentsOf: file)
         let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
-        facts[reference] = ModelFacts(reference: reference, file: file, sha256: sha256, size: size, info: info)
+        facts[reference] = ModelFacts(
+          reference: reference, file: file, sha256: sha256, size: size, info: info)
       } catch {
         problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
       }
@@ -102,10 +104,12 @@ struct LoadInputsStep: Step {
   static func toolchainVersion(_ services: Services) throws -> String {
     // Like every child process, without credentials (the process environment would pass them).
     let result = try services.processRunner.run(
-      ProcessInvocation("swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
+      ProcessInvocation(
+        "swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
     let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
     guard result.exitCode == 0, let line = text.split(separator: "\n").first else {
-      throw ReleaseError.invalidInput("swift --version: exited with status \(result.exitCode); expected a toolchain")
+      throw ReleaseError.invalidInput(
+        "swift --version: exited with status \(result.exitCode); expected a toolchain")
     }
     return String(line)
   }

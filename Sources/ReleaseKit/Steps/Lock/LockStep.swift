@@ -18,7 +18,9 @@ struct LockStep: Step {
     // Under the locks no other run writes here: temporaries of dead runs (killed mid-way)
     // are leftovers, never read, and removed.
     let dist = context.distDirectory
-    let customers = ((try? FileManager.default.contentsOfDirectory(atPath: dist.path)) ?? []).filter { !$0.hasPrefix(".") }
+    let customers = ((try? FileManager.default.contentsOfDirectory(atPath: dist.path)) ?? []).filter {
+      !$0.hasPrefix(".")
+    }
     for directory in [dist] + customers.map({ dist.appendingPathComponent($0) }) {
       AtomicFile.removeAbandonedTemporaries(in: directory)
     }

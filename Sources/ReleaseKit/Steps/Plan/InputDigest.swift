@@ -37,7 +37,9 @@ public struct InputDigest: Codable, Equatable, Sendable {
       flows: customer.customModels.map { "\($0.flowId) \($0.flowName) v\($0.modelVersion)" }.sorted())
     self.entry = SHA256Digest.hex(of: Self.canonicalJSON(entry))
     self.models = Dictionary(
-      uniqueKeysWithValues: customer.customModels.map { ($0.reference.description, models[$0.reference]?.sha256 ?? "") })
+      uniqueKeysWithValues: customer.customModels.map {
+        ($0.reference.description, models[$0.reference]?.sha256 ?? "")
+      })
     self.template = templateDigest
     self.sdkVersion = sdkVersion.description
     self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
@@ -53,7 +55,8 @@ public struct InputDigest: Codable, Equatable, Sendable {
 
   public var source: String {
     SHA256Digest.hex(
-      of: Self.canonicalJSON(SourceParts(entry: entry, models: models, template: template, sdkVersion: sdkVersion)))
+      of: Self.canonicalJSON(
+        SourceParts(entry: entry, models: models, template: template, sdkVersion: sdkVersion)))
   }
 
   public var build: String { SHA256Digest.hex(of: Self.canonicalJSON(self)) }

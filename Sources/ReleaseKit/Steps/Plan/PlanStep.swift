@@ -17,7 +17,8 @@ struct PlanStep: Step {
         customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
         sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
-      let version = VersionRule.nextVersion(last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
+      let version = VersionRule.nextVersion(
+        last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
       let (record, reason) = decide(
         customer: customer, version: version, lastReleased: last, digest: digest, context: context)
       let job = CustomerJob(
@@ -36,18 +37,21 @@ struct PlanStep: Step {
       .plan(
         context.jobs.map {
           .init(
-            id: $0.id, version: $0.version.description, action: $0.status == .upToDate ? "up to date" : "build",
+            id: $0.id, version: $0.version.description,
+            action: $0.status == .upToDate ? "up to date" : "build",
             reason: $0.reason)
         }))
   }
 
   private func decide(
-    customer: Customer, version: SemanticVersion, lastReleased: (SemanticVersion, String)?, digest: InputDigest,
+    customer: Customer, version: SemanticVersion, lastReleased: (SemanticVersion, String)?,
+    digest: InputDigest,
     context: ReleaseContext
   ) -> (upToDate: ReleaseRecord?, reason: String) {
     let directory = context.distDirectory.appendingPathComponent(customer.id)
       .appendingPathComponent(version.description)
-    let why = versionReason(version: version, lastReleased: lastReleased, digest: digest, customer: customer, context: context)
+    let why = versionReason(
+      version: version, lastReleased: lastReleased, digest: digest, customer: customer, context: context)
     guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
     else { return (nil, "\(why); not in \(context.options.distPath)/ yet") }
     if context.options.force { return (nil, "\(why); --force") }
@@ -57,7 +61,10 @@ struct PlanStep: Step {
     }
     let archive = directory.appendingPathComponent(record.artifact.file)
     guard let actual = try? SHA256Digest.hex(ofFileAt: archive), actual == record.artifact.sha256 else {
-      return (nil, "\(why); the archive in \(context.options.distPath)/ is missing or does not match its release.json")
+      return (
+        nil,
+        "\(why); the archive in \(context.options.distPath)/ is missing or does not match its release.json"
+      )
     }
     return (record, "\(why); \(context.options.distPath)/ holds a verified build of the same inputs")
   }
@@ -65,13 +72,16 @@ struct PlanStep: Step {
   /// Why the version is what it is; for a new version, which inputs changed since the last
   /// release, when that release's record is still in `dist/` to compare with.
   private func versionReason(
-    version: SemanticVersion, lastReleased: (SemanticVersion, String)?, digest: InputDigest, customer: Customer,
+    version: SemanticVersion, lastReleased: (SemanticVersion, String)?, digest: InputDigest,
+    customer: Customer,
     context: ReleaseContext
   ) -> String {
     guard let (last, _) = lastReleased else { return "first release" }
     if last == version { return "unchanged since \(last)" }
-    let previous = context.distDirectory.appendingPathComponent(customer.id).appendingPathComponent(last.description)
-      .appendingPathComponent(ReleaseRecord.fileName)
+    let previous = context.distDirectory.appendingPathComponent(customer.id).appendingPathComponent(
+      last.description
+    )
+    .appendingPathComponent(ReleaseRecord.fileName)
     guard let record = try? ReleaseRecord.load(from: previous) else { return "changed since \(last)" }
     let changes = digest.changes(since: record.inputs).filter { $0 != "toolchain" && $0 != "tool version" }
     return "changed since \(last): " + (changes.isEmpty ? "inputs" : changes.joined(separator: ", "))

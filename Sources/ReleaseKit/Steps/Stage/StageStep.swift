@@ -84,7 +84,8 @@ struct StageStep: CustomerStep {
       packageName: customer.packageName,
       models: job.embeddedModels.map { embedded in
         ReleaseRecord.Model(
-          flowId: embedded.model.flowId, flowName: embedded.model.flowName, modelVersion: embedded.model.modelVersion,
+          flowId: embedded.model.flowId, flowName: embedded.model.flowName,
+          modelVersion: embedded.model.modelVersion,
           sha256: embedded.sha256, size: embedded.size,
           entry: PackageGenerator.modelsDirectory + "/" + embedded.resourceName,
           specificationVersion: embedded.specificationVersion, inputNames: embedded.inputNames,

@@ -40,7 +40,8 @@ struct WriteStateStep: Step {
   private func updatedState(_ context: ReleaseContext) -> ReleaseState? {
     guard var state = context.state else { return nil }
     // Under --dry-run, pending jobs are shown as if they succeeded.
-    let released: Set<CustomerJob.Status> = context.options.dryRun ? [.succeeded, .upToDate, .pending] : [.succeeded, .upToDate]
+    let released: Set<CustomerJob.Status> =
+      context.options.dryRun ? [.succeeded, .upToDate, .pending] : [.succeeded, .upToDate]
     for job in context.jobs where released.contains(job.status) {
       state.customers[job.id] = .init(version: job.version, sourceDigest: job.digest.source)
     }
