@@ -20,32 +20,9 @@ final class ZipReaderTests: XCTestCase {
     var declaredSize: Int64?
   }
 
-  private static let makeZipScript = """
-    import json, struct, sys, zipfile
-    path, spec = sys.argv[1], json.load(open(sys.argv[2]))
-    with zipfile.ZipFile(path, 'w') as archive:
-        for entry in spec:
-            info = zipfile.ZipInfo(entry['name'], date_time=(2020, 1, 1, 0, 0, 0))
-            info.create_system = 3
-            info.external_attr = entry['mode'] << 16
-            info.compress_type = zipfile.ZIP_DEFLATED if entry['deflate'] else zipfile.ZIP_STORED
-            archive.writestr(info, entry['data'])
-    lies = {entry['name']: entry['declaredSize'] for entry in spec if entry.get('declaredSize') is not None}
-    if lies:
-        archive = zipfile.ZipFile(path)
-        data = bytearray(open(path, 'rb').read())
-        for info in archive.infolist():
-            if info.filename in lies:
-                struct.pack_into('<I', data, info.header_offset + 22, lies[info.filename])
-        offset = archive.start_dir
-        while data[offset:offset + 4] == b'PK\\x01\\x02':
-            name_length, extra_length, comment_length = struct.unpack_from('<HHH', data, offset + 28)
-            name = bytes(data[offset + 46:offset + 46 + name_length]).decode()
-            if name in lies:
-                struct.pack_into('<I', data, offset + 24, lies[name])
-            offset += 46 + name_length + extra_length + comment_length
-        open(path, 'wb').write(data)
-    """
+  /// Tests/Fixtures/Archives/make_zip.py, shared with the fault tests.
+  private static let makeZipScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures/Archives/make_zip.py").path
 
   private func makeZip(_ name: String, _ entries: [Entry]) throws -> URL {
     let zip = temporary.path("zips/\(name).zip")
@@ -53,7 +30,7 @@ final class ZipReaderTests: XCTestCase {
       at: zip.deletingLastPathComponent(), withIntermediateDirectories: true)
     let spec = temporary.path("zips/\(name).json")
     try JSONEncoder().encode(entries).write(to: spec)
-    _ = try runTool("python3", ["-c", Self.makeZipScript, zip.path, spec.path])
+    _ = try runTool("python3", [Self.makeZipScript, zip.path, spec.path])
     return zip
   }
 

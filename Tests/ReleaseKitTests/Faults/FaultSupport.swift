@@ -267,6 +267,11 @@ enum CraftedZip {
     var deflate = false
     var declaredSize: Int64?
 
+    enum CodingKeys: String, CodingKey {
+      case name, mode, deflate, declaredSize
+      case data = "data_base64"
+    }
+
     init(name: String, data: Data, mode: Int = 0o100644, deflate: Bool = false, declaredSize: Int64? = nil) {
       self.name = name
       self.data = data.base64EncodedString()
@@ -276,32 +281,8 @@ enum CraftedZip {
     }
   }
 
-  static let script = """
-    import base64, json, struct, sys, zipfile
-    path, spec = sys.argv[1], json.load(open(sys.argv[2]))
-    with zipfile.ZipFile(path, 'w') as archive:
-        for entry in spec:
-            info = zipfile.ZipInfo(entry['name'], date_time=(2020, 1, 1, 0, 0, 0))
-            info.create_system = 3
-            info.external_attr = entry['mode'] << 16
-            info.compress_type = zipfile.ZIP_DEFLATED if entry['deflate'] else zipfile.ZIP_STORED
-            archive.writestr(info, base64.b64decode(entry['data']))
-    lies = {entry['name']: entry['declaredSize'] for entry in spec if entry.get('declaredSize') is not None}
-    if lies:
-        archive = zipfile.ZipFile(path)
-        data = bytearray(open(path, 'rb').read())
-        for info in archive.infolist():
-            if info.filename in lies:
-                struct.pack_into('<I', data, info.header_offset + 22, lies[info.filename])
-        offset = archive.start_dir
-        while data[offset:offset + 4] == b'PK\\x01\\x02':
-            name_length, extra_length, comment_length = struct.unpack_from('<HHH', data, offset + 28)
-            name = bytes(data[offset + 46:offset + 46 + name_length]).decode()
-            if name in lies:
-                struct.pack_into('<I', data, offset + 24, lies[name])
-            offset += 46 + name_length + extra_length + comment_length
-        open(path, 'wb').write(data)
-    """
+  /// Tests/Fixtures/Archives/make_zip.py, shared with the archive tests.
+  static let script = RepositoryRoot.url.appendingPathComponent("Tests/Fixtures/Archives/make_zip.py").path
 
   static func write(_ entries: [Entry], to zip: URL) throws {
     try FileManager.default.createDirectory(
@@ -310,7 +291,7 @@ enum CraftedZip {
     defer { try? FileManager.default.removeItem(at: spec) }
     try JSONEncoder().encode(entries).write(to: spec)
     let result = try SystemProcessRunner().run(
-      ProcessInvocation("python3", ["-c", script, zip.path, spec.path]))
+      ProcessInvocation("python3", [script, zip.path, spec.path]))
     guard result.exitCode == 0 else {
       throw SystemError.processFailed(
         command: "python3 (make a zip): \(result.standardError)", exitCode: result.exitCode, logPath: nil)
