@@ -1,23 +1,35 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseSystem
 
 /// `release bump major|minor|patch`: moves the SDK version everywhere it appears, as one
-/// commit-ready change: the state file, the template's version constant, a new CHANGELOG
-/// section (date and the commits since the last SDK tag) and the README's code snippets.
+/// commit-ready change: the state file, the template's version constant (which generated
+/// packages' registry and README take their SDK version from, through the state), a new
+/// CHANGELOG section (date and the commits since the previous SDK tag) and the versions in
+/// the README's code blocks. Customer versions are not touched: each customer's next release
+/// takes the new SDK version (see `VersionRule`).
 struct VersionBump {
   struct FileChange: Equatable {
     var path: String
-    var old: String
+    /// nil: the file does not exist yet.
+    var old: String?
     var new: String
   }
 
   enum BumpError: Error, CustomStringConvertible, Equatable {
+    case versionsDisagree(templateFile: String, template: String, statePath: String, state: String)
     case constantNotFound(path: String, expected: String)
+    case history(String)
 
     var description: String {
       switch self {
+      case .versionsDisagree(let templateFile, let template, let statePath, let state):
+        return
+          "\(templateFile): contextSDKVersion is \(template) but \(statePath) has sdkVersion \(state); make them agree before bumping"
       case .constantNotFound(let path, let expected):
         return "\(path): no line \(expected); expected exactly one (the SDK version constant)"
+      case .history(let reason):
+        return "CHANGELOG.md: cannot list the commits of this release: \(reason)"
       }
     }
   }
@@ -29,31 +41,50 @@ struct VersionBump {
   let readmePath = "README.md"
 
   /// The template file holding `public let contextSDKVersion = "x.y.z"`.
-  static let versionFile = "Sources/ContextSDKCore/SDKVersion.swift"
+  static let versionFile = PackageGenerator.sdkVersionFile
 
-  func changes(part: SemanticVersion.Part) throws -> (from: SemanticVersion, to: SemanticVersion, files: [FileChange]) {
+  func changes(part: SemanticVersion.Part) throws -> (
+    from: SemanticVersion, to: SemanticVersion, files: [FileChange]
+  ) {
+    let stateText = try read(statePath)
     var state = try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath)
     let old = state.sdkVersion
     let new = old.bumped(part)
     var files: [FileChange] = []
 
-    let oldState = String(decoding: try state.encoded(), as: UTF8.self)
     state.sdkVersion = new
-    files.append(FileChange(path: statePath, old: oldState, new: String(decoding: try state.encoded(), as: UTF8.self)))
+    files.append(
+      FileChange(path: statePath, old: stateText, new: String(decoding: try state.encoded(), as: UTF8.self)))
 
+    // The template's constant must be the state's version: generation refuses anything else.
+    let templateDirectory = services.resolve(templatesPath)
     let versionPath = templatesPath + "/" + Self.versionFile
+    // Bad input (exit 2), like a broken state file: nothing is written.
+    let templateVersion: String
+    do { templateVersion = try PackageGenerator.templateSDKVersion(templateDirectory) } catch {
+      throw ReleaseError.invalidInput(
+        BumpError.constantNotFound(path: versionPath, expected: "public let contextSDKVersion = \"\(old)\"")
+          .description)
+    }
+    guard templateVersion == old.description else {
+      throw ReleaseError.invalidInput(
+        BumpError.versionsDisagree(
+          templateFile: versionPath, template: templateVersion, statePath: statePath, state: old.description
+        ).description)
+    }
     let versionText = try read(versionPath)
     let oldLine = "public let contextSDKVersion = \"\(old)\""
-    guard versionText.components(separatedBy: oldLine).count == 2 else {
-      throw BumpError.constantNotFound(path: versionPath, expected: oldLine)
-    }
     files.append(
       FileChange(
         path: versionPath, old: versionText,
-        new: versionText.replacingOccurrences(of: oldLine, with: "public let contextSDKVersion = \"\(new)\"")))
+        new: versionText.replacingOccurrences(of: oldLine, with: "public let contextSDKVersion = \"\(new)\""))
+    )
 
-    let changelog = (try? read(changelogPath)) ?? "# Changelog\n"
-    files.append(FileChange(path: changelogPath, old: changelog, new: try changelogWith(new, since: old, changelog)))
+    let changelog = try? read(changelogPath)
+    files.append(
+      FileChange(
+        path: changelogPath, old: changelog,
+        new: try changelogWith(new, since: old, changelog ?? "# Changelog\n")))
 
     if let readme = try? read(readmePath) {
       let updated = Self.replacingInCodeBlocks(readme, old.description, with: new.description)
@@ -62,27 +93,55 @@ struct VersionBump {
     return (old, new, files)
   }
 
+  /// Writes every file to a temporary sibling first, then renames them all: a failure while
+  /// writing leaves every file as it was.
   func apply(_ files: [FileChange]) throws {
-    for file in files { try AtomicFile.write(file.new, to: services.resolve(file.path)) }
+    var written: [(temporary: URL, final: URL)] = []
+    defer { for file in written { try? FileManager.default.removeItem(at: file.temporary) } }
+    for file in files {
+      let final = services.resolve(file.path)
+      let temporary = AtomicFile.temporarySibling(of: final)
+      try AtomicFile.write(file.new, to: temporary)
+      written.append((temporary, final))
+    }
+    for file in written { try AtomicFile.rename(file.temporary, to: file.final) }
   }
 
-  /// A unified diff of the change, made by `git diff --no-index` on temporary copies.
+  /// The change as `git diff` shows it once applied (new files as `git add -N` shows them):
+  /// made by git in a scratch repository holding the old files, with no user or system git
+  /// configuration, so the output is the same on every machine.
   func diff(_ files: [FileChange]) throws -> String {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("release-bump-\(UUID().uuidString)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-bump-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: scratch) }
-    var output = ""
+    try AtomicFile.createDirectory(scratch)
+    var environment = services.environment
+    environment["GIT_CONFIG_NOSYSTEM"] = "1"
+    environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
+    let git = GitRepository(scratch, runner: services.processRunner, environment: environment)
+    try git.run(["init", "--quiet"])
     for file in files {
-      let a = scratch.appendingPathComponent("a/" + file.path)
-      let b = scratch.appendingPathComponent("b/" + file.path)
-      try AtomicFile.write(file.old, to: a)
-      try AtomicFile.write(file.new, to: b)
-      let result = try services.processRunner.run(
-        ProcessInvocation(
-          "git", ["diff", "--no-index", "--no-color", "--src-prefix=", "--dst-prefix=", "a/" + file.path, "b/" + file.path],
-          in: scratch))
-      output += result.standardOutput
+      if let old = file.old {
+        try AtomicFile.write(old, to: scratch.appendingPathComponent(diffPath(file.path)))
+      }
     }
-    return output
+    try git.run(["add", "--all", "--force", "."])
+    for file in files {
+      try AtomicFile.write(file.new, to: scratch.appendingPathComponent(diffPath(file.path)))
+    }
+    let created = files.filter { $0.old == nil }.map { diffPath($0.path) }
+    if !created.isEmpty { try git.run(["add", "--intent-to-add", "--force", "--"] + created) }
+    return try git.output(["diff", "--no-color", "--no-ext-diff", "--no-textconv"])
+  }
+
+  /// Where a file goes in the scratch repository, as the diff names it: its path relative to
+  /// the project root, or its absolute path (without the leading slash) outside the root.
+  private func diffPath(_ path: String) -> String {
+    let absolute = services.resolve(path).path
+    let root = services.root.standardizedFileURL.path
+    let prefix = root.hasSuffix("/") ? root : root + "/"
+    return absolute.hasPrefix(prefix)
+      ? String(absolute.dropFirst(prefix.count)) : String(absolute.drop { $0 == "/" })
   }
 
   private func read(_ path: String) throws -> String {
@@ -91,38 +150,59 @@ struct VersionBump {
     }
   }
 
-  /// Inserts `## <new> - <date>` above the newest section, listing commit subjects since
-  /// the tag of the previous SDK version (all commits when there is none yet).
-  private func changelogWith(_ new: SemanticVersion, since old: SemanticVersion, _ changelog: String) throws -> String {
-    let repository = GitRepository(services.root, runner: services.processRunner, environment: services.environment)
-    let range = repository.commit(of: "refs/tags/v\(old)") != nil ? ["v\(old)..HEAD"] : ["HEAD"]
-    let subjects = ((try? repository.run(["log", "--no-merges", "--format=%s"] + range)) ?? "")
-      .split(separator: "\n").map { "- \($0)" }
+  /// Inserts `## <new> - <date>` above the newest section, listing the subjects of the commits
+  /// since the previous SDK version's tag (`v<old>`, else the newest `v*` tag before HEAD; all
+  /// commits when there is none).
+  private func changelogWith(_ new: SemanticVersion, since old: SemanticVersion, _ changelog: String) throws
+    -> String
+  {
+    let repository = GitRepository(
+      services.root, runner: services.processRunner, environment: services.environment)
+    let base =
+      repository.commit(of: "refs/tags/v\(old)") != nil
+      ? "v\(old)" : repository.latestTag(matching: "v[0-9]*")
+    let range = base.map { ["\($0)..HEAD"] } ?? ["HEAD"]
+    let subjects: [String]
+    do {
+      subjects = try repository.run(["log", "--no-merges", "--format=%s"] + range)
+        .split(separator: "\n").map { "- \($0)" }
+    } catch {
+      throw BumpError.history("\(error)")
+    }
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = TimeZone(identifier: "UTC")
     formatter.dateFormat = "yyyy-MM-dd"
-    let section =
-      "## \(new) - \(formatter.string(from: services.clock.now()))\n\n"
-      + (subjects.isEmpty ? "- No changes since \(old).\n" : subjects.joined(separator: "\n") + "\n")
+    let body = subjects.isEmpty ? ["- No changes since \(base ?? old.description)."] : subjects
+    let section = ["## \(new) - \(formatter.string(from: services.clock.now()))", ""] + body + [""]
+
     var lines = changelog.components(separatedBy: "\n")
-    let insertAt = lines.firstIndex { $0.hasPrefix("## ") } ?? lines.count
-    let block = section.components(separatedBy: "\n")
-    if insertAt == lines.count && lines.last == "" { lines.removeLast() }
-    lines.insert(contentsOf: (insertAt == lines.count ? [""] : []) + block, at: insertAt)
+    if let first = lines.firstIndex(where: { $0.hasPrefix("## ") }) {
+      lines.insert(contentsOf: section, at: first)
+    } else {
+      // No section yet: after the existing text, one blank line apart.
+      while lines.last == "" { lines.removeLast() }
+      lines += [""] + section
+    }
     return lines.joined(separator: "\n")
   }
 
-  /// Replaces `old` with `new` only inside fenced code blocks, where the README shows
-  /// versions a reader copies (`from: "2.4.0"`); prose about history stays as written.
+  /// Replaces the version `old` with `new` only inside fenced code blocks, where the README
+  /// shows versions a reader copies (`from: "2.4.0"`); prose about history stays as written.
+  /// Only whole versions are replaced: `12.4.0` or `2.4.0.1` stay.
   static func replacingInCodeBlocks(_ text: String, _ old: String, with new: String) -> String {
+    let pattern = "(?<![0-9.])" + NSRegularExpression.escapedPattern(for: old) + "(?![0-9]|\\.[0-9])"
+    let expression = try! NSRegularExpression(pattern: pattern)
     var inBlock = false
     return text.components(separatedBy: "\n").map { line -> String in
       if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
         inBlock.toggle()
         return line
       }
-      return inBlock ? line.replacingOccurrences(of: old, with: new) : line
+      guard inBlock else { return line }
+      return expression.stringByReplacingMatches(
+        in: line, range: NSRange(line.startIndex..., in: line),
+        withTemplate: NSRegularExpression.escapedTemplate(for: new))
     }.joined(separator: "\n")
   }
 }

@@ -133,6 +133,20 @@ enum ReleaseCommand {
         }
       }
     }
+    // The releases repository's URL goes into generated READMEs (and so into source digests)
+    // also under --no-publish, so that run makes the same packages as the publishing one.
+    let releasesRepository = { (destinations: [PublishDestination]) -> String? in
+      destinations.lazy.compactMap { destination -> String? in
+        if case .releasesRepositories(let template) = destination { return template }
+        return nil
+      }.first
+    }
+    if parsed.flag("--no-publish") {
+      options.releasesRepository = releasesRepository(
+        (configuration.destinations ?? []).compactMap { try? destination($0) })
+    } else {
+      options.releasesRepository = releasesRepository(options.publish)
+    }
     options.tag = parsed.flag("--tag") || !options.publish.isEmpty
     options.push = parsed.flag("--push")
     options.allowDirty = parsed.flag("--allow-dirty")
@@ -146,9 +160,8 @@ enum ReleaseCommand {
   /// The ordered steps of a release.
   static func pipeline() -> Pipeline {
     Pipeline([
-      LoadInputsStep(), PlanStep(), LockStep(), BuildCustomersStep(), CheckArtifactsStep(), PublishStep(),
-      TagStep(),
-      WriteStateStep(),
+      LoadInputsStep(), PlanStep(), TagCheckStep(), LockStep(), BuildCustomersStep(), CheckArtifactsStep(),
+      PublishStep(), TagStep(), WriteStateStep(),
     ])
   }
 

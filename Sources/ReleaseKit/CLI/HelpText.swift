@@ -46,9 +46,11 @@ enum HelpText {
                           AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN)
       --s3-region <name>  signing region (default: AWS_REGION, else us-east-1; R2: auto)
       --public-url <url>  where the destination is served; base of the URLs in indexes
-      --tag               tag the project repo (<id>/v<version>, v<sdk>); implied by --publish
-      --push              push the tags to --remote (default origin)
-      --allow-dirty       tag even with uncommitted changes
+      --tag               tag the project repo (<id>/v<version>, v<sdk>) on HEAD, which must be
+                          clean and record the release in the state file; implied by --publish
+      --push              push the run's tags to --remote
+      --remote <name>     remote to push tags to (default: origin)
+      --allow-dirty       tag even with uncommitted changes or an unrecorded release
     """
 
   static let all = """

@@ -32,6 +32,8 @@ public final class ReleaseContext: @unchecked Sendable {
   var publishTargets: [PublishTarget]?
   /// Held from the lock step to the end of the run.
   var locks: [FileLock] = []
+  /// What a tagging run tags, from the check before building (`TagCheckStep`).
+  var tagPlan: TagPlan?
 
   private let lock = NSLock()
   private var artifactList: [Artifact] = []

@@ -31,6 +31,10 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var remote: String? = "origin"
   /// Destinations to publish to after every customer succeeded.
   public var publish: [PublishDestination] = []
+  /// The `git:` destination's location (with `{id}`), from `--publish` or release.config.json,
+  /// kept under `--no-publish`: customers add their package from there, so it is in their
+  /// README and in the source digest whether or not this run publishes.
+  public var releasesRepository: String?
   /// S3-compatible endpoint and signing region for `s3://` destinations and model stores
   /// (`--s3-endpoint`, `--s3-region` or release.config.json); nil: AWS S3, region from `AWS_REGION`.
   public var s3Endpoint: String?

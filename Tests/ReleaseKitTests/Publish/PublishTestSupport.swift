@@ -86,9 +86,9 @@ final class BuiltFixture {
 }
 
 enum GitFixture {
-  /// `git init` and commit everything but dist/: the publishing runs' implied tag step needs
-  /// a repository (they pass --allow-dirty, since a release updates release-state.json).
-  static func commitAll(_ directory: URL) throws {
+  /// `git init` (again, harmlessly, when it is one) and commit everything but dist/: the
+  /// publishing runs' implied tag step needs a repository whose HEAD records the release.
+  static func commitAll(_ directory: URL, message: String = "fixture") throws {
     try "dist/\n".write(to: directory.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
     let environment = [
       "GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@localhost", "GIT_COMMITTER_NAME": "test",
@@ -96,7 +96,9 @@ enum GitFixture {
       "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
       "HOME": directory.path,
     ]
-    for arguments in [["init", "--quiet"], ["add", "-A"], ["commit", "--quiet", "-m", "fixture"]] {
+    for arguments in [
+      ["init", "--quiet"], ["add", "-A"], ["commit", "--quiet", "--allow-empty", "-m", message],
+    ] {
       let result = try SystemProcessRunner().run(
         ProcessInvocation("git", arguments, in: directory, environment: environment))
       guard result.exitCode == 0 else {

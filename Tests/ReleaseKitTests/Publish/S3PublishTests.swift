@@ -56,7 +56,11 @@ final class S3PublishTests: XCTestCase {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
     try GitFixture.commitAll(workspace.root)
 
-    // As the README has it: build, test-less here, and publish in one run, in a clean checkout.
+    // As the README has it: a build run records the new versions in release-state.json, the
+    // release commit holds them, and the publishing run from that commit publishes and tags.
+    let build = workspace.run(["all", "--skip-tests"])
+    XCTAssertEqual(build.exitCode, 0, build.allOutput)
+    try GitFixture.commitAll(workspace.root, message: "Release")
     let run = workspace.run(
       ["all", "--skip-tests", "--json", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint],
       environment: moto.credentials)
@@ -66,7 +70,16 @@ final class S3PublishTests: XCTestCase {
     }
     let summary = try XCTUnwrap(events.last { $0["event"] as? String == "summary" }, run.allOutput)
     XCTAssertEqual(
-      (summary["customers"] as? [[String: Any]])?.map { $0["status"] as? String }, ["built", "built"])
+      (summary["customers"] as? [[String: Any]])?.map { $0["status"] as? String },
+      ["up to date", "up to date"])
+    let tags = try SystemProcessRunner().run(ProcessInvocation("git", ["tag", "--list"], in: workspace.root))
+    let state = try ReleaseState.load(
+      from: workspace.file("release-state.json"), displayPath: "release-state.json")
+    XCTAssertEqual(
+      Set(tags.standardOutput.split(separator: "\n").map(String.init)),
+      Set(
+        PublishFixtures.customers.map { "\($0)/v\(state.customers[$0]!.version)" } + ["v\(state.sdkVersion)"])
+    )
 
     let releases = try PublishFixtures.customers.map { try ExpectedRelease(dist: workspace.dist, id: $0) }
     let listed = try moto.snapshot(bucket)

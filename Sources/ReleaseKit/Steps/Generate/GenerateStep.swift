@@ -22,7 +22,7 @@ struct GenerateStep: CustomerStep {
     }
     let input = GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
-      models: models)
+      models: models, repositoryURL: job.digest.repositoryURL)
     job.embeddedModels = models
     job.generated = try PackageGenerator.generate(
       input, templateDirectory: inputs.templateDirectory, into: packageDirectory)

@@ -16,6 +16,9 @@ public struct InputDigest: Codable, Equatable, Sendable {
   public var models: [String: String]
   public var template: String
   public var sdkVersion: String
+  /// The releases repository customers add the package from (shown in its README); nil
+  /// without a `git:` destination, and then left out of every digest.
+  public var repositoryURL: String?
   public var tool: String
   public var toolchain: String
 
@@ -29,7 +32,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
 
   init(
     customer: Customer, models: [ModelReference: ModelFacts], templateDigest: String,
-    sdkVersion: SemanticVersion, toolchain: String
+    sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil
   ) {
     let entry = CanonicalEntry(
       id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
@@ -42,6 +45,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
       })
     self.template = templateDigest
     self.sdkVersion = sdkVersion.description
+    self.repositoryURL = repositoryURL
     self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
     self.toolchain = toolchain
   }
@@ -51,12 +55,15 @@ public struct InputDigest: Codable, Equatable, Sendable {
     var models: [String: String]
     var template: String
     var sdkVersion: String
+    var repositoryURL: String?
   }
 
   public var source: String {
     SHA256Digest.hex(
       of: Self.canonicalJSON(
-        SourceParts(entry: entry, models: models, template: template, sdkVersion: sdkVersion)))
+        SourceParts(
+          entry: entry, models: models, template: template, sdkVersion: sdkVersion,
+          repositoryURL: repositoryURL)))
   }
 
   public var build: String { SHA256Digest.hex(of: Self.canonicalJSON(self)) }
@@ -70,6 +77,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
     }
     if template != earlier.template { changes.append("template") }
     if sdkVersion != earlier.sdkVersion { changes.append("SDK version") }
+    if repositoryURL != earlier.repositoryURL { changes.append("releases repository URL") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }
     return changes

@@ -15,7 +15,10 @@ struct PlanStep: Step {
     context.jobs = manifest.customers.map { customer in
       let digest = InputDigest(
         customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
-        sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain)
+        sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
+        repositoryURL: context.options.releasesRepository.map {
+          ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
+        })
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       let version = VersionRule.nextVersion(
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)

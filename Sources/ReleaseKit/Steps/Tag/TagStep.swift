@@ -1,12 +1,199 @@
 import Foundation
 import ReleaseSystem
 
-/// After every customer of the run built, tested and published: annotated tags
-/// `<id>/v<version>` for each released customer and `v<sdk version>` for the SDK, on HEAD of
-/// the project repository; pushed only with `--push`. Never runs when anything failed.
+/// One tag a tagging run wants.
+struct PlannedTag: Equatable {
+  var name: String
+  var message: String
+  /// The message line that identifies what was released.
+  var marker: String
+}
+
+struct TagPlan {
+  /// The commit new tags go on.
+  var head: String
+  var create: [PlannedTag] = []
+  /// Tags already where they belong: name → commit.
+  var inPlace: [(name: String, commit: String)] = []
+  /// Every tag of the run, in order (pushed with --push).
+  var names: [String] = []
+}
+
+/// The tags of a release in the project repository: an annotated `<id>/v<version>` per
+/// customer of the run and `v<sdk version>` for the SDK, all on one commit that records the
+/// release in `release-state.json` (release-please's flow: versions are committed first, then
+/// that commit is tagged).
+///
+/// A tag that already exists is fine when it points at HEAD (a rerun), or when it was made
+/// for the same release at an earlier commit: its message carries the release's source digest
+/// (the template digest for the SDK tag), so a customer that did not change since keeps its
+/// tag where it is. Anything else is an error: a released version never moves.
+enum ReleaseTags {
+  static func repository(_ context: ReleaseContext) -> GitRepository {
+    GitRepository(
+      context.services.root, runner: context.services.processRunner, environment: context.services.environment
+    )
+  }
+
+  static func sourceMarker(_ digest: String) -> String { "release-source-digest: \(digest)" }
+  static func templateMarker(_ digest: String) -> String { "release-template-digest: \(digest)" }
+
+  /// What the run tags: each customer, then the SDK.
+  static func planned(_ context: ReleaseContext) -> [PlannedTag] {
+    guard let inputs = context.inputs else { return [] }
+    var tags = context.jobs.map { job -> PlannedTag in
+      let marker = sourceMarker(job.digest.source)
+      return PlannedTag(
+        name: "\(job.id)/v\(job.version)",
+        message: "\(job.customer.packageName) \(job.version) (SDK \(inputs.sdkVersion))\n\n\(marker)\n",
+        marker: marker)
+    }
+    let marker = templateMarker(inputs.templateDigest)
+    tags.append(
+      PlannedTag(
+        name: "v\(inputs.sdkVersion)", message: "ContextSDK \(inputs.sdkVersion)\n\n\(marker)\n",
+        marker: marker))
+    return tags
+  }
+
+  /// Sorts the run's tags into those to create on `head` and those already in place; throws
+  /// for a tag that exists elsewhere for another release.
+  static func plan(_ context: ReleaseContext, _ repository: GitRepository, head: String) throws -> TagPlan {
+    let existing = try repository.tags()
+    var plan = TagPlan(head: head)
+    for tag in planned(context) {
+      plan.names.append(tag.name)
+      guard let found = existing[tag.name] else {
+        plan.create.append(tag)
+        continue
+      }
+      if found.commit == head {
+        plan.inPlace.append((tag.name, head))
+        continue
+      }
+      let lines = try repository.message(ofTag: found).split(separator: "\n").map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard lines.contains(tag.marker) else {
+        throw GitRepository.GitError.tagOnOtherCommit(tag: tag.name, tagged: found.commit, expected: head)
+      }
+      plan.inPlace.append((tag.name, found.commit))
+    }
+    return plan
+  }
+
+  /// The customers whose version and source digest `release-state.json` does not record yet:
+  /// the run would write the state file, so HEAD does not hold the release.
+  static func unrecorded(_ context: ReleaseContext) -> [CustomerJob] {
+    context.jobs.filter { job in
+      let recorded = context.state?.customers[job.id]
+      return recorded?.version != job.version || recorded?.sourceDigest != job.digest.source
+    }
+  }
+}
+
+/// Before anything is built, a tagging run (`--tag`, implied by `--publish`) checks what it
+/// can: a git work tree with a commit; unless `--allow-dirty`, no uncommitted changes and a
+/// `release-state.json` that already records every version the run releases (so the tagged
+/// commit holds the state); no tag of the run on another commit for another release; with
+/// `--push`, a reachable remote without conflicting tags. A refusal writes nothing (exit 2).
+struct TagCheckStep: Step {
+  let name = "check tags"
+
+  func skipReason(_ context: ReleaseContext) -> String? {
+    context.options.tag ? nil : "no tags in this run (--tag or --publish)"
+  }
+
+  func run(_ context: ReleaseContext) throws {
+    let options = context.options
+    let repository = ReleaseTags.repository(context)
+    let root = context.services.root.path
+    guard try Self.isWorkTree(repository) else {
+      throw ReleaseError.invalidInput(
+        "--tag: \(root) is not in a git work tree; tags go into the project repository (git init and commit it, or release without --tag/--publish)"
+      )
+    }
+    let head: String
+    do { head = try repository.head() } catch is GitRepository.GitError {
+      throw ReleaseError.invalidInput("--tag: \(root) has no commit to tag yet; commit the project first")
+    }
+    if !options.allowDirty {
+      try Self.badInput { try repository.requireClean() }
+      let unrecorded = ReleaseTags.unrecorded(context)
+      if !unrecorded.isEmpty {
+        let releases = unrecorded.map { "\($0.id) \($0.version)" }.joined(separator: ", ")
+        throw ReleaseError.invalidInput(
+          "\(options.statePath) does not record \(releases) yet, and a tag must point at a commit that does: release without --tag/--publish (--no-publish), commit \(options.statePath), then tag from that commit; or pass --allow-dirty"
+        )
+      }
+    }
+    let plan = try Self.badInput { try ReleaseTags.plan(context, repository, head: head) }
+    if options.push, let remote = options.remote { try checkRemote(remote, plan: plan, repository) }
+    context.tagPlan = plan
+  }
+
+  private static func isWorkTree(_ repository: GitRepository) throws -> Bool {
+    do {
+      return try repository.run(["rev-parse", "--is-inside-work-tree"]) == "true"
+    } catch is GitRepository.GitError {
+      return false
+    }
+  }
+
+  /// A dirty work tree, a tag on another commit or an unreachable remote: bad input (exit 2),
+  /// found before any work. Other failures (no git at all) stay what they are.
+  private static func badInput<T>(prefix: String = "", _ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as GitRepository.GitError {
+      switch error {
+      case .dirty, .tagOnOtherCommit: throw ReleaseError.invalidInput(prefix + error.description)
+      case .failed:
+        if prefix.isEmpty { throw error } else { throw ReleaseError.invalidInput(prefix + error.description) }
+      }
+    }
+  }
+
+  /// The remote answers, and has none of the run's tags with other contents than here.
+  private func checkRemote(_ remote: String, plan: TagPlan, _ repository: GitRepository) throws {
+    let listing = try Self.badInput(prefix: "--push: cannot reach remote \(remote): ") {
+      try repository.run(["ls-remote", "--tags", remote])
+    }
+    var remoteTags: [String: String] = [:]
+    for line in listing.split(separator: "\n") {
+      let fields = line.split(separator: "\t", maxSplits: 1).map(String.init)
+      guard fields.count == 2, fields[1].hasPrefix("refs/tags/"), !fields[1].hasSuffix("^{}") else {
+        continue
+      }
+      remoteTags[String(fields[1].dropFirst("refs/tags/".count))] = fields[0]
+    }
+    let local = try repository.tags()
+    for name in plan.names {
+      guard let object = remoteTags[name] else { continue }
+      if let mine = local[name], mine.object == object { continue }
+      throw ReleaseError.invalidInput(
+        "--push: remote \(remote) already has tag \(name) with other contents than this repository; fetch its tags (git fetch --tags \(remote)) and check them"
+      )
+    }
+  }
+}
+
+/// After every customer of the run built, tested and published: creates the planned tags on
+/// the commit the check found (HEAD), and pushes the run's tags with `--push`. Never runs
+/// when anything failed; without `--push` nothing leaves the machine.
 struct TagStep: Step {
   let name = "tag"
   let changesState = true
+
+  enum TagError: Error, CustomStringConvertible {
+    case headMoved(from: String, to: String)
+
+    var description: String {
+      switch self {
+      case .headMoved(let from, let to):
+        return
+          "HEAD moved from \(from.prefix(12)) to \(to.prefix(12)) during the run; nothing was tagged, rerun"
+      }
+    }
+  }
 
   func skipReason(_ context: ReleaseContext) -> String? {
     if !context.options.tag { return "tags are made by publishing runs (--publish) or --tag" }
@@ -17,31 +204,30 @@ struct TagStep: Step {
   }
 
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    tags(context).map { "would tag \($0.name)" + (context.options.push ? " and push it" : "") }
-  }
-
-  func tags(_ context: ReleaseContext) -> [(name: String, message: String)] {
-    var tags = context.jobs.map { job in
-      ("\(job.id)/v\(job.version)", "\(job.customer.packageName) \(job.version) (SDK \(context.inputs?.sdkVersion.description ?? "?"))")
-    }
-    if let sdk = context.inputs?.sdkVersion { tags.append(("v\(sdk)", "SDK \(sdk)")) }
-    return tags
+    guard let plan = context.tagPlan else { return [] }
+    let push = context.options.push ? " and push it to \(context.options.remote ?? "?")" : ""
+    return plan.create.map { "would tag \($0.name) on \(plan.head.prefix(12))\(push)" }
+      + plan.inPlace.map { "\($0.name) already tags \($0.commit.prefix(12))" }
   }
 
   func run(_ context: ReleaseContext) throws {
-    let repository = GitRepository(
-      context.services.root, runner: context.services.processRunner, environment: context.services.environment)
-    if !context.options.allowDirty { try repository.requireClean() }
+    guard let checked = context.tagPlan else { preconditionFailure("tag runs after check tags") }
+    let repository = ReleaseTags.repository(context).withFallbackIdentity()
     let head = try repository.head()
-    var created: [String] = []
-    for tag in tags(context) where try repository.tag(tag.name, at: head, message: tag.message) {
-      created.append(tag.name)
-    }
-    context.reporter.report(.info(created.isEmpty ? "tags already in place" : "tagged \(created.joined(separator: ", "))"))
+    guard head == checked.head else { throw TagError.headMoved(from: checked.head, to: head) }
+    if !context.options.allowDirty { try repository.requireClean() }
+    // Again: another run may have tagged since the check.
+    let plan = try ReleaseTags.plan(context, repository, head: head)
+    for tag in plan.create { try repository.tag(tag.name, at: head, message: tag.message) }
+    let created = plan.create.map(\.name)
+    context.reporter.report(
+      .info(
+        created.isEmpty
+          ? "tags already in place: \(plan.names.joined(separator: ", "))"
+          : "tagged \(created.joined(separator: ", ")) on \(head.prefix(12))"))
     if context.options.push, let remote = context.options.remote {
-      let names = tags(context).map { "refs/tags/\($0.name)" }
-      try repository.run(["push", remote] + names)
-      context.reporter.report(.info("pushed \(names.count) tags to \(remote)"))
+      try repository.run(["push", "--quiet", remote] + plan.names.map { "refs/tags/\($0)" })
+      context.reporter.report(.info("pushed \(plan.names.count) tags to \(remote)"))
     }
   }
 }
