@@ -48,7 +48,6 @@ public enum ZipWriter {
         try writeArchive(items, to: temporary, reportedPath: destination.path, modificationTime: time)
       }
       let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: temporary)
-      FaultPoint.reach("archive.partial")
       return ZipSummary(sha256: sha256, size: size, entries: entries)
     }
   }
@@ -166,6 +165,7 @@ public enum ZipWriter {
       try check(archive_write_finish_entry(archive), "finish the entry", entry: item.archivePath)
       entries.append(
         ZipEntry(path: item.archivePath, kind: item.kind, size: item.size, permissions: item.permissions))
+      if entries.count == items.count / 2 { FaultPoint.reach("archive.partial") }
     }
     try check(archive_write_close(archive), "finish the archive")
     return entries

@@ -58,8 +58,9 @@ public enum PackageGenerator {
 
     try prepare(packageDirectory, for: Set(outputs.keys))
     let files = outputs.keys.sorted()
-    for relativePath in files {
+    for (index, relativePath) in files.enumerated() {
       try write(outputs[relativePath]!, to: packageDirectory.appendingPathComponent(relativePath))
+      if index == files.count / 2 { FaultPoint.reach("generate.partial") }
     }
     return GeneratedPackage(directory: packageDirectory, files: files)
   }

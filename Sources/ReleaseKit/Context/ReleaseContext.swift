@@ -60,3 +60,14 @@ public final class ReleaseContext: @unchecked Sendable {
   public var cacheDirectory: URL { services.resolve(options.cachePath) }
   public var logsDirectory: URL { distDirectory.appendingPathComponent("logs") }
 }
+
+extension ReleaseContext {
+  /// The customers of the run whose version and source digest the state file does not record
+  /// yet: the run writes them (`WriteStateStep`), so the commit at hand does not hold them.
+  var unrecordedJobs: [CustomerJob] {
+    jobs.filter { job in
+      let recorded = state?.customers[job.id]
+      return recorded?.version != job.version || recorded?.sourceDigest != job.digest.source
+    }
+  }
+}

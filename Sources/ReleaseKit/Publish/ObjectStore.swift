@@ -8,8 +8,6 @@ protocol ObjectStore: Sendable {
   var displayName: String { get }
   /// The URL a customer downloads `key` from (written into manifests).
   func publicURL(for key: String) -> String
-  /// Size of the object, or nil when it does not exist.
-  func size(of key: String) throws -> Int64?
   /// SHA-256 and size of the object's bytes, read back from the store (streamed).
   func digest(of key: String) throws -> (sha256: String, size: Int64)?
   /// Creates the object only if the key is free; `false` when it already exists (nothing
@@ -29,11 +27,6 @@ struct DirectoryObjectStore: ObjectStore {
   func publicURL(for key: String) -> String {
     if let baseURL { return baseURL.hasSuffix("/") ? baseURL + key : baseURL + "/" + key }
     return root.appendingPathComponent(key).absoluteString
-  }
-
-  func size(of key: String) throws -> Int64? {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(key).path)
-    return (attributes?[.size] as? NSNumber)?.int64Value
   }
 
   func digest(of key: String) throws -> (sha256: String, size: Int64)? {

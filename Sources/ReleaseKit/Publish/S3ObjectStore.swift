@@ -45,10 +45,6 @@ struct S3ObjectStore: ObjectStore {
 
   func publicURL(for key: String) -> String { "\(publicBase)/\(key)" }
 
-  func size(of key: String) throws -> Int64? {
-    try client.head(self.key(key))?.size
-  }
-
   /// Streams the object into a temporary file and hashes it: the bytes themselves are
   /// checked, not an ETag (which is an MD5 at best, and not even that for multipart uploads).
   func digest(of key: String) throws -> (sha256: String, size: Int64)? {

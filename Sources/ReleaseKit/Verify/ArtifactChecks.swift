@@ -9,14 +9,18 @@ import ReleaseSystem
 /// another model of the store (the foreign-model scan). `release verify` runs them first;
 /// `release all` runs them on every artifact before anything is published.
 struct ArtifactChecks {
-  /// SHA-256 → model, for every model of the store (not only this customer's).
-  let storeModels: [String: ModelReference]
+  /// Every model of the store, not only this customer's.
+  let store: StoreModels
   /// The customer's models as the manifest names them, when a manifest is at hand.
   let expectedModels: Set<ModelReference>?
 
   func problems(releaseDirectory: URL, record: ReleaseRecord) -> [String] {
-    let archive = releaseDirectory.appendingPathComponent(record.artifact.file)
     let name = record.artifact.file
+    // release.json is input too: its file name must not lead out of the release directory.
+    guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+      return ["release.json: artifact.file \"\(name)\" is not a plain file name"]
+    }
+    let archive = releaseDirectory.appendingPathComponent(name)
     var problems = ZipReader.safetyProblems(of: archive).map(\.description)
     guard problems.isEmpty else { return problems }
 
@@ -37,16 +41,39 @@ struct ArtifactChecks {
       return problems
     }
 
+    // Each model release.json names must be the store's model of that flow and version: the
+    // foreign-model scan below trusts these hashes, so a release.json that calls another
+    // customer's model by this customer's name must not get past here.
+    for model in record.models {
+      let reference = ModelReference(flowName: model.flowName, version: model.modelVersion)
+      guard let storeHash = store.hashes[reference] else {
+        problems.append("release.json: models lists \(reference), which is not in the model store")
+        continue
+      }
+      if storeHash != model.sha256 {
+        let actual = store.byHash[model.sha256].map { ", the store's \($0)" } ?? ""
+        problems.append(
+          "release.json: models lists \(reference) with sha256 \(model.sha256.prefix(12))…\(actual); the store's \(reference) is \(storeHash.prefix(12))…"
+        )
+      }
+    }
+    for duplicate in Self.duplicates(record.files.map(\.path)) {
+      problems.append("release.json: files lists \(duplicate) more than once")
+    }
+    for duplicate in Self.duplicates(record.models.map(\.entry)) {
+      problems.append("release.json: models lists \(duplicate) more than once")
+    }
+
     let top = record.artifact.topLevelDirectory + "/"
-    let listed = Dictionary(uniqueKeysWithValues: record.files.map { ($0.path, $0) })
-    let modelEntries = Dictionary(uniqueKeysWithValues: record.models.map { ($0.entry, $0) })
+    let listed = Dictionary(record.files.map { ($0.path, $0) }) { first, _ in first }
+    let modelEntries = Dictionary(record.models.map { ($0.entry, $0) }) { first, _ in first }
     var seen = Set<String>()
     do {
       try ZipReader.forEachFile(in: archive) { entry, data in
         let (sha256, size) = try data.sha256AndSize()
         // Every file is scanned for foreign models, wherever it sits: an archive of another
         // customer's package (another top-level directory) must name the model it leaks.
-        let foreign = storeModels[sha256].flatMap { model in
+        let foreign = store.byHash[sha256].flatMap { model in
           record.models.contains(where: { $0.sha256 == sha256 }) ? nil : model
         }
         guard entry.path.hasPrefix(top) else {
@@ -101,16 +128,27 @@ struct ArtifactChecks {
     return problems
   }
 
-  /// Hashes every model in the store once.
-  static func storeModels(_ store: ModelStore) throws -> [String: ModelReference] {
-    var models: [String: ModelReference] = [:]
+  private static func duplicates(_ values: [String]) -> [String] {
+    var seen = Set<String>()
+    return values.filter { !seen.insert($0).inserted }.sorted()
+  }
+}
+
+/// Every model of a store by SHA-256 and by flow and version, hashed once.
+struct StoreModels {
+  private(set) var byHash: [String: ModelReference] = [:]
+  private(set) var hashes: [ModelReference: String] = [:]
+  var count: Int { hashes.count }
+
+  init(_ store: ModelStore) throws {
     for flow in try store.flowNames() {
       for version in try store.versions(of: flow) {
         let reference = ModelReference(flowName: flow, version: version)
-        models[try SHA256Digest.hex(ofFileAt: try store.localFile(for: reference))] = reference
+        let sha256 = try SHA256Digest.hex(ofFileAt: try store.localFile(for: reference))
+        byHash[sha256] = reference
+        hashes[reference] = sha256
       }
     }
-    return models
   }
 }
 
@@ -129,13 +167,13 @@ struct CheckArtifactsStep: Step {
 
   func run(_ context: ReleaseContext) throws {
     guard let store = context.modelStore else { preconditionFailure("check runs after load inputs") }
-    let storeModels = try ArtifactChecks.storeModels(store)
+    let storeModels = try StoreModels(store)
     var problems: [String] = []
     for job in context.jobs {
       let directory = job.releaseDirectory(in: context.distDirectory)
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
       let checks = ArtifactChecks(
-        storeModels: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
+        store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
       problems += checks.problems(releaseDirectory: directory, record: record).map { "\(job.id): \($0)" }
     }
     if !problems.isEmpty {

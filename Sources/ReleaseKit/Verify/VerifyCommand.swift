@@ -30,15 +30,28 @@ enum VerifyCommand {
     let store = DirectoryModelStore(root: services.resolve(modelsPath), displayName: modelsPath)
     let manifest = try ManifestLoader.load(
       contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store)
-    let storeModels = try ArtifactChecks.storeModels(store)
+    let storeModels = try StoreModels(store)
     let output = services.output
 
     var failed = 0
-    for directory in releases {
-      let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+    for release in releases {
+      let directory = release.directory
+      let record: ReleaseRecord
+      do {
+        record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+      } catch {
+        // One unreadable release.json fails that release; the others are still verified.
+        output.write(line: "verify \(directory.path)", to: .standardOutput)
+        output.write(line: "  FAIL \(error)", to: .standardError)
+        failed += 1
+        continue
+      }
       output.write(
         line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
       var problems: [String] = []
+      if let named = release.namedArchive, named != record.artifact.file {
+        problems.append("\(named): release.json beside it describes \(record.artifact.file), not this file")
+      }
       let customer = manifest.customer(matching: record.customer.id)
       if customer == nil {
         problems.append("\(record.customer.id): not a customer in \(manifestPath)")
@@ -46,7 +59,7 @@ enum VerifyCommand {
         problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
       }
       let checks = ArtifactChecks(
-        storeModels: storeModels, expectedModels: customer.map { Set($0.customModels.map(\.reference)) })
+        store: storeModels, expectedModels: customer.map { Set($0.customModels.map(\.reference)) })
       problems += checks.problems(releaseDirectory: directory, record: record)
       if problems.isEmpty {
         output.write(
@@ -73,9 +86,16 @@ enum VerifyCommand {
     if failed > 0 { throw ReleaseError.stepFailed(step: "verify", reason: Failed(count: failed).description) }
   }
 
-  /// Release directories named by an argument: a zip or release.json (its directory), a
-  /// release directory, or a dist directory (every `<id>/<version>/` below it).
-  static func findReleases(_ argument: String, services: Services) throws -> [URL] {
+  /// A release to verify: its directory, and the archive's file name when the argument
+  /// named the zip itself.
+  struct ReleaseLocation: Equatable {
+    var directory: URL
+    var namedArchive: String? = nil
+  }
+
+  /// Releases named by an argument: a zip or release.json (its directory), a release
+  /// directory, or a dist directory (every `<id>/<version>/` below it).
+  static func findReleases(_ argument: String, services: Services) throws -> [ReleaseLocation] {
     let url = services.resolve(argument)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
@@ -85,12 +105,16 @@ enum VerifyCommand {
       guard url.pathExtension == "zip" || url.lastPathComponent == ReleaseRecord.fileName else {
         throw ReleaseError.usage("verify \(argument): expected a .zip, a release.json or a directory")
       }
-      return [url.deletingLastPathComponent()]
+      return [
+        ReleaseLocation(
+          directory: url.deletingLastPathComponent(),
+          namedArchive: url.pathExtension == "zip" ? url.lastPathComponent : nil)
+      ]
     }
     if FileManager.default.fileExists(atPath: url.appendingPathComponent(ReleaseRecord.fileName).path) {
-      return [url]
+      return [ReleaseLocation(directory: url)]
     }
-    var found: [URL] = []
+    var found: [ReleaseLocation] = []
     for id in (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.sorted() ?? []
     where !id.hasPrefix(".") {
       let customer = url.appendingPathComponent(id)
@@ -99,7 +123,7 @@ enum VerifyCommand {
         let release = customer.appendingPathComponent(version)
         if FileManager.default.fileExists(atPath: release.appendingPathComponent(ReleaseRecord.fileName).path)
         {
-          found.append(release)
+          found.append(ReleaseLocation(directory: release))
         }
       }
     }
@@ -144,6 +168,10 @@ enum VerifyCommand {
     try swift(["build"], in: consumer)
     let binary = try services.processRunner.run(
       ProcessInvocation("swift", ["build", "--show-bin-path"], in: consumer, environment: environment))
+    guard binary.exitCode == 0 else {
+      throw SystemError.processFailed(
+        command: "swift build --show-bin-path", exitCode: binary.exitCode, logPath: nil)
+    }
     let run = try services.processRunner.run(
       ProcessInvocation(
         binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) + "/Consumer", [], in: consumer,

@@ -5,7 +5,7 @@ import XCTest
 @testable import ReleaseKit
 
 /// Two `release` processes on the same `dist/` at once. The first is held inside its real
-/// `swift build` (a stand-in `swift` waits at a gate the test opens), so the overlap is certain
+/// `swift test` (a stand-in `swift` waits at a gate the test opens), so the overlap is certain
 /// rather than a matter of timing. A second run on the same cache, and one on the same
 /// `dist/` with another cache, must each fail at once with one line naming the lock and the
 /// holder's pid, changing nothing; the first then finishes with intact output.
@@ -22,12 +22,12 @@ final class ConcurrencyTests: XCTestCase {
       if first.isRunning { _ = first.wait(timeout: 120) }
     }
 
-    // Wait until the first run is inside `swift build`, holding both locks.
+    // Wait until the first run is inside `swift test`, holding both locks.
     let deadline = Date().addingTimeInterval(120)
     while !shims.reached && first.isRunning && Date() < deadline { usleep(20_000) }
     guard shims.reached else {
       let run = first.wait(timeout: 1)
-      return XCTFail("the first run never reached swift build: \(run.allOutput)")
+      return XCTFail("the first run never reached swift test: \(run.allOutput)")
     }
     let distBefore = Workspace.snapshot(workspace.dist)
     let holder = "pid \(first.pid)"

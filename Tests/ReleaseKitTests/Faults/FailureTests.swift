@@ -51,7 +51,7 @@ final class FailureTests: XCTestCase {
     try (original + "\nfunc plantedSyntaxError( {\n").write(to: core, atomically: true, encoding: .utf8)
     let run = workspace.run(["customer", "acme"])
     try assertCustomerFailed(
-      run, workspace, step: "build and test", command: "swift build",
+      run, workspace, step: "build and test", command: "swift test",
       tailNeedle:
         "FlowModel.swift:\(original.split(separator: "\n", omittingEmptySubsequences: false).count + 1)",
       logNeedle: "plantedSyntaxError")

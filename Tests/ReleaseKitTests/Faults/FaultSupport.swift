@@ -114,9 +114,9 @@ extension ReleaseBinary {
 }
 
 /// A directory of stand-ins for `swift` and `git` put first on PATH: each records its
-/// environment (when `RELEASE_TEST_ENV_DUMP` names a directory) and, for `swift build`, waits
-/// at a gate (when `RELEASE_TEST_GATE` names one) until the test opens it; then it runs the
-/// real program.
+/// environment (when `RELEASE_TEST_ENV_DUMP` names a directory) and, for `swift build` or
+/// `swift test`, waits at a gate (when `RELEASE_TEST_GATE` names one) until the test opens it,
+/// then runs the real program; or until the test aborts it, then fails.
 final class ProgramShims {
   let directory: URL
   let gate: URL
@@ -137,10 +137,13 @@ final class ProgramShims {
       let script = """
         #!/bin/sh
         if [ -n "$RELEASE_TEST_ENV_DUMP" ]; then env > "$RELEASE_TEST_ENV_DUMP/\(program)-$$.env"; fi
-        if [ -n "$RELEASE_TEST_GATE" ] && [ "$1" = build ]; then
+        if [ -n "$RELEASE_TEST_GATE" ] && { [ "$1" = build ] || [ "$1" = test ]; }; then
           touch "$RELEASE_TEST_GATE/reached"
           i=0
-          while [ ! -e "$RELEASE_TEST_GATE/open" ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done
+          while [ ! -e "$RELEASE_TEST_GATE/open" ] && [ $i -lt 2400 ]; do
+            if [ -e "$RELEASE_TEST_GATE/abort" ]; then exit 70; fi
+            sleep 0.05; i=$((i+1))
+          done
         fi
         exec "\(real.path)" "$@"
 
@@ -157,6 +160,10 @@ final class ProgramShims {
   var reached: Bool { FileManager.default.fileExists(atPath: gate.appendingPathComponent("reached").path) }
   func open() {
     _ = FileManager.default.createFile(atPath: gate.appendingPathComponent("open").path, contents: nil)
+  }
+  /// Ends a waiting stand-in without running the real program (its parent was killed).
+  func abort() {
+    _ = FileManager.default.createFile(atPath: gate.appendingPathComponent("abort").path, contents: nil)
   }
 }
 

@@ -5,14 +5,19 @@ import XCTest
 
 @testable import ReleaseKit
 
-/// `release customer acme` killed by a real SIGKILL at every fault point (during generation,
-/// before the tests, half-way through the zip, with the release assembled but not renamed into
-/// place, with the new state file written but not renamed): afterwards no final name holds an
-/// incomplete file, the state file still parses, and a rerun converges to an archive
-/// byte-identical to an uninterrupted run's, leaving no temporary behind.
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `release customer acme` killed by a real SIGKILL at every fault point (half-way through
+/// writing the generated package, half-way through the zip, with the release assembled but not
+/// renamed into place, with the new state file written but not renamed), and by the test
+/// itself while `swift test` runs as its child: afterwards no final name holds an incomplete
+/// file, the state file still parses, and a rerun converges to an archive byte-identical to an
+/// uninterrupted run's, leaving no temporary behind.
 final class KillTests: XCTestCase {
   func testKilledAtEveryFaultPointLeavesNothingPartialAndARerunConverges() throws {
-    XCTAssertEqual(FaultPoint.all.count, 5, "a new fault point needs its expectations here")
+    XCTAssertEqual(FaultPoint.all.count, 4, "a new fault point needs its expectations here")
     let arguments = ["customer", "acme", "--cache", Workspace.sharedCache.path]
     let zipPath = "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip"
 
@@ -26,10 +31,12 @@ final class KillTests: XCTestCase {
     let pristineState = try Data(contentsOf: fresh.file("release-state.json"))
 
     var tried: [String] = []
-    for point in FaultPoint.all {
+    for point in FaultPoint.all + [Self.duringSwiftTest] {
       let workspace = try Workspace()
-      let killed = try ReleaseBinary.run(
-        arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
+      let killed =
+        point == Self.duringSwiftTest
+        ? try killDuringSwiftTest(arguments, in: workspace)
+        : try ReleaseBinary.run(arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
       tried.append(point)
       XCTAssertEqual(killed.signal, SIGKILL, "\(point): expected death by SIGKILL: \(killed.allOutput)")
 
@@ -67,5 +74,25 @@ final class KillTests: XCTestCase {
         try Data(contentsOf: reference.file("release-state.json")), point)
     }
     print("KillTests: \(tried.count) kill points tried: \(tried.joined(separator: ", "))")
+  }
+
+  static let duringSwiftTest = "swift test running (killed by the test)"
+
+  /// Starts the release with a stand-in `swift` that waits at a gate, and once `swift test` is
+  /// running as the release's child, sends the release SIGKILL from here; the orphaned stand-in
+  /// is then told to give up.
+  private func killDuringSwiftTest(_ arguments: [String], in workspace: Workspace) throws -> BinaryRun {
+    let shims = try ProgramShims(["swift"])
+    let running = try RunningBinary(
+      arguments, in: workspace.root,
+      environment: ReleaseBinary.environment(["PATH": shims.path, "RELEASE_TEST_GATE": shims.gate.path]))
+    let deadline = Date().addingTimeInterval(120)
+    while !shims.reached && running.isRunning && Date() < deadline { usleep(20_000) }
+    XCTAssertTrue(shims.reached, "the release never started swift test")
+    XCTAssertTrue(running.isRunning, "the release ended before swift test")
+    kill(running.pid, SIGKILL)
+    let run = running.wait(timeout: 60)
+    shims.abort()
+    return run
   }
 }

@@ -300,4 +300,104 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
     let clean = verify(["dist", "--no-build"], in: workspace)
     XCTAssertEqual(clean.code, 0, clean.all)
   }
+
+  /// A release.json is input too: one that lies about a model's identity, lists a file twice,
+  /// names an artifact outside its directory, or cannot be read is refused for that release
+  /// alone, without a crash and without starting anything.
+  func testLyingOrBrokenReleaseRecordsAreRefused() throws {
+    let workspace = try fixture()
+    let models = "Sources/ContextSDK/Resources/Models/"
+    let real = try CraftedZip.entries(of: workspace.file("\(acmeRelease)/\(acmeZip)"))
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-faults-records-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    func edit(_ directory: URL, _ change: (inout ReleaseRecord) throws -> Void) throws {
+      let url = directory.appendingPathComponent("release.json")
+      var record = try ReleaseRecord.load(from: url)
+      try change(&record)
+      try record.encoded().write(to: url)
+    }
+
+    // Bluebird's onboarding_upsell v72 in acme's package under acme's v73 name, and acme's
+    // release.json rewritten to agree with the archive: only the store can tell.
+    let leaked = try Data(contentsOf: workspace.file("models/onboarding_upsell/72.mlmodel"))
+    let leakedSHA = SHA256Digest.hex(of: leaked)
+    let relabeledZip = scratch.appendingPathComponent("relabeled.zip")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    let entry = "ContextSDK_Acme/\(models)onboarding_upsell_v73.mlmodel"
+    try CraftedZip.write(
+      real.map { $0.name == entry ? .init(name: $0.name, data: leaked) : $0 }, to: relabeledZip)
+    let relabeled = try releaseDirectory("relabeled", zip: relabeledZip, in: workspace)
+    try edit(relabeled) { record in
+      for index in record.models.indices where record.models[index].flowName == "onboarding_upsell" {
+        record.models[index].sha256 = leakedSHA
+      }
+      for index in record.files.indices
+      where record.files[index].path == "\(models)onboarding_upsell_v73.mlmodel" {
+        record.files[index].sha256 = leakedSHA
+        record.files[index].size = Int64(leaked.count)
+      }
+    }
+    let duplicated = try releaseDirectory(
+      "duplicated", zip: workspace.file("\(acmeRelease)/\(acmeZip)"), in: workspace)
+    try edit(duplicated) { record in record.files.append(record.files[0]) }
+    let escaping = try releaseDirectory(
+      "escaping", zip: workspace.file("\(acmeRelease)/\(acmeZip)"), in: workspace)
+    try edit(escaping) { record in record.artifact.file = "../../../../\(self.acmeRelease)/\(self.acmeZip)" }
+
+    let cases: [(URL, String)] = [
+      (
+        relabeled,
+        "release.json: models lists onboarding_upsell v73 with sha256 \(leakedSHA.prefix(12))…, the store's onboarding_upsell v72"
+      ),
+      (duplicated, "release.json: files lists "),
+      (
+        escaping,
+        "release.json: artifact.file \"../../../../\(acmeRelease)/\(acmeZip)\" is not a plain file name"
+      ),
+    ]
+    for (directory, expected) in cases {
+      let before = Workspace.snapshot(workspace.root)
+      let relative = String(directory.path.dropFirst(workspace.root.path.count + 1))
+      let run = verify([relative, "--no-build"], in: workspace)
+      XCTAssertEqual(run.code, 1, run.all)
+      XCTAssertTrue(
+        run.standardError.contains { $0.hasPrefix("  FAIL \(expected)") },
+        "\(relative): “\(expected)” in \(run.all)")
+      XCTAssertEqual(run.invocations.count, 0)
+      XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+    }
+
+    // A zip named on the command line must be the artifact its release.json describes.
+    let other = workspace.file("evil/renamed-zip/acme/2.4.0")
+    try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+    for file in ["release.json", acmeZip, acmeZip + ".sha256"] {
+      try FileManager.default.copyItem(
+        at: workspace.file("\(acmeRelease)/\(file)"), to: other.appendingPathComponent(file))
+    }
+    try FileManager.default.copyItem(
+      at: other.appendingPathComponent(acmeZip), to: other.appendingPathComponent("Other.zip"))
+    let named = verify(["evil/renamed-zip/acme/2.4.0/Other.zip", "--no-build"], in: workspace)
+    XCTAssertEqual(named.code, 1, named.all)
+    XCTAssertTrue(
+      named.standardError.contains(
+        "  FAIL Other.zip: release.json beside it describes \(acmeZip), not this file"),
+      named.all)
+
+    // An unreadable release.json fails its release; the others in the same dist are verified.
+    let dist = workspace.file("evil/broken-dist")
+    for id in ["acme", "bluebird"] {
+      try FileManager.default.createDirectory(
+        at: dist.appendingPathComponent(id), withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        at: workspace.file("dist/\(id)/2.4.0"), to: dist.appendingPathComponent("\(id)/2.4.0"))
+    }
+    try "{ not json".write(
+      to: dist.appendingPathComponent("acme/2.4.0/release.json"), atomically: true, encoding: .utf8)
+    let broken = verify(["evil/broken-dist", "--no-build"], in: workspace)
+    XCTAssertEqual(broken.code, 1, broken.all)
+    XCTAssertEqual(broken.standardOutput.last, "1 of 2 releases verified", broken.all)
+    XCTAssertTrue(
+      broken.standardError.contains { $0.hasPrefix("  FAIL ") && $0.contains("release.json") }, broken.all)
+  }
 }

@@ -26,7 +26,6 @@ struct GenerateStep: CustomerStep {
     job.embeddedModels = models
     job.generated = try PackageGenerator.generate(
       input, templateDirectory: inputs.templateDirectory, into: packageDirectory)
-    FaultPoint.reach("generate.partial")
     job.packageDirectory = packageDirectory
   }
 }

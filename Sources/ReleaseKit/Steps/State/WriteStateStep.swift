@@ -15,7 +15,7 @@ struct WriteStateStep: Step {
   }
 
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    changedCustomers(context).map { job in
+    context.unrecordedJobs.map { job in
       "would record \(job.id) \(job.version) in \(context.options.statePath)"
     }
   }
@@ -28,13 +28,6 @@ struct WriteStateStep: Step {
       FaultPoint.reach("state.partial")
     }
     context.state = state
-  }
-
-  private func changedCustomers(_ context: ReleaseContext) -> [CustomerJob] {
-    context.jobs.filter { job in
-      let recorded = context.state?.customers[job.id]
-      return recorded?.version != job.version || recorded?.sourceDigest != job.digest.source
-    }
   }
 
   private func updatedState(_ context: ReleaseContext) -> ReleaseState? {

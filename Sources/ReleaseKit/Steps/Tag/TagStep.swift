@@ -82,14 +82,6 @@ enum ReleaseTags {
     return plan
   }
 
-  /// The customers whose version and source digest `release-state.json` does not record yet:
-  /// the run would write the state file, so HEAD does not hold the release.
-  static func unrecorded(_ context: ReleaseContext) -> [CustomerJob] {
-    context.jobs.filter { job in
-      let recorded = context.state?.customers[job.id]
-      return recorded?.version != job.version || recorded?.sourceDigest != job.digest.source
-    }
-  }
 }
 
 /// Before anything is built, a tagging run (`--tag`, implied by `--publish`) checks what it
@@ -108,7 +100,7 @@ struct TagCheckStep: Step {
     let options = context.options
     let repository = ReleaseTags.repository(context)
     let root = context.services.root.path
-    guard try Self.isWorkTree(repository) else {
+    guard repository.isWorkTree() else {
       throw ReleaseError.invalidInput(
         "--tag: \(root) is not in a git work tree; tags go into the project repository (git init and commit it, or release without --tag/--publish)"
       )
@@ -119,7 +111,7 @@ struct TagCheckStep: Step {
     }
     if !options.allowDirty {
       try Self.badInput { try repository.requireClean() }
-      let unrecorded = ReleaseTags.unrecorded(context)
+      let unrecorded = context.unrecordedJobs
       if !unrecorded.isEmpty {
         let releases = unrecorded.map { "\($0.id) \($0.version)" }.joined(separator: ", ")
         throw ReleaseError.invalidInput(
@@ -130,14 +122,6 @@ struct TagCheckStep: Step {
     let plan = try Self.badInput { try ReleaseTags.plan(context, repository, head: head) }
     if options.push, let remote = options.remote { try checkRemote(remote, plan: plan, repository) }
     context.tagPlan = plan
-  }
-
-  private static func isWorkTree(_ repository: GitRepository) throws -> Bool {
-    do {
-      return try repository.run(["rev-parse", "--is-inside-work-tree"]) == "true"
-    } catch is GitRepository.GitError {
-      return false
-    }
   }
 
   /// A dirty work tree, a tag on another commit or an unreachable remote: bad input (exit 2),
@@ -214,8 +198,9 @@ struct TagStep: Step {
     guard let checked = context.tagPlan else { preconditionFailure("tag runs after check tags") }
     let repository = ReleaseTags.repository(context).withFallbackIdentity()
     let head = try repository.head()
+    // Cleanliness was checked before building; what the run wrote since (dist/, a publish
+    // directory inside the project) is its own output, not a change to the tagged commit.
     guard head == checked.head else { throw TagError.headMoved(from: checked.head, to: head) }
-    if !context.options.allowDirty { try repository.requireClean() }
     // Again: another run may have tagged since the check.
     let plan = try ReleaseTags.plan(context, repository, head: head)
     for tag in plan.create { try repository.tag(tag.name, at: head, message: tag.message) }
