@@ -10,11 +10,18 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
   private let lock = NSLock()
   private var summary: [ReleaseEvent.CustomerOutcome]?
   private let root: URL
+  /// Where workflow commands go: stdout, or stderr when stdout carries `--json` events (the
+  /// runner reads commands from both).
+  private let stream: ReleaseSystem.OutputStream
 
-  public init(output: OutputStreaming, stepSummary: URL?, root: URL) {
+  public init(
+    output: OutputStreaming, stepSummary: URL?, root: URL,
+    stream: ReleaseSystem.OutputStream = .standardOutput
+  ) {
     self.output = output
     self.stepSummary = stepSummary
     self.root = root
+    self.stream = stream
   }
 
   public func report(_ event: ReleaseEvent) {
@@ -24,7 +31,7 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
         var properties = "file=\(Self.escapeProperty(diagnostic.file))"
         if let line = diagnostic.line { properties += ",line=\(line)" }
         output.write(
-          line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: .standardOutput)
+          line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: stream)
       }
     case .customerFinished(let outcome):
       // The whole group is written under one lock so parallel customers' logs never mix.
@@ -34,18 +41,18 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
         let message =
           "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
         output.write(
-          line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: .standardOutput)
+          line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: stream)
       }
       guard let log = outcome.logFile else { return }
       let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
       guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
       output.write(
-        line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: .standardOutput)
+        line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: stream)
       for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         // A log line starting with "::" would be read as a workflow command; break it.
-        output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: .standardOutput)
+        output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: stream)
       }
-      output.write(line: "::endgroup::", to: .standardOutput)
+      output.write(line: "::endgroup::", to: stream)
     case .summary(let outcomes, _):
       lock.lock()
       summary = outcomes

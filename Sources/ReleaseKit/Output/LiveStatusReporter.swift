@@ -47,7 +47,13 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
       update(id: outcome.id, outcome: outcome)
     case .stepStarted, .stepSkipped, .info:
       break
-    case .summary, .failure, .diagnostics, .dryRun, .customerLogTail:
+    case .customerLogTail:
+      // A failure's log tail mid-run: printed below the view, which then starts afresh under
+      // it and keeps ticking for the customers still running.
+      plain.report(event)
+      drawnLines = 0
+      redraw()
+    case .summary, .failure, .diagnostics, .dryRun:
       stopTicker()
       plain.report(event)
       drawnLines = 0

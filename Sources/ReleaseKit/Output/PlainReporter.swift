@@ -23,7 +23,7 @@ enum ReporterFactory {
         GitHubActionsReporter(
           output: services.output,
           stepSummary: environment["GITHUB_STEP_SUMMARY"].map(URL.init(fileURLWithPath:)),
-          root: services.root))
+          root: services.root, stream: options.json ? .standardError : .standardOutput))
     }
     if !options.dryRun {
       reporters.append(

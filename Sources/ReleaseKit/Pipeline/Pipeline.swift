@@ -58,6 +58,7 @@ public struct CustomerPipeline {
       slots.wait()
       if stop.isSet {
         job.status = .cancelled
+        context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
         slots.signal()
         continue
       }

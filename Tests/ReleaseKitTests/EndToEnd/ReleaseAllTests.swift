@@ -76,6 +76,16 @@ final class ReleaseAllTests: XCTestCase {
     XCTAssertEqual(
       try statuses(rerun),
       ["acme": "2.4.0 up to date", "bluebird": "2.4.0 up to date", "ember": "2.4.0 up to date"])
+    // Each up-to-date customer has its own event, with the artifact it stands for.
+    let skipped = try events(rerun).filter { $0["event"] as? String == "customer_skipped" }
+    XCTAssertEqual(skipped.map { $0["id"] as? String }, ["acme", "bluebird", "ember"])
+    XCTAssertEqual(
+      skipped.map { $0["artifact"] as? String },
+      [
+        "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "dist/bluebird/2.4.0/ContextSDK_Bluebird-2.4.0.zip",
+        "dist/ember/2.4.0/ContextSDK_Ember-2.4.0.zip",
+      ])
+    XCTAssertFalse(try events(rerun).contains { $0["event"] as? String == "customer_started" })
     XCTAssertEqual(
       Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") },
       before)
@@ -163,5 +173,17 @@ final class ReleaseAllTests: XCTestCase {
       annotation.hasPrefix(
         "::error file=customers.json,line=\(lineOfError)::customers.json: customers[1].app_id:"), annotation)
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path))
+
+    // With --json, stdout stays one JSON object per line: the annotations go to stderr.
+    let json = workspace.run(
+      ["all", "--json"], environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
+    XCTAssertEqual(json.exitCode, 2)
+    XCTAssertFalse(json.standardOutput.isEmpty)
+    for line in json.standardOutput {
+      XCTAssertNotNil(try? JSONSerialization.jsonObject(with: Data(line.utf8)), "not JSON on stdout: \(line)")
+    }
+    XCTAssertTrue(
+      json.standardError.contains { $0.hasPrefix("::error file=customers.json,line=\(lineOfError)::") },
+      json.allOutput)
   }
 }

@@ -107,10 +107,14 @@ struct LoadInputsStep: Step {
       ProcessInvocation(
         "swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
     let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
-    guard result.exitCode == 0, let line = text.split(separator: "\n").first else {
+    // All of it: the compiler's version and build, and the target it builds for.
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+      !$0.isEmpty
+    }
+    guard result.exitCode == 0, !lines.isEmpty else {
       throw ReleaseError.invalidInput(
         "swift --version: exited with status \(result.exitCode); expected a toolchain")
     }
-    return String(line)
+    return lines.joined(separator: "; ")
   }
 }

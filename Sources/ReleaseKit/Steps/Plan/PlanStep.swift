@@ -44,6 +44,11 @@ struct PlanStep: Step {
             action: $0.status == .upToDate ? "up to date" : "build",
             reason: $0.reason)
         }))
+    // Up-to-date customers are done already: they are reported as such (a
+    // `customer_skipped` event under --json) instead of going through the customer steps.
+    for job in context.jobs where job.status == .upToDate {
+      context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
+    }
   }
 
   private func decide(
