@@ -167,12 +167,25 @@ enum ReleaseCommand {
 
   static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {
     let context = ReleaseContext(services: services, options: options, reporter: reporter)
+    // The reporters finish (dist/report.xml, the step summary) while the context still holds
+    // the run's locks.
+    defer { withExtendedLifetime(context) { reporter.finish() } }
     let start = services.clock.monotonicSeconds()
-    try pipeline().run(context)
+    func summarize() {
+      let outcomes = context.jobs.map { $0.outcome(relativeTo: services.root) }
+      reporter.report(.summary(outcomes, seconds: services.clock.monotonicSeconds() - start))
+    }
+    do {
+      try pipeline().run(context)
+    } catch {
+      // Past the lock step the run did work (input checks are behind it): the summary and
+      // report.xml still say what was built before the step that failed.
+      if !options.dryRun && !context.locks.isEmpty { summarize() }
+      throw error
+    }
     // A dry run's plan lines already say everything; the summary is for runs that did work.
     if options.dryRun { return }
-    let outcomes = context.jobs.map { $0.outcome(relativeTo: services.root) }
-    reporter.report(.summary(outcomes, seconds: services.clock.monotonicSeconds() - start))
+    summarize()
     let failed = context.jobs.filter {
       if case .failed = $0.status { return true }
       return $0.status == .cancelled

@@ -51,9 +51,19 @@ extension Reporter {
 }
 
 /// Sends each event to several reporters (terminal + JUnit + GitHub step summary, …).
+/// Finishes its reporters once, however often it is asked (the command and the error path
+/// both do).
 public final class ReporterGroup: Reporter, @unchecked Sendable {
   private let reporters: [Reporter]
+  private let lock = NSLock()
+  private var finished = false
   public init(_ reporters: [Reporter]) { self.reporters = reporters }
   public func report(_ event: ReleaseEvent) { reporters.forEach { $0.report(event) } }
-  public func finish() { reporters.forEach { $0.finish() } }
+  public func finish() {
+    lock.lock()
+    let first = !finished
+    finished = true
+    lock.unlock()
+    if first { reporters.forEach { $0.finish() } }
+  }
 }

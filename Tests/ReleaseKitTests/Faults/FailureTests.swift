@@ -236,8 +236,11 @@ final class TemporaryMount {
     let result = try SystemProcessRunner().run(
       ProcessInvocation("mount", ["-t", "tmpfs", "-o", options, "tmpfs", url.path]))
     guard result.exitCode == 0 else {
-      throw XCTSkip(
-        "cannot mount a tmpfs here (mount exited \(result.exitCode): \(result.standardError)); not simulated")
+      throw SystemError.cannotWrite(
+        path: url.path,
+        reason:
+          "cannot mount a tmpfs here (mount exited \(result.exitCode): \(result.standardError)); the test needs root"
+      )
     }
   }
 

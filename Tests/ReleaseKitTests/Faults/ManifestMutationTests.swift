@@ -32,6 +32,7 @@ final class ManifestMutationTests: XCTestCase {
     var exits: [Int32: Int] = [:]
     var byKind: [String: Int] = [:]
     var slowest = (seconds: 0.0, kind: "")
+    var realRuns = 0
     let start = Date()
     for index in 0..<Self.caseCount {
       var mutated = original
@@ -57,6 +58,13 @@ final class ManifestMutationTests: XCTestCase {
         XCTAssertFalse(run.standardErrorLines.isEmpty, "\(label): refused without saying why")
         XCTAssertTrue(
           run.standardErrorLines.allSatisfy { $0.hasPrefix("error: ") }, "\(label): \(run.standardError)")
+        // The same manifest for real, not as a dry run: refused the same way before anything is
+        // written. (An accepted manifest would build; those stay dry runs.)
+        let real = try ReleaseBinary.run(
+          ["all", "--cache", cache.path], in: workspace.root, timeout: Self.timeout)
+        XCTAssertEqual(real.exitCode, 2, "\(label): real run: \(real.allOutput)")
+        XCTAssertEqual(real.standardErrorLines, run.standardErrorLines, "\(label): real run says otherwise")
+        realRuns += 1
       } else if run.exitCode == 0 {
         XCTAssertTrue(
           run.standardOutput.contains("plan "), "\(label): a dry run prints its plan: \(run.allOutput)")
@@ -75,7 +83,7 @@ final class ManifestMutationTests: XCTestCase {
     XCTAssertGreaterThan(exits[0] ?? 0, 0, "no mutation was accepted")
     print(
       "ManifestMutationTests: \(exits.values.reduce(0, +)) mutations run in \(String(format: "%.1f", Date().timeIntervalSince(start)))s, "
-        + "exit 0: \(exits[0] ?? 0), exit 2: \(exits[2] ?? 0); by kind: "
+        + "exit 0: \(exits[0] ?? 0), exit 2: \(exits[2] ?? 0) (each also run for real: \(realRuns)); by kind: "
         + byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         + "; slowest \(String(format: "%.2f", slowest.seconds))s (\(slowest.kind))")
   }

@@ -156,6 +156,7 @@ final class S3PublishTests: XCTestCase {
     let acme = try ExpectedRelease(dist: workspace.dist, id: "acme")
     try moto.aws(["s3api", "delete-object", "--bucket", bucket, "--key", "sdk/\(acme.artifactKeys[1])"])
     let before = try moto.snapshot(bucket)
+    try? FileManager.default.removeItem(at: workspace.dist.appendingPathComponent("report.xml"))
 
     let conflict = publish(
       workspace, bucket: bucket, endpoint: moto.endpoint, environment: moto.credentials, ["--json"])
@@ -164,6 +165,17 @@ final class S3PublishTests: XCTestCase {
     XCTAssertTrue(conflict.allOutput.contains(message), conflict.allOutput)
     XCTAssertEqual(try moto.snapshot(bucket), before, "the bucket is unchanged")
     XCTAssertFalse(conflict.allOutput.contains("tagged"), "nothing after publish ran")
+    // The failure came after the customers were checked: the summary and report.xml still
+    // say what this run had.
+    let summary = conflict.standardOutput.compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }.first { $0["event"] as? String == "summary" }
+    XCTAssertEqual(
+      (summary?["customers"] as? [[String: Any]])?.compactMap { $0["id"] as? String },
+      PublishFixtures.customers,
+      conflict.allOutput)
+    let report = try String(contentsOf: workspace.dist.appendingPathComponent("report.xml"), encoding: .utf8)
+    for id in PublishFixtures.customers { XCTAssertTrue(report.contains("name=\"\(id) "), report) }
   }
 
   // MARK: (d) interruption and retries
