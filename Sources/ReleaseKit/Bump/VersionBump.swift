@@ -46,8 +46,9 @@ struct VersionBump {
   func changes(part: SemanticVersion.Part) throws -> (
     from: SemanticVersion, to: SemanticVersion, files: [FileChange]
   ) {
-    let stateText = try read(statePath)
+    // Loaded first: a missing or broken state file is bad input (exit 2), named as such.
     var state = try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath)
+    let stateText = try read(statePath)
     let old = state.sdkVersion
     let new = old.bumped(part)
     var files: [FileChange] = []

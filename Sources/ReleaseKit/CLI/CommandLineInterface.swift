@@ -106,6 +106,7 @@ enum ReleaseCommand {
     options.distPath = parsed.value("--dist") ?? options.distPath
     options.cachePath = parsed.value("--cache") ?? options.cachePath
     options.jobs = try parsed.integer("--jobs", in: 1...64) ?? options.jobs
+    options.archiveModificationTime = try SourceDateEpoch.value(services?.environment ?? [:])
     options.dryRun = parsed.flag("--dry-run")
     options.force = parsed.flag("--force")
     options.failFast = parsed.flag("--fail-fast")

@@ -39,6 +39,8 @@ public struct ReleaseOptions: Equatable, Sendable {
   /// (`--s3-endpoint`, `--s3-region` or release.config.json); nil: AWS S3, region from `AWS_REGION`.
   public var s3Endpoint: String?
   public var s3Region: String?
+  /// Every archive entry's modification time (`SOURCE_DATE_EPOCH`, else a fixed default).
+  public var archiveModificationTime = SourceDateEpoch.defaultValue
 
   public init() {}
 }

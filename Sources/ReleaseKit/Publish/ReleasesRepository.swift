@@ -105,7 +105,7 @@ struct ReleasesRepository {
     }
 
     // The release's fixed date and identity keep the commit reproducible.
-    let date = "@\(ArchiveStep.modificationTime(services.environment)) +0000"
+    let date = "@\(try SourceDateEpoch.value(services.environment)) +0000"
     let dates = ["GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date]
     let message = "\(release.record.packageName) \(tag)\n\nSDK \(release.record.sdkVersion)\n"
     // The branch the clone is on: the remote's default branch (main for one created here).

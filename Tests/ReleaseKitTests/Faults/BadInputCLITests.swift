@@ -22,12 +22,12 @@ final class BadInputCLITests: XCTestCase {
 
   /// Runs the CLI in this process on `workspace` with a runner that has no handlers; the cache
   /// is the workspace's default `.release-cache`, so the snapshot covers it too.
-  func run(_ arguments: [String], in workspace: Workspace) -> CLIRun {
+  func run(_ arguments: [String], in workspace: Workspace, environment: [String: String] = [:]) -> CLIRun {
     let output = CapturedOutput()
     let runner = ScriptedProcessRunner()
     let services = Services(
-      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"],
-      output: output)
+      processRunner: runner, clock: ManualClock(), root: workspace.root,
+      environment: environment.merging(["CI": "true"]) { $1 }, output: output)
     let code = CommandLineInterface.main(arguments: arguments, services: services)
     return CLIRun(
       code: code, standardOutput: output.standardOutput, standardError: output.standardError, runner: runner)
@@ -36,12 +36,13 @@ final class BadInputCLITests: XCTestCase {
   /// Runs `arguments` and checks the contract for bad input; `expected` are the error lines
   /// without the `error: ` prefix.
   func assertRefused(
-    _ arguments: [String], in workspace: Workspace, expected: [String], json: Bool = false, _ label: String,
+    _ arguments: [String], in workspace: Workspace, expected: [String], json: Bool = false,
+    environment: [String: String] = [:], _ label: String,
     file: StaticString = #filePath, line: UInt = #line
   ) {
     tried += 1
     let before = Workspace.snapshot(workspace.root)
-    let result = run(arguments + (json ? ["--json"] : []), in: workspace)
+    let result = run(arguments + (json ? ["--json"] : []), in: workspace, environment: environment)
     XCTAssertEqual(result.code, 2, "\(label): \(result.all)", file: file, line: line)
     XCTAssertEqual(result.standardError, expected.map { "error: " + $0 }, label, file: file, line: line)
     if json {
@@ -241,6 +242,14 @@ final class BadInputCLITests: XCTestCase {
       ["all", "--dist"], in: workspace,
       expected: ["--dist: expected a value after it, found the end of the command line"],
       "option without its value")
+    for value in ["yesterday", "-5", "1.5e9"] {
+      assertRefused(
+        ["all"], in: workspace,
+        expected: [
+          #"SOURCE_DATE_EPOCH: "\#(value)" is not a whole number of seconds since 1970; expected e.g. 1577836800"#
+        ],
+        environment: ["SOURCE_DATE_EPOCH": value], "SOURCE_DATE_EPOCH=\(value)")
+    }
     print("BadInputCLITests: \(tried) other bad inputs")
   }
 }

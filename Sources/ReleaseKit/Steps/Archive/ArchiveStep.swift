@@ -8,10 +8,6 @@ import ReleaseSystem
 struct ArchiveStep: CustomerStep {
   let name = "archive"
 
-  /// 2020-01-01T00:00:00Z. A constant rather than the wall clock so reruns are byte-identical;
-  /// `SOURCE_DATE_EPOCH` overrides it, as in other reproducible-build tools.
-  static let defaultModificationTime: Int64 = 1_577_836_800
-
   func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
     guard let package = job.packageDirectory else { preconditionFailure("archive runs after generate") }
     let staging = context.cacheDirectory.appendingPathComponent("staging").appendingPathComponent(job.id)
@@ -19,11 +15,26 @@ struct ArchiveStep: CustomerStep {
     let zip = staging.appendingPathComponent(job.archiveName)
     let written = try ZipWriter.write(
       directory: package, topLevelName: job.customer.packageName, to: zip,
-      modificationTime: Self.modificationTime(context.services.environment))
+      modificationTime: context.options.archiveModificationTime)
     job.archive = (zip, written.sha256, written.size)
   }
+}
 
-  static func modificationTime(_ environment: [String: String]) -> Int64 {
-    environment["SOURCE_DATE_EPOCH"].flatMap { Int64($0) } ?? defaultModificationTime
+/// The modification time of every archive entry (and of releases-repository commits).
+enum SourceDateEpoch {
+  /// 2020-01-01T00:00:00Z. A constant rather than the wall clock so reruns are byte-identical;
+  /// `SOURCE_DATE_EPOCH` overrides it, as in other reproducible-build tools.
+  static let defaultValue: Int64 = 1_577_836_800
+
+  /// `SOURCE_DATE_EPOCH` when set, else the default; anything but a whole number of seconds
+  /// is bad input rather than silently ignored.
+  static func value(_ environment: [String: String]) throws -> Int64 {
+    guard let text = environment["SOURCE_DATE_EPOCH"] else { return defaultValue }
+    guard let seconds = Int64(text), seconds >= 0 else {
+      throw ReleaseError.usage(
+        "SOURCE_DATE_EPOCH: \"\(text.prefix(40))\" is not a whole number of seconds since 1970; expected e.g. \(defaultValue)"
+      )
+    }
+    return seconds
   }
 }

@@ -7,8 +7,9 @@ import ReleaseSystem
 ///
 /// The source digest covers what goes into the package: the canonical customer entry, each
 /// model's SHA-256, the template tree and the SDK version. It decides versions (a change
-/// releases only the customers it touches). The build digest adds the tool version and
-/// `swift --version`: it decides whether `dist/` already holds this release ("up to date").
+/// releases only the customers it touches). The build digest adds the tool version,
+/// `swift --version` and the archive's modification time (`SOURCE_DATE_EPOCH`): it decides
+/// whether `dist/` already holds this release ("up to date").
 public struct InputDigest: Codable, Equatable, Sendable {
   /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows).
   public var entry: String
@@ -21,6 +22,9 @@ public struct InputDigest: Codable, Equatable, Sendable {
   public var repositoryURL: String?
   public var tool: String
   public var toolchain: String
+  /// The archive entries' modification time: the same sources zipped with another time are
+  /// other bytes.
+  public var archiveModificationTime: Int64
 
   private struct CanonicalEntry: Encodable {
     var id: String
@@ -32,7 +36,8 @@ public struct InputDigest: Codable, Equatable, Sendable {
 
   init(
     customer: Customer, models: [ModelReference: ModelFacts], templateDigest: String,
-    sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil
+    sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil,
+    archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
   ) {
     let entry = CanonicalEntry(
       id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
@@ -48,6 +53,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
     self.repositoryURL = repositoryURL
     self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
     self.toolchain = toolchain
+    self.archiveModificationTime = archiveModificationTime
   }
 
   private struct SourceParts: Encodable {
@@ -80,6 +86,9 @@ public struct InputDigest: Codable, Equatable, Sendable {
     if repositoryURL != earlier.repositoryURL { changes.append("releases repository URL") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }
+    if archiveModificationTime != earlier.archiveModificationTime {
+      changes.append("archive time (SOURCE_DATE_EPOCH)")
+    }
     return changes
   }
 

@@ -18,7 +18,7 @@ struct PlanStep: Step {
         sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
         repositoryURL: context.options.releasesRepository.map {
           ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
-        })
+        }, archiveModificationTime: context.options.archiveModificationTime)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       let version = VersionRule.nextVersion(
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
@@ -91,7 +91,10 @@ struct PlanStep: Step {
     )
     .appendingPathComponent(ReleaseRecord.fileName)
     guard let record = try? ReleaseRecord.load(from: previous) else { return "changed since \(last)" }
-    let changes = digest.changes(since: record.inputs).filter { $0 != "toolchain" && $0 != "tool version" }
+    // Only what the source digest covers moves versions.
+    let changes = digest.changes(since: record.inputs).filter {
+      $0 != "toolchain" && $0 != "tool version" && !$0.hasPrefix("archive time")
+    }
     return "changed since \(last): " + (changes.isEmpty ? "inputs" : changes.joined(separator: ", "))
   }
 }
