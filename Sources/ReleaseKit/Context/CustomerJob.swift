@@ -7,10 +7,13 @@ public struct ReleaseInputs: Sendable {
   public var sdkVersion: SemanticVersion
   public var templateDirectory: URL
   public var templateDigest: String
-  /// `swift --version`, first line; part of the build digest (a new toolchain rebuilds).
+  /// `swift --version`; part of the build digest (a new toolchain rebuilds).
   public var toolchain: String
   /// Every model the selected customers use, read and hashed once.
   public var models: [ModelReference: ModelFacts]
+  /// Models a URL store lists but that could not be downloaded (after retries), with why:
+  /// the customers using them fail, the others go on.
+  public var unavailableModels: [ModelReference: String] = [:]
 }
 
 /// What the tool knows of one model file of the store.

@@ -53,6 +53,13 @@ public struct CustomerPipeline {
     let slots = DispatchSemaphore(value: max(1, context.options.jobs))
     let group = DispatchGroup()
     let stop = StopFlag()
+    // A customer that failed before building (a model that could not be fetched) stops the
+    // others too under --fail-fast.
+    if context.options.failFast
+      && jobs.contains(where: { if case .failed = $0.status { true } else { false } })
+    {
+      stop.set()
+    }
 
     for job in pending {
       slots.wait()

@@ -142,6 +142,45 @@ final class PublishRemoteModelStoreTests: XCTestCase {
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "nothing written")
   }
 
+  /// A model the index lists but the store cannot deliver (here HTTP 404) is not bad input:
+  /// the customers using it fail, the others are released, the run exits 1.
+  func testAModelTheStoreCannotDeliverFailsOnlyTheCustomersUsingIt() throws {
+    let served = try servedCopy()
+    let lost = try XCTUnwrap(
+      try Self.repositoryIndex().first { $0.flowName == "onboarding_upsell" && $0.modelVersion == 73 })
+    try FileManager.default.removeItem(at: served.url.appendingPathComponent("store/\(lost.path)"))
+    let server = try StaticHTTPServer(directory: served.url)
+    defer { server.shutDown() }
+    let workspace = try Workspace(manifest: PublishFixtures.manifest)
+    let state = try Data(contentsOf: workspace.file("release-state.json"))
+
+    let run = workspace.run(["all", "--skip-tests", "--json", "--models", "\(server.baseURL)/store"])
+    XCTAssertEqual(run.exitCode, 1, run.allOutput)
+    XCTAssertEqual(try Self.statuses(run), ["acme": "failed", "bluebird": "built"], run.allOutput)
+    let events = run.standardOutput.compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    let failed = try XCTUnwrap(events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
+    XCTAssertEqual(failed["id"] as? String, "acme")
+    XCTAssertEqual(failed["failed_step"] as? String, "fetch models")
+    let reason = try XCTUnwrap(failed["reason"] as? String)
+    XCTAssertTrue(reason.contains("onboarding_upsell v73"), reason)
+    XCTAssertTrue(reason.contains("HTTP 404"), reason)
+    XCTAssertEqual(run.standardError.last, "error: 1 customer failed: acme", run.allOutput)
+    // bluebird's release is complete; nothing of acme's; no version recorded.
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: workspace.file("dist/bluebird/2.4.0/release.json").path))
+    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("dist/acme").path))
+    XCTAssertEqual(try Data(contentsOf: workspace.file("release-state.json")), state)
+    XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
+
+    // --fail-fast: the failure before building stops the others from starting.
+    let fast = workspace.run(
+      ["all", "--skip-tests", "--json", "--fail-fast", "--force", "--models", "\(server.baseURL)/store"])
+    XCTAssertEqual(fast.exitCode, 1, fast.allOutput)
+    XCTAssertEqual(try Self.statuses(fast), ["acme": "failed", "bluebird": "cancelled"], fast.allOutput)
+  }
+
   func testReleaseWithAnHTTPModelStoreFindsTheSameModelsAsTheDirectory() throws {
     let served = try servedCopy()
     let server = try StaticHTTPServer(directory: served.url)

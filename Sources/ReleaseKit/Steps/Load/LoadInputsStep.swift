@@ -25,7 +25,7 @@ struct LoadInputsStep: Step {
     }
     let selected = try select(options.selection, from: manifest)
 
-    let models = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
+    let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
     let templateDirectory = services.resolve(options.templatesPath)
     let templateDigest = try Self.badInput { try PackageGenerator.templateDigest(templateDirectory) }
     try Self.badInput {
@@ -38,7 +38,7 @@ struct LoadInputsStep: Step {
     context.manifest = Manifest(path: manifest.path, customers: selected)
     context.inputs = ReleaseInputs(
       sdkVersion: state.sdkVersion, templateDirectory: templateDirectory, templateDigest: templateDigest,
-      toolchain: try Self.toolchainVersion(services), models: models)
+      toolchain: try Self.toolchainVersion(services), models: models, unavailableModels: unavailable)
   }
 
   /// Narrows the manifest to the customers named on the command line (by slug or app id).
@@ -64,12 +64,15 @@ struct LoadInputsStep: Step {
   }
 
   /// Hashes and parses each model once, however many customers share it. Every broken
-  /// model is reported, not only the first.
+  /// model is reported, not only the first. A model a URL store could not deliver (a
+  /// transfer that failed after its retries) is not bad input: it is returned as unavailable,
+  /// and only the customers that use it fail.
   static func readModels(of customers: [Customer], store: ModelStore, storePath: String) throws
-    -> [ModelReference: ModelFacts]
+    -> (facts: [ModelReference: ModelFacts], unavailable: [ModelReference: String])
   {
     let references = Set(customers.flatMap { $0.customModels.map(\.reference) }).sorted()
     var facts: [ModelReference: ModelFacts] = [:]
+    var unavailable: [ModelReference: String] = [:]
     var problems: [Diagnostic] = []
     for reference in references {
       let displayPath = "\(storePath)/\(reference.relativePath)"
@@ -79,12 +82,18 @@ struct LoadInputsStep: Step {
         let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
         facts[reference] = ModelFacts(
           reference: reference, file: file, sha256: sha256, size: size, info: info)
+      } catch let error as RemoteModelStoreError {
+        if case .downloadFailed = error {
+          unavailable[reference] = error.description
+        } else {
+          problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
+        }
       } catch {
         problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
       }
     }
     if !problems.isEmpty { throw ValidationFailure(problems) }
-    return facts
+    return (facts, unavailable)
   }
 
   /// A missing model store or template, or a template of another SDK version, is bad input

@@ -24,9 +24,13 @@ struct PlanStep: Step {
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
       let (record, reason) = decide(
         customer: customer, version: version, lastReleased: last, digest: digest, context: context)
+      let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
       let job = CustomerJob(
-        customer: customer, version: version, digest: digest, reason: reason,
-        status: record == nil ? .pending : .upToDate)
+        customer: customer, version: version, digest: digest,
+        reason: missing.isEmpty ? reason : missing.joined(separator: "; "),
+        status: !missing.isEmpty
+          ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
+          : record == nil ? .pending : .upToDate)
       if let record {
         job.archive = (
           job.releaseDirectory(in: context.distDirectory).appendingPathComponent(record.artifact.file),
@@ -41,12 +45,13 @@ struct PlanStep: Step {
         context.jobs.map {
           .init(
             id: $0.id, version: $0.version.description,
-            action: $0.status == .upToDate ? "up to date" : "build",
+            action: $0.status == .upToDate ? "up to date" : $0.status == .pending ? "build" : "fail",
             reason: $0.reason)
         }))
-    // Up-to-date customers are done already: they are reported as such (a
-    // `customer_skipped` event under --json) instead of going through the customer steps.
-    for job in context.jobs where job.status == .upToDate {
+    // Up-to-date customers are done already, and customers whose models could not be
+    // fetched have failed: each is reported as such (`customer_skipped` or `customer_failed`
+    // under --json) instead of going through the customer steps.
+    for job in context.jobs where job.status != .pending {
       context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
     }
   }
