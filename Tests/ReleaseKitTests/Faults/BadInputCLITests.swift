@@ -42,6 +42,7 @@ final class BadInputCLITests: XCTestCase {
   ) {
     tried += 1
     let before = Workspace.snapshot(workspace.root)
+    let distExisted = FileManager.default.fileExists(atPath: workspace.dist.path)
     let result = run(arguments + (json ? ["--json"] : []), in: workspace, environment: environment)
     XCTAssertEqual(result.code, 2, "\(label): \(result.all)", file: file, line: line)
     XCTAssertEqual(result.standardError, expected.map { "error: " + $0 }, label, file: file, line: line)
@@ -73,9 +74,11 @@ final class BadInputCLITests: XCTestCase {
       result.runner.invocations.map(\.commandLine), [], "\(label): no process", file: file, line: line)
     XCTAssertEqual(
       Workspace.snapshot(workspace.root), before, "\(label): nothing written", file: file, line: line)
-    XCTAssertFalse(
-      FileManager.default.fileExists(atPath: workspace.dist.path), "\(label): no dist/", file: file,
-      line: line)
+    if !distExisted {
+      XCTAssertFalse(
+        FileManager.default.fileExists(atPath: workspace.dist.path), "\(label): no dist/", file: file,
+        line: line)
+    }
     XCTAssertFalse(
       FileManager.default.fileExists(atPath: workspace.file(".release-cache").path), "\(label): no cache",
       file: file, line: line)
@@ -97,6 +100,23 @@ final class BadInputCLITests: XCTestCase {
       try Data(contentsOf: manifest).write(to: workspace.file("customers.json"))
       assertRefused(["all"], in: workspace, expected: expected, name)
       assertRefused(["all"], in: workspace, expected: expected, json: true, name + " --json")
+    }
+    // Again over a dist/ that holds an earlier run's release and report: neither is touched
+    // (the snapshot covers their bytes), not even report.xml.
+    for (path, text) in [
+      ("dist/acme/2.4.0/release.json", "{}\n"), ("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "zip"),
+      ("dist/report.xml", "<testsuites/>\n"), ("dist/logs/acme.log", "earlier log\n"),
+    ] {
+      try FileManager.default.createDirectory(
+        at: workspace.file(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+      try text.write(to: workspace.file(path), atomically: true, encoding: .utf8)
+    }
+    for manifest in manifests {
+      let name = manifest.deletingPathExtension().lastPathComponent
+      let expected = FaultFixtures.expectedLines(
+        try String(contentsOf: folder.appendingPathComponent(name + ".expected"), encoding: .utf8))
+      try Data(contentsOf: manifest).write(to: workspace.file("customers.json"))
+      assertRefused(["all"], in: workspace, expected: expected, name + " over an earlier dist/")
     }
     print("BadInputCLITests: \(manifests.count) corpus manifests, \(tried) CLI runs")
   }
