@@ -186,4 +186,55 @@ final class ReleaseAllTests: XCTestCase {
       json.standardError.contains { $0.hasPrefix("::error file=customers.json,line=\(lineOfError)::") },
       json.allOutput)
   }
+
+  /// Which input forces a rebuild, as the dry run's plan says it: `--force`, another archive
+  /// time (`SOURCE_DATE_EPOCH`, same version: it is not a source change), a template change
+  /// (a new version for everyone). And the GitHub Actions log groups of a real run.
+  func testEachRebuildReasonIsNamedAndBuildLogsAreGrouped() throws {
+    let workspace = try Workspace(manifest: Self.manifest)
+    let summary = workspace.file("summary.md")
+    let cold = workspace.run(
+      ["customer", "acme", "bluebird", "--skip-tests"],
+      environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
+    XCTAssertEqual(cold.exitCode, 0, cold.allOutput)
+    for id in ["acme", "bluebird"] {
+      let start = try XCTUnwrap(
+        cold.standardOutput.firstIndex { $0 == "::group::\(id) 2.4.0 build log (built)" }, cold.allOutput)
+      let end = try XCTUnwrap(cold.standardOutput[start...].firstIndex { $0 == "::endgroup::" })
+      XCTAssertTrue(
+        cold.standardOutput[start..<end].contains {
+          $0.contains("Compiling") || $0.contains("Build complete")
+        },
+        "the group holds \(id)'s build log")
+    }
+    XCTAssertTrue(try String(contentsOf: summary, encoding: .utf8).contains("| acme |"))
+
+    func plan(_ extra: [String], environment: [String: String] = [:]) throws -> [[String: String]] {
+      let run = workspace.run(
+        ["customer", "acme", "bluebird", "--json", "--dry-run"] + extra, environment: environment)
+      XCTAssertEqual(run.exitCode, 0, run.allOutput)
+      return try XCTUnwrap(
+        try events(run).first { $0["event"] as? String == "plan" }?["customers"] as? [[String: String]])
+    }
+    XCTAssertEqual(try plan([]).map { $0["action"] }, ["up to date", "up to date"])
+    for customer in try plan(["--force"]) {
+      XCTAssertEqual(customer["action"], "build")
+      XCTAssertTrue(customer["reason"]?.hasSuffix("; --force") == true, "\(customer)")
+    }
+    for customer in try plan([], environment: ["SOURCE_DATE_EPOCH": "1600000000"]) {
+      XCTAssertEqual(customer["action"], "build")
+      XCTAssertEqual(customer["version"], "2.4.0", "an archive time is not a new version")
+      XCTAssertTrue(customer["reason"]?.contains("archive time (SOURCE_DATE_EPOCH)") == true, "\(customer)")
+    }
+    // The cold run recorded 2.4.0 in the state file; a template change gives every customer
+    // a new version, because of the template.
+    let core = workspace.file("templates/ContextSDK/Sources/ContextSDKCore/FlowModel.swift")
+    try (try String(contentsOf: core, encoding: .utf8) + "\n// changed by test\n").write(
+      to: core, atomically: true, encoding: .utf8)
+    for customer in try plan([]) {
+      XCTAssertEqual(customer["action"], "build")
+      XCTAssertEqual(customer["version"], "2.4.1")
+      XCTAssertTrue(customer["reason"]?.hasPrefix("changed since 2.4.0: template") == true, "\(customer)")
+    }
+  }
 }

@@ -207,4 +207,32 @@ final class DirectoryPublishTests: XCTestCase {
         "release.config.json: publish.destinations[0]: --publish s3://X: expected s3://"),
       badDestination.allOutput)
   }
+
+  /// `release all` runs the content checks on every artifact before publishing: a release in
+  /// dist/ whose archive still matches its checksum (so it counts as up to date) but whose
+  /// release.json no longer accounts for every file stops the run before anything is
+  /// published or tagged.
+  func testAFailedContentCheckPublishesAndTagsNothing() throws {
+    let workspace = try BuiltFixture.shared.get().copy()
+    let recordURL = workspace.file("dist/acme/2.4.0/release.json")
+    var record = try ReleaseRecord.load(from: recordURL)
+    let dropped = try XCTUnwrap(record.files.first { $0.path.hasSuffix("ContextSDK.swift") })
+    record.files.removeAll { $0 == dropped }
+    try record.encoded().write(to: recordURL)
+
+    let run = publish(workspace, ["--json"])
+    XCTAssertEqual(run.exitCode, 1, run.allOutput)
+    XCTAssertTrue(
+      run.standardError.contains {
+        $0.contains("acme: ContextSDK_Acme-2.4.0.zip: \(dropped.path) is not listed in release.json")
+      }, run.allOutput)
+    let skipped = run.standardOutput.compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }.filter { $0["event"] as? String == "step_started" }.compactMap { $0["step"] as? String }
+    XCTAssertFalse(skipped.contains("publish"), "publish ran: \(skipped)")
+    XCTAssertFalse(skipped.contains("tag"), "tag ran: \(skipped)")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("published").path))
+    let tags = try SystemProcessRunner().run(ProcessInvocation("git", ["tag", "--list"], in: workspace.root))
+    XCTAssertEqual(tags.standardOutput, "")
+  }
 }
