@@ -112,6 +112,19 @@ final class TagStepTests: XCTestCase {
     XCTAssertEqual(try TestGit.tags(root), [:])
     XCTAssertEqual(Workspace.snapshot(workspace.dist), distBefore)
 
+    // A dry run shows the plan, and the refusal as part of it.
+    let preview = tagRun(workspace, ["--dry-run"])
+    XCTAssertEqual(preview.exitCode, 0, preview.allOutput)
+    XCTAssertTrue(preview.standardOutput.contains { $0.contains("plan acme ") }, preview.allOutput)
+    XCTAssertTrue(
+      preview.standardOutput.contains {
+        $0.hasSuffix(
+          "would refuse to tag: \(root.path): the work tree has uncommitted changes (.gitignore, draft notes.txt); commit them or pass --allow-dirty"
+        )
+      }, preview.allOutput)
+    XCTAssertEqual(try TestGit.tags(root), [:])
+    XCTAssertEqual(Workspace.snapshot(workspace.dist), distBefore)
+
     let allowed = tagRun(workspace, ["--allow-dirty"])
     XCTAssertEqual(allowed.exitCode, 0, allowed.allOutput)
     XCTAssertEqual(Set(try TestGit.tags(root).keys), ["acme/v\(sdk)", "v\(sdk)"])
