@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSystem
 
 /// A model in the store: `models/<flowName>/<version>.mlmodel`.
 public struct ModelReference: Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -30,4 +31,13 @@ public protocol ModelStore: Sendable {
   func versions(of flowName: String) throws -> [Int]
   /// A local file holding the model's bytes (downloaded first if the store is remote).
   func localFile(for reference: ModelReference) throws -> URL
+  /// The SHA-256 of the model's bytes. A remote store answers from its index without
+  /// downloading anything; by default the local file is hashed.
+  func sha256(of reference: ModelReference) throws -> String
+}
+
+extension ModelStore {
+  public func sha256(of reference: ModelReference) throws -> String {
+    try SHA256Digest.hex(ofFileAt: try localFile(for: reference))
+  }
 }

@@ -55,6 +55,17 @@ struct RemoteModelStore: ModelStore {
     entries.keys.filter { $0.flowName == flowName }.map(\.version).sorted()
   }
 
+  /// From the index: the scan for other customers' models needs every model's digest, and
+  /// downloading the whole store for it would cost a transfer of everything on every run.
+  func sha256(of reference: ModelReference) throws -> String {
+    guard let entry = entries[reference] else {
+      throw RemoteModelStoreError.modelNotFound(
+        store: displayName, reference: reference, available: try versions(of: reference.flowName),
+        flows: try flowNames())
+    }
+    return entry.sha256
+  }
+
   func localFile(for reference: ModelReference) throws -> URL {
     guard let entry = entries[reference] else {
       throw RemoteModelStoreError.modelNotFound(

@@ -134,7 +134,8 @@ struct ArtifactChecks {
   }
 }
 
-/// Every model of a store by SHA-256 and by flow and version, hashed once.
+/// Every model of a store by SHA-256 and by flow and version (hashed once, or from a URL
+/// store's index).
 struct StoreModels {
   private(set) var byHash: [String: ModelReference] = [:]
   private(set) var hashes: [ModelReference: String] = [:]
@@ -144,7 +145,7 @@ struct StoreModels {
     for flow in try store.flowNames() {
       for version in try store.versions(of: flow) {
         let reference = ModelReference(flowName: flow, version: version)
-        let sha256 = try SHA256Digest.hex(ofFileAt: try store.localFile(for: reference))
+        let sha256 = try store.sha256(of: reference)
         byHash[sha256] = reference
         hashes[reference] = sha256
       }

@@ -189,10 +189,25 @@ final class PublishRemoteModelStoreTests: XCTestCase {
 
     // The fixture was built from the models/ directory; the same bytes from the URL store
     // give the same input digests, so every customer is up to date.
-    let run = workspace.run(["all", "--skip-tests", "--json", "--models", "\(server.baseURL)/store/"])
+    // An empty cache of its own, so what is downloaded shows in the server's log.
+    let emptyCache = try TemporaryDirectory()
+    let run = workspace.run(
+      [
+        "all", "--skip-tests", "--json", "--models", "\(server.baseURL)/store/", "--cache",
+        emptyCache.url.path,
+      ])
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(try Self.statuses(run), ["acme": "up to date", "bluebird": "up to date"], run.allOutput)
     XCTAssertTrue(server.requests.contains { $0.hasPrefix("GET /store/index.json ") }, "\(server.requests)")
+    // Only the customers' own models are ever downloaded: the content checks scan for the
+    // store's other models by the digests in its index.
+    let fetched = server.requests.filter { $0.hasPrefix("GET /store/") && $0.contains(".mlmodel") }
+    XCTAssertEqual(
+      fetched.map { $0.split(separator: " ")[1] }.sorted(),
+      ["/store/onboarding_upsell/72.mlmodel", "/store/onboarding_upsell/73.mlmodel"])
+    for other in ["paywall_timing", "rating_request", "tracking_permission", "trial_reminder"] {
+      XCTAssertFalse(fetched.contains { $0.contains("/\(other)/") }, "\(other) downloaded: \(fetched)")
+    }
 
     // The same store named by release.config.json.
     try #"{"models": "\#(server.baseURL)/store"}"#.write(
@@ -238,14 +253,24 @@ final class PublishRemoteModelStoreTests: XCTestCase {
     }
 
     let workspace = try BuiltFixture.shared.get().copy()
+    let runCache = try TemporaryDirectory()
     let run = workspace.run(
-      ["all", "--skip-tests", "--json", "--models", "s3://\(bucket)/store", "--s3-endpoint", moto.endpoint],
+      [
+        "all", "--skip-tests", "--json", "--models", "s3://\(bucket)/store", "--s3-endpoint", moto.endpoint,
+        "--cache", runCache.url.path,
+      ],
       environment: moto.credentials)
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(try Self.statuses(run), ["acme": "up to date", "bluebird": "up to date"], run.allOutput)
-    // The content checks hash every model of the store: all are in the cache, verified.
-    for model in index {
-      let file = Workspace.sharedCache.appendingPathComponent("models/\(model.sha256).mlmodel")
+    // Exactly the customers' models were downloaded, verified; the content checks scanned for
+    // the others by the index's digests.
+    let used = index.filter { $0.flowName == "onboarding_upsell" && [72, 73].contains($0.modelVersion) }
+    let cached = try FileManager.default.contentsOfDirectory(
+      atPath: runCache.url.appendingPathComponent("models").path
+    ).filter { !$0.hasPrefix(".") }
+    XCTAssertEqual(cached.sorted(), used.map { "\($0.sha256).mlmodel" }.sorted())
+    for model in used {
+      let file = runCache.url.appendingPathComponent("models/\(model.sha256).mlmodel")
       XCTAssertEqual(try SHA256Digest.hex(ofFileAt: file), model.sha256, model.path)
     }
 
