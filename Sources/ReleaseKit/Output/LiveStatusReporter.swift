@@ -32,7 +32,9 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
     switch event {
     case .plan(let customers):
       rows = customers.map {
-        Row(id: $0.id, version: $0.version, state: $0.action == "build" ? "waiting" : "up to date")
+        Row(
+          id: $0.id, version: $0.version,
+          state: $0.action == "build" ? "waiting" : $0.action == "fail" ? "failed" : "up to date")
       }
       startTicker()
       redraw()

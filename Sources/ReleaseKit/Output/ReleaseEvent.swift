@@ -7,7 +7,7 @@ public enum ReleaseEvent: Sendable {
   public struct PlannedCustomer: Sendable, Equatable {
     public var id: String
     public var version: String
-    public var action: String  // "build" or "up to date"
+    public var action: String  // "build", "up to date" or "fail" (a model could not be fetched)
     public var reason: String
   }
 
