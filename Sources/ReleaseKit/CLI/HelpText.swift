@@ -71,7 +71,8 @@ enum HelpText {
     USAGE: release customer <id|app_id>... [options]
 
     Same work as 'release all', for the named customers only. A customer is named by its
-    'id' slug (e.g. acme) or its app_id.
+    'id' slug (e.g. acme) or its app_id. The generated package stays in
+    <cache>/packages/<id>/ after the run, for inspection; the log is dist/logs/<id>.log.
 
     """ + sharedOptions
 
