@@ -128,6 +128,9 @@ public enum PackageGenerator {
   }
 
   private static func registryValues(_ input: GenerationInput) throws -> [String: EmittedSwift] {
+    // One value per line wherever a line could grow with the input (digests, lists of names),
+    // so the generated source stays within the line length the SDK's own code keeps. The
+    // template's arguments sit two levels deep; each model's arguments four.
     let models = try input.models.map { embedded in
       try SwiftEmitter.call(
         "FlowModel",
@@ -136,17 +139,17 @@ public enum PackageGenerator {
           "flowName": SwiftEmitter.stringLiteral(embedded.model.flowName),
           "modelVersion": SwiftEmitter.integerLiteral(embedded.model.modelVersion),
           "sha256": SwiftEmitter.stringLiteral(embedded.sha256),
-          "inputNames": SwiftEmitter.arrayLiteral(embedded.inputNames.map(SwiftEmitter.stringLiteral)),
+          "inputNames": SwiftEmitter.multilineArrayLiteral(
+            embedded.inputNames.map(SwiftEmitter.stringLiteral), indentationLevel: 4),
           "specificationVersion": SwiftEmitter.integerLiteral(embedded.specificationVersion),
           "resourceName": SwiftEmitter.stringLiteral(embedded.resourceName),
-        ])
+        ], indentationLevel: 3)
     }
     return [
       "appID": SwiftEmitter.stringLiteral(input.customer.appID),
-      "bundleIdentifiers": SwiftEmitter.arrayLiteral(
-        input.customer.bundleIdentifiers.map(SwiftEmitter.stringLiteral)),
+      "bundleIdentifiers": SwiftEmitter.multilineArrayLiteral(
+        input.customer.bundleIdentifiers.map(SwiftEmitter.stringLiteral), indentationLevel: 2),
       "sdkVersion": SwiftEmitter.stringLiteral(input.sdkVersion),
-      // The template's `models:` argument sits two levels deep.
       "models": SwiftEmitter.multilineArrayLiteral(models, indentationLevel: 2),
     ]
   }

@@ -67,22 +67,30 @@ public enum SwiftEmitter {
     EmittedSwift("[" + elements.map(\.source).joined(separator: ", ") + "]")
   }
 
-  /// One element per line, each followed by a comma, for arrays too long for one line.
+  /// One element per line, each followed by a comma, for arrays too long for one line; none
+  /// or one element stay on one line, as swift-format keeps them.
   /// `indentationLevel` is the indentation (in two-space steps) of the line the literal starts on.
   public static func multilineArrayLiteral(_ elements: [EmittedSwift], indentationLevel: Int) -> EmittedSwift
   {
-    guard !elements.isEmpty else { return EmittedSwift("[]") }
+    guard elements.count > 1 else { return arrayLiteral(elements) }
     let outer = String(repeating: "  ", count: indentationLevel)
     let lines = elements.map { "\(outer)  \($0.source)," }
     return EmittedSwift((["["] + lines + ["\(outer)]"]).joined(separator: "\n"))
   }
 
-  /// `function(label: value, …)`; the function name and labels go through `identifier`.
-  public static func call(_ function: String, arguments: KeyValuePairs<String, EmittedSwift>) throws
-    -> EmittedSwift
-  {
-    let labelled = try arguments.map { label, value in "\(try identifier(label).source): \(value.source)" }
-    return EmittedSwift(try identifier(function).source + "(" + labelled.joined(separator: ", ") + ")")
+  /// `function(` then one `label: value` per line, then `)`; the function name and labels go
+  /// through `identifier`. `indentationLevel` is the indentation (in two-space steps) of the
+  /// line the call starts on.
+  public static func call(
+    _ function: String, arguments: KeyValuePairs<String, EmittedSwift>, indentationLevel: Int
+  ) throws -> EmittedSwift {
+    let outer = String(repeating: "  ", count: indentationLevel)
+    let lines = try arguments.map { label, value in
+      "\(outer)  \(try identifier(label).source): \(value.source)"
+    }
+    return EmittedSwift(
+      [try identifier(function).source + "(", lines.joined(separator: ",\n"), "\(outer))"].joined(
+        separator: "\n"))
   }
 
   /// Swift's keywords, including the contextual ones: backticks are harmless where a word is

@@ -70,13 +70,16 @@ final class SwiftEmitterTests: XCTestCase {
       SwiftEmitter.multilineArrayLiteral(strings, indentationLevel: 1).source,
       "[\n    \"a\",\n    \"b\\\"\",\n  ]")
     XCTAssertEqual(SwiftEmitter.multilineArrayLiteral([], indentationLevel: 1).source, "[]")
+    XCTAssertEqual(SwiftEmitter.multilineArrayLiteral([strings[0]], indentationLevel: 1).source, #"["a"]"#)
     let call = try SwiftEmitter.call(
       "FlowModel",
-      arguments: ["flowId": SwiftEmitter.integerLiteral(1), "in": SwiftEmitter.stringLiteral("x")])
-    XCTAssertEqual(call.source, #"FlowModel(flowId: 1, `in`: "x")"#)
-    XCTAssertThrowsError(try SwiftEmitter.call("Flow Model", arguments: [:]))
+      arguments: ["flowId": SwiftEmitter.integerLiteral(1), "in": SwiftEmitter.stringLiteral("x")],
+      indentationLevel: 1)
+    XCTAssertEqual(call.source, "FlowModel(\n    flowId: 1,\n    `in`: \"x\"\n  )")
+    XCTAssertThrowsError(try SwiftEmitter.call("Flow Model", arguments: [:], indentationLevel: 0))
     XCTAssertThrowsError(
-      try SwiftEmitter.call("FlowModel", arguments: ["a: 1, b": SwiftEmitter.integerLiteral(1)]))
+      try SwiftEmitter.call(
+        "FlowModel", arguments: ["a: 1, b": SwiftEmitter.integerLiteral(1)], indentationLevel: 0))
   }
 
   /// Compiles the emitted literals with the real compiler and checks that the program sees

@@ -5,11 +5,33 @@ import ContextSDKCore
 enum CustomerRegistry {
   static let configuration = CustomerConfiguration(
     appID: "6e1d2c3b-4a59-4876-9a0b-1c2d3e4f5a6b",
-    bundleIdentifiers: ["com.example.fixture", "com.example.fixture.widget"],
+    bundleIdentifiers: [
+      "com.example.fixture",
+      "com.example.fixture.widget",
+    ],
     sdkVersion: "0.0.0-golden",
     models: [
-      FlowModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "558843e1a949c8158a976eee4f390090aa1f9ab8f06c9620b8c614d75f37d3d8", inputNames: ["sessions", "days_since_install"], specificationVersion: 4, resourceName: "onboarding_upsell_v73.mlmodel"),
-      FlowModel(flowId: 8363, flowName: "paywall_timing", modelVersion: 14, sha256: "2cd33e2d8c677df6e8b63944653adb04443f0f4c904aad8e47201b707a644999", inputNames: ["screen_views"], specificationVersion: 4, resourceName: "paywall_timing_v14.mlmodel"),
+      FlowModel(
+        flowId: 8362,
+        flowName: "onboarding_upsell",
+        modelVersion: 73,
+        sha256: "558843e1a949c8158a976eee4f390090aa1f9ab8f06c9620b8c614d75f37d3d8",
+        inputNames: [
+          "sessions",
+          "days_since_install",
+        ],
+        specificationVersion: 4,
+        resourceName: "onboarding_upsell_v73.mlmodel"
+      ),
+      FlowModel(
+        flowId: 8363,
+        flowName: "paywall_timing",
+        modelVersion: 14,
+        sha256: "2cd33e2d8c677df6e8b63944653adb04443f0f4c904aad8e47201b707a644999",
+        inputNames: ["screen_views"],
+        specificationVersion: 4,
+        resourceName: "paywall_timing_v14.mlmodel"
+      ),
     ]
   )
 }
