@@ -23,6 +23,8 @@ public struct Pipeline {
       context.reporter.report(.stepStarted(step.name))
       do {
         try step.run(context)
+      } catch ReleaseError.invalidInput(let reason) where context.options.dryRun && step.isPreflightCheck {
+        context.reporter.report(.dryRun(step: step.name, lines: ["would refuse: \(reason)"]))
       } catch let error as ReleaseError {
         throw error
       } catch let failure as ValidationFailure {

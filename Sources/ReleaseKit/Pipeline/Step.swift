@@ -10,12 +10,17 @@ public protocol Step {
   /// `--dry-run`; `Pipeline` prints `dryRunDescription` instead.
   var changesState: Bool { get }
   func dryRunDescription(_ context: ReleaseContext) -> [String]
+  /// Whether the step only checks that the run may go ahead (it writes nothing). Under
+  /// `--dry-run` such a check's refusal is shown as a line of the plan and the preview goes
+  /// on: a preview usually comes before the change it shows is committed.
+  var isPreflightCheck: Bool { get }
   func run(_ context: ReleaseContext) throws
 }
 
 extension Step {
   public func skipReason(_ context: ReleaseContext) -> String? { nil }
   public var changesState: Bool { false }
+  public var isPreflightCheck: Bool { false }
   public func dryRunDescription(_ context: ReleaseContext) -> [String] { [] }
 }
 

@@ -66,8 +66,11 @@ struct PublishStep: Step {
         try publish(releases, to: store, context)
       case .releasesRepositories(let locator):
         for release in releases {
-          let outcome = try ReleasesRepository(locator: locator, services: context.services)
-            .publish(release, cache: context.cacheDirectory)
+          let outcome = try ReleasesRepository(
+            locator: locator, services: context.services,
+            commitTime: context.options.archiveModificationTime
+          )
+          .publish(release, cache: context.cacheDirectory)
           context.reporter.report(.info("\(release.job.id) \(release.job.version): \(outcome)"))
         }
       }

@@ -11,6 +11,8 @@ struct ReleasesRepository {
   /// The `git:` destination's location, with `{id}` for the customer.
   let locator: String
   let services: Services
+  /// The release's fixed date (the archive's modification time), for reproducible commits.
+  let commitTime: Int64
 
   enum Outcome: CustomStringConvertible, Equatable {
     case published(url: String, tag: String)
@@ -105,7 +107,7 @@ struct ReleasesRepository {
     }
 
     // The release's fixed date and identity keep the commit reproducible.
-    let date = "@\(try SourceDateEpoch.value(services.environment)) +0000"
+    let date = "@\(commitTime) +0000"
     let dates = ["GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date]
     let message = "\(release.record.packageName) \(tag)\n\nSDK \(release.record.sdkVersion)\n"
     // The branch the clone is on: the remote's default branch (main for one created here).

@@ -141,11 +141,12 @@ struct StoreModels {
   private(set) var hashes: [ModelReference: String] = [:]
   var count: Int { hashes.count }
 
-  init(_ store: ModelStore) throws {
+  /// `known`: digests already taken this run (the selected customers' models), not taken again.
+  init(_ store: ModelStore, known: [ModelReference: String] = [:]) throws {
     for flow in try store.flowNames() {
       for version in try store.versions(of: flow) {
         let reference = ModelReference(flowName: flow, version: version)
-        let sha256 = try store.sha256(of: reference)
+        let sha256 = try known[reference] ?? store.sha256(of: reference)
         byHash[sha256] = reference
         hashes[reference] = sha256
       }
@@ -167,8 +168,10 @@ struct CheckArtifactsStep: Step {
   }
 
   func run(_ context: ReleaseContext) throws {
-    guard let store = context.modelStore else { preconditionFailure("check runs after load inputs") }
-    let storeModels = try StoreModels(store)
+    guard let store = context.modelStore, let inputs = context.inputs else {
+      preconditionFailure("check runs after load inputs")
+    }
+    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
     var problems: [String] = []
     for job in context.jobs {
       let directory = job.releaseDirectory(in: context.distDirectory)

@@ -119,7 +119,7 @@ final class TagStepTests: XCTestCase {
     XCTAssertTrue(
       preview.standardOutput.contains {
         $0.hasSuffix(
-          "would refuse to tag: \(root.path): the work tree has uncommitted changes (.gitignore, draft notes.txt); commit them or pass --allow-dirty"
+          "would refuse: \(root.path): the work tree has uncommitted changes (.gitignore, draft notes.txt); commit them or pass --allow-dirty"
         )
       }, preview.allOutput)
     XCTAssertEqual(try TestGit.tags(root), [:])
@@ -181,16 +181,13 @@ final class TagStepTests: XCTestCase {
 
     let run = tagRun(workspace, ["--json"], customers: ["acme", "bluebird"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
-    let events = run.standardOutput.compactMap {
-      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-    }
-    let summary = try XCTUnwrap(events.last { $0["event"] as? String == "summary" }, run.allOutput)
+    let summary = try XCTUnwrap(run.events.last { $0["event"] as? String == "summary" }, run.allOutput)
     let statuses = Dictionary(
       uniqueKeysWithValues: (summary["customers"] as? [[String: Any]] ?? []).map {
         ($0["id"] as? String ?? "?", $0["status"] as? String ?? "?")
       })
     XCTAssertEqual(statuses, ["acme": "up to date", "bluebird": "failed"], run.allOutput)
-    let failure = try XCTUnwrap(events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
+    let failure = try XCTUnwrap(run.events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
     XCTAssertEqual(failure["failed_step"] as? String, "stage", run.allOutput)
     XCTAssertEqual(try TestGit.tags(root), [:], "no tag when a customer failed")
     XCTAssertEqual(try Data(contentsOf: workspace.file("release-state.json")), stateBefore)

@@ -96,18 +96,9 @@ struct TagCheckStep: Step {
     context.options.tag ? nil : "no tags in this run (--tag or --publish)"
   }
 
-  func run(_ context: ReleaseContext) throws {
-    // A dry run previews a change, usually from a work tree that holds it: what would stop
-    // the real run is part of the plan, not a reason to withhold it.
-    guard context.options.dryRun else { return try check(context) }
-    do {
-      try check(context)
-    } catch ReleaseError.invalidInput(let reason) {
-      context.reporter.report(.dryRun(step: name, lines: ["would refuse to tag: \(reason)"]))
-    }
-  }
+  let isPreflightCheck = true
 
-  private func check(_ context: ReleaseContext) throws {
+  func run(_ context: ReleaseContext) throws {
     let options = context.options
     let repository = ReleaseTags.repository(context)
     let root = context.services.root.path
