@@ -26,18 +26,28 @@ enum TestGit {
   static func run(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws
     -> String
   {
+    try runProgram("git", arguments, in: directory, environment: extra)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Runs `program` (git, or swift on a consumer of a releases repository) in `directory` with
+  /// this identity; its standard output. Throws with the program's output when it fails.
+  @discardableResult
+  static func runProgram(
+    _ program: String, _ arguments: [String], in directory: URL, environment extra: [String: String] = [:]
+  ) throws -> String {
     let environment = ProcessInfo.processInfo.environment.merging(Self.environment) { $1 }.merging(extra) {
       $1
     }
     let result = try SystemProcessRunner().run(
-      ProcessInvocation("git", arguments, in: directory, environment: environment))
+      ProcessInvocation(program, arguments, in: directory, environment: environment))
     guard result.exitCode == 0 else {
       throw GitSetupError(
         description:
-          "git \(arguments.joined(separator: " ")) in \(directory.path): exit \(result.exitCode): \(result.standardError)"
-      )
+          "\(program) \(arguments.joined(separator: " ")) in \(directory.path): exit \(result.exitCode)\n"
+          + result.standardOutput + result.standardError)
     }
-    return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    return result.standardOutput
   }
 
   /// `git init` on branch main with a `.gitignore` (dist/ by default) and one commit of

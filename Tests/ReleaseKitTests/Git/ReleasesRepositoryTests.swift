@@ -204,16 +204,7 @@ enum Consumer {
   /// Runs `swift <arguments>` in the consumer; its standard output, or a failure with the log.
   @discardableResult
   static func swift(_ arguments: [String], in directory: URL) throws -> String {
-    let environment = ProcessInfo.processInfo.environment.merging(TestGit.environment) { $1 }
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation("swift", arguments, in: directory, environment: environment))
-    guard result.exitCode == 0 else {
-      throw GitSetupError(
-        description:
-          "swift \(arguments.joined(separator: " ")) in \(directory.path): exit \(result.exitCode)\n"
-          + result.standardOutput + result.standardError)
-    }
-    return result.standardOutput
+    try TestGit.runProgram("swift", arguments, in: directory)
   }
 
   /// The version Package.resolved pins for `identity`.

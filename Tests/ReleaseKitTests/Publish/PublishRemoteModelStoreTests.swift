@@ -40,10 +40,7 @@ final class PublishRemoteModelStoreTests: XCTestCase {
 
   /// Customer id → status, from the `--json` summary event.
   static func statuses(_ run: Workspace.Run) throws -> [String: String] {
-    let events = run.standardOutput.compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
-    let summary = try XCTUnwrap(events.last { $0["event"] as? String == "summary" }, "no summary event")
+    let summary = try XCTUnwrap(run.events.last { $0["event"] as? String == "summary" }, "no summary event")
     let customers = try XCTUnwrap(summary["customers"] as? [[String: Any]])
     return Dictionary(
       uniqueKeysWithValues: customers.map { ($0["id"] as? String ?? "?", $0["status"] as? String ?? "?") })
@@ -157,10 +154,8 @@ final class PublishRemoteModelStoreTests: XCTestCase {
     let run = workspace.run(["all", "--skip-tests", "--json", "--models", "\(server.baseURL)/store"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertEqual(try Self.statuses(run), ["acme": "failed", "bluebird": "built"], run.allOutput)
-    let events = run.standardOutput.compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
-    let failed = try XCTUnwrap(events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
+    let failed = try XCTUnwrap(
+      run.events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
     XCTAssertEqual(failed["id"] as? String, "acme")
     XCTAssertEqual(failed["failed_step"] as? String, "fetch models")
     let reason = try XCTUnwrap(failed["reason"] as? String)

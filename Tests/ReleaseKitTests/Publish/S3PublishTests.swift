@@ -65,10 +65,7 @@ final class S3PublishTests: XCTestCase {
       ["all", "--skip-tests", "--json", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint],
       environment: moto.credentials)
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
-    let events = run.standardOutput.compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
-    let summary = try XCTUnwrap(events.last { $0["event"] as? String == "summary" }, run.allOutput)
+    let summary = try XCTUnwrap(run.events.last { $0["event"] as? String == "summary" }, run.allOutput)
     XCTAssertEqual(
       (summary["customers"] as? [[String: Any]])?.map { $0["status"] as? String },
       ["up to date", "up to date"])
@@ -170,9 +167,7 @@ final class S3PublishTests: XCTestCase {
     XCTAssertFalse(conflict.allOutput.contains("tagged"), "nothing after publish ran")
     // The failure came after the customers were checked: the summary and report.xml still
     // say what this run had.
-    let summary = conflict.standardOutput.compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }.first { $0["event"] as? String == "summary" }
+    let summary = conflict.events.first { $0["event"] as? String == "summary" }
     XCTAssertEqual(
       (summary?["customers"] as? [[String: Any]])?.compactMap { $0["id"] as? String },
       PublishFixtures.customers,

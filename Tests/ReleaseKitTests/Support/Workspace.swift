@@ -53,6 +53,10 @@ final class Workspace {
     var standardOutput: [String]
     var standardError: [String]
     var allOutput: String { (standardOutput + standardError).joined(separator: "\n") }
+    /// The `--json` events: every stdout line that is a JSON object.
+    var events: [[String: Any]] {
+      standardOutput.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
   }
 
   /// Runs the CLI in this process with the real process runner, against this workspace and
