@@ -48,6 +48,5 @@ let package = Package(
     .testTarget(
       name: "ReleaseKitTests",
       dependencies: ["ReleaseKit", "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
-  ],
-  swiftLanguageModes: [.v5]
+  ]
 )

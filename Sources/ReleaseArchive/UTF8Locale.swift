@@ -8,6 +8,9 @@ import Foundation
 /// process, including other threads, untouched.
 enum UTF8Locale {
   /// Created once and never freed; nil if the system has no UTF-8 locale (ASCII names still work).
+  // nonisolated(unsafe): `locale_t` is a C pointer, so not Sendable; this one is made once by
+  // the static initialiser (which Swift runs exactly once, thread-safely), never changed or
+  // freed, and `uselocale` only reads it.
   nonisolated(unsafe) private static let locale: locale_t? = {
     for name in ["C.UTF-8", "C.utf8", "UTF-8", "en_US.UTF-8"] {
       if let locale = newlocale(LC_CTYPE_MASK, name, nil) { return locale }

@@ -8,15 +8,16 @@ public protocol OutputStreaming: AnyObject, Sendable {
 
 public enum OutputStream: Sendable { case standardOutput, standardError }
 
-public final class StandardOutput: OutputStreaming, @unchecked Sendable {
-  private let lock = NSLock()
+public final class StandardOutput: OutputStreaming {
+  /// Held while a line is written, so lines from parallel jobs never interleave.
+  private let writing = Locked(())
   public init() {}
 
   public func write(line: String, to stream: OutputStream) {
-    lock.lock()
-    defer { lock.unlock() }
-    let handle = stream == .standardOutput ? FileHandle.standardOutput : FileHandle.standardError
-    handle.write(Data((line + "\n").utf8))
+    writing.withLock { _ in
+      let handle = stream == .standardOutput ? FileHandle.standardOutput : FileHandle.standardError
+      handle.write(Data((line + "\n").utf8))
+    }
   }
 
   /// Whether standard output is a terminal (enables the live status view).
@@ -24,23 +25,18 @@ public final class StandardOutput: OutputStreaming, @unchecked Sendable {
 }
 
 /// Captures output in memory; for tests.
-public final class CapturedOutput: OutputStreaming, @unchecked Sendable {
-  private let lock = NSLock()
-  private var captured: [(OutputStream, String)] = []
+public final class CapturedOutput: OutputStreaming {
+  private let captured = Locked<[(OutputStream, String)]>([])
   public init() {}
 
   public func write(line: String, to stream: OutputStream) {
-    lock.lock()
-    captured.append((stream, line))
-    lock.unlock()
+    captured.withLock { $0.append((stream, line)) }
   }
 
   public var standardOutput: [String] { lines(of: .standardOutput) }
   public var standardError: [String] { lines(of: .standardError) }
 
   private func lines(of stream: OutputStream) -> [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return captured.filter { $0.0 == stream }.map(\.1)
+    captured.withLock { $0.filter { $0.0 == stream }.map(\.1) }
   }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// An exclusive advisory lock (flock(2)) on a file, held for the life of the value. The
 /// kernel drops it when the process dies, even by SIGKILL, so a crashed run never leaves a
 /// stale lock behind; the holder's pid is written into the file for the message.
-public final class FileLock {
+public final class FileLock: Sendable {
   private let descriptor: Int32
   public let url: URL
 

@@ -66,7 +66,7 @@ public struct SystemProcessRunner: ProcessRunning {
     if let logFile = invocation.logFile {
       try AtomicFile.createDirectory(logFile.deletingLastPathComponent())
       if !FileManager.default.fileExists(atPath: logFile.path) {
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
       }
       guard let handle = FileHandle(forWritingAtPath: logFile.path) else {
         throw SystemError.cannotWrite(path: logFile.path, reason: "cannot open log file")
@@ -88,14 +88,16 @@ public struct SystemProcessRunner: ProcessRunning {
     var errors = Data()
     if logHandle == nil {
       // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
+      let standardError = Locked(Data())
       let group = DispatchGroup()
       group.enter()
       DispatchQueue.global().async {
-        errors = errorPipe.fileHandleForReading.readDataToEndOfFile()
+        standardError.set(errorPipe.fileHandleForReading.readDataToEndOfFile())
         group.leave()
       }
       output = outputPipe.fileHandleForReading.readDataToEndOfFile()
       group.wait()
+      errors = standardError.value
     }
     process.waitUntilExit()
     return ProcessResult(

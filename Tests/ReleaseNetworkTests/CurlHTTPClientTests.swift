@@ -172,12 +172,12 @@ final class CurlHTTPClientTests: XCTestCase {
 
   func testOneClientServesManyThreadsAtOnce() throws {
     let client = self.client!
-    let server = self.server!
+    let urls = (0..<16).map { server.url("/bytes/\(1000 + $0)") }
     let results = ConcurrentResults()
     DispatchQueue.concurrentPerform(iterations: 16) { index in
       let count = 1000 + index
       do {
-        let body = try client.send(HTTPRequest(.get, server.url("/bytes/\(count)"))).body
+        let body = try client.send(HTTPRequest(.get, urls[index])).body
         results.record(body.count == count)
       } catch {
         results.record(false)
@@ -208,19 +208,10 @@ final class CurlHTTPClientTests: XCTestCase {
   }
 }
 
-private final class ConcurrentResults: @unchecked Sendable {
-  private let lock = NSLock()
-  private var recorded: [Bool] = []
+private final class ConcurrentResults: Sendable {
+  private let recorded = Locked<[Bool]>([])
 
-  func record(_ outcome: Bool) {
-    lock.lock()
-    recorded.append(outcome)
-    lock.unlock()
-  }
+  func record(_ outcome: Bool) { recorded.withLock { $0.append(outcome) } }
 
-  var outcomes: [Bool] {
-    lock.lock()
-    defer { lock.unlock() }
-    return recorded
-  }
+  var outcomes: [Bool] { recorded.value }
 }

@@ -11,7 +11,7 @@ import XCTest
 /// back with the aws CLI, an independent client. One server and bucket for the whole class
 /// (startup takes seconds); each test uses its own keys.
 final class S3ClientTests: XCTestCase {
-  nonisolated(unsafe) private static var moto: Result<MotoServer, Error>?
+  private static let sharedServer = Locked<Result<MotoServer, Error>?>(nil)
   private static let bucket = "release-network-tests"
 
   private var moto: MotoServer!
@@ -21,22 +21,25 @@ final class S3ClientTests: XCTestCase {
 
   override class func setUp() {
     super.setUp()
-    moto = Result {
-      let server = try MotoServer()
-      try server.aws(["s3api", "create-bucket", "--bucket", bucket])
-      return server
-    }
+    sharedServer.set(
+      Result {
+        let server = try MotoServer()
+        try server.aws(["s3api", "create-bucket", "--bucket", bucket])
+        return server
+      })
   }
 
   override class func tearDown() {
-    if case .success(let server)? = moto { server.shutDown() }
-    moto = nil
+    sharedServer.withLock { started in
+      if case .success(let server)? = started { server.shutDown() }
+      started = nil
+    }
     super.tearDown()
   }
 
   /// Without moto every test fails with the reason (never skips: that would prove nothing).
   override func invokeTest() {
-    switch Self.moto {
+    switch Self.sharedServer.value {
     case .success?: super.invokeTest()
     case .failure(let error)?: XCTFail("S3 tests need moto_server: \(error)")
     case nil: XCTFail("S3ClientTests.setUp() did not run")
@@ -44,7 +47,7 @@ final class S3ClientTests: XCTestCase {
   }
 
   override func setUpWithError() throws {
-    moto = try XCTUnwrap(Self.moto).get()
+    moto = try XCTUnwrap(Self.sharedServer.value).get()
     sleeps = RecordedSleeps()
     client = try makeClient(credentials: moto.credentials)
     directory = try Fixtures.temporaryDirectory()

@@ -88,7 +88,7 @@ final class FaultServer {
     // The script prints its port once it listens; wait for that line, but not forever.
     let lineRead = DispatchSemaphore(value: 0)
     let reader = output.fileHandleForReading
-    let box = PortBox()
+    let reported = Locked<Int?>(nil)
     DispatchQueue.global().async {
       var line = Data()
       while !line.contains(UInt8(ascii: "\n")) {
@@ -96,18 +96,14 @@ final class FaultServer {
         if chunk.isEmpty { break }
         line.append(chunk)
       }
-      box.port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+      reported.set(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
       lineRead.signal()
     }
-    guard lineRead.wait(timeout: .now() + 15) == .success, let port = box.port else {
+    guard lineRead.wait(timeout: .now() + 15) == .success, let port = reported.value else {
       stop(process)
       throw TestSetupError(description: "fault_server.py did not report its port within 15 s")
     }
     self.port = port
-  }
-
-  private final class PortBox: @unchecked Sendable {
-    var port: Int?
   }
 
   func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
@@ -121,7 +117,7 @@ final class FaultServer {
 
 /// moto_server on a free port on 127.0.0.1, checking signatures (INITIAL_NO_AUTH_ACTION_COUNT=0),
 /// with an IAM user whose key may do anything in S3 (made by Tests/Fixtures/Network/moto_bootstrap.py).
-final class MotoServer {
+final class MotoServer: Sendable {
   let process = Process()
   let port: Int
   let endpoint: URL
@@ -221,24 +217,17 @@ final class MotoServer {
 }
 
 /// An injected `RetryPolicy.sleep` that records the waits instead of sleeping.
-final class RecordedSleeps: @unchecked Sendable {
-  private let lock = NSLock()
-  private var recorded: [TimeInterval] = []
+final class RecordedSleeps: Sendable {
+  private let recorded = Locked<[TimeInterval]>([])
 
-  var delays: [TimeInterval] {
-    lock.lock()
-    defer { lock.unlock() }
-    return recorded
-  }
+  var delays: [TimeInterval] { recorded.value }
 
   /// Attempts made by one request: every wait precedes one more attempt.
   var attempts: Int { delays.count + 1 }
 
   func policy(maximumAttempts: Int = 4) -> RetryPolicy {
     RetryPolicy(maximumAttempts: maximumAttempts, initialDelay: 0.5, maximumDelay: 8) { delay in
-      self.lock.lock()
-      self.recorded.append(delay)
-      self.lock.unlock()
+      self.recorded.withLock { $0.append(delay) }
     }
   }
 }

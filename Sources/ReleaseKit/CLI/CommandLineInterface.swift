@@ -5,16 +5,17 @@ import ReleaseSystem
 /// Entry point: parses the command line, runs the command, maps errors to exit codes.
 public enum CommandLineInterface {
   public static func main(arguments: [String], services: Services = .live()) -> Int32 {
-    var reporter: Reporter = PlainReporter(output: services.output, clock: services.clock)
+    let invocation = CommandInvocation(
+      arguments: Array(arguments.dropFirst()), services: services,
+      reporter: PlainReporter(output: services.output, clock: services.clock))
     do {
-      guard let command = arguments.first else {
+      guard let name = arguments.first else {
         services.output.write(line: HelpText.overview, to: .standardOutput)
         return 2
       }
-      let rest = Array(arguments.dropFirst())
-      switch command {
+      switch name {
       case "-h", "--help", "help":
-        let text = rest.first.flatMap(HelpText.text(for:)) ?? HelpText.overview
+        let text = invocation.arguments.first.flatMap { Command.named($0)?.help } ?? HelpText.overview
         services.output.write(line: text, to: .standardOutput)
         return 0
       case "--version", "version":
@@ -23,44 +24,35 @@ public enum CommandLineInterface {
       default:
         break
       }
-      guard let help = HelpText.text(for: command) else {
-        let hint = Suggestion.closest(to: command, among: ["all", "customer", "bump", "verify", "help"]).map {
+      guard let command = Command.named(name) else {
+        let hint = Suggestion.closest(to: name, among: Command.all.map(\.name) + ["help"]).map {
           " (did you mean '\($0)'?)"
         }
-        throw ReleaseError.usage("'\(command)': unknown command\(hint ?? ""); see 'release --help'")
+        throw ReleaseError.usage("'\(name)': unknown command\(hint ?? ""); see 'release --help'")
       }
-      if rest.contains("--help") || rest.contains("-h") {
-        services.output.write(line: help, to: .standardOutput)
+      if invocation.arguments.contains("--help") || invocation.arguments.contains("-h") {
+        services.output.write(line: command.help, to: .standardOutput)
         return 0
       }
-      switch command {
-      case "verify":
-        try VerifyCommand.run(arguments: rest, services: services)
-      case "bump":
-        try BumpCommand.run(arguments: rest, services: services)
-      default:
-        let options = try ReleaseCommand.options(command: command, arguments: rest, services: services)
-        reporter = ReporterFactory.make(options: options, services: services)
-        try ReleaseCommand.run(options: options, services: services, reporter: reporter)
-        reporter.finish()
-      }
+      try command.run(invocation)
+      invocation.reporter.finish()
       return 0
     } catch let error as ReleaseError {
       if case .validation(let failure) = error {
         // One line per problem, nothing else: the lines are the message.
-        reporter.report(.diagnostics(failure.diagnostics))
+        invocation.reporter.report(.diagnostics(failure.diagnostics))
       } else {
-        reporter.report(.failure(error.description))
+        invocation.reporter.report(.failure(error.description))
       }
-      reporter.finish()
+      invocation.reporter.finish()
       return error.exitCode
     } catch let failure as ValidationFailure {
-      reporter.report(.diagnostics(failure.diagnostics))
-      reporter.finish()
+      invocation.reporter.report(.diagnostics(failure.diagnostics))
+      invocation.reporter.finish()
       return 2
     } catch {
-      reporter.report(.failure("\(error)"))
-      reporter.finish()
+      invocation.reporter.report(.failure("\(error)"))
+      invocation.reporter.finish()
       return 1
     }
   }
@@ -68,6 +60,15 @@ public enum CommandLineInterface {
 
 /// `release all` and `release customer`: the release pipeline.
 enum ReleaseCommand {
+  /// Parses the options, then runs the pipeline with the reporters they ask for (which also
+  /// report the command's errors from then on).
+  static func run(command: String, _ invocation: CommandInvocation) throws {
+    let options = try options(
+      command: command, arguments: invocation.arguments, services: invocation.services)
+    invocation.reporter = ReporterFactory.make(options: options, services: invocation.services)
+    try run(options: options, services: invocation.services, reporter: invocation.reporter)
+  }
+
   static let flags: Set<String> = [
     "--dry-run", "--force", "--fail-fast", "--json", "--skip-tests", "--tag", "--push", "--allow-dirty",
     "--no-publish",

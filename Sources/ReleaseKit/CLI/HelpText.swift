@@ -1,20 +1,23 @@
 /// Help for every command; `release <command> --help` prints the command's text.
 enum HelpText {
-  static let overview = """
-    release — build and ship a custom copy of the SDK to every customer
+  /// `release --help`: the commands come from `Command.all`.
+  static var overview: String {
+    let rows = Command.all.map { ($0.synopsis, $0.summary) } + [("help [command]", "show help for a command")]
+    let commands = rows.map { synopsis, summary in
+      "  " + synopsis.padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + summary
+    }
+    return """
+      release — build and ship a custom copy of the SDK to every customer
 
-    USAGE: release <command> [options]
+      USAGE: release <command> [options]
 
-    COMMANDS:
-      all                 release every customer in the manifest
-      customer <id>...    release the named customers (slug or app_id)
-      verify <path>...    check generated packages before they go out
-      bump <part>         bump the SDK version (major, minor or patch) everywhere it appears
-      help [command]      show help for a command
+      COMMANDS:
+      \(commands.joined(separator: "\n"))
 
-    Run 'release <command> --help' for a command's options.
-    Exit status: 0 success, 1 a build, test or publish failed, 2 bad input or arguments.
-    """
+      Run 'release <command> --help' for a command's options.
+      Exit status: 0 success, 1 a build, test or publish failed, 2 bad input or arguments.
+      """
+  }
 
   static let sharedOptions = """
     INPUTS:
@@ -111,14 +114,4 @@ enum HelpText {
 
     Exit status: 0 all verified, 1 a check failed, 2 bad arguments or input.
     """
-
-  static func text(for command: String) -> String? {
-    switch command {
-    case "all": return all
-    case "customer": return customer
-    case "bump": return bump
-    case "verify": return verify
-    default: return nil
-    }
-  }
 }

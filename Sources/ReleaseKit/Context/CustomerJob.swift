@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseGeneration
 import ReleaseManifest
+import ReleaseSystem
 
 /// The run's fixed inputs, resolved once by the load and plan steps.
 public struct ReleaseInputs: Sendable {
@@ -25,8 +26,10 @@ public struct ModelFacts: Sendable, Equatable {
   public var info: CoreMLModelInfo
 }
 
-/// One customer's work in a run, from plan to result.
-public final class CustomerJob: @unchecked Sendable {
+/// One customer's work in a run, from plan to result. What the plan decided is fixed; what
+/// the customer steps find out (on a worker thread) is kept behind one lock, so the thread
+/// that reports and summarises always reads a whole, current value.
+public final class CustomerJob: Sendable {
   public enum Status: Hashable, Sendable {
     case pending
     /// `dist/` already holds a verified release made from the same inputs.
@@ -37,6 +40,25 @@ public final class CustomerJob: @unchecked Sendable {
     case cancelled
   }
 
+  /// The built archive: where it is now (staging, then `dist/`), its SHA-256 and size.
+  public struct Archive: Equatable, Sendable {
+    public var path: URL
+    public var sha256: String
+    public var size: Int64
+  }
+
+  /// What the customer steps record as they go.
+  struct Progress: Sendable {
+    var status: Status
+    var duration: Double = 0
+    var packageDirectory: URL?
+    var generated: GeneratedPackage?
+    var embeddedModels: [EmbeddedModel] = []
+    var archive: Archive?
+    var testCount: Int?
+    var logFile: URL?
+  }
+
   public let customer: Customer
   public let version: SemanticVersion
   /// What the release is made from; its source digest decides versions, its build digest
@@ -44,16 +66,7 @@ public final class CustomerJob: @unchecked Sendable {
   public let digest: InputDigest
   /// Why the job builds (or why it is up to date), for `--dry-run` and the log.
   public let reason: String
-
-  public var status: Status = .pending
-  public var duration: Double = 0
-  public var packageDirectory: URL?
-  public var generated: GeneratedPackage?
-  /// The models embedded in the package, in the manifest's order.
-  public var embeddedModels: [EmbeddedModel] = []
-  public var archive: (path: URL, sha256: String, size: Int64)?
-  public var testCount: Int?
-  public var logFile: URL?
+  private let progress: Locked<Progress>
 
   public init(
     customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String, status: Status
@@ -62,7 +75,41 @@ public final class CustomerJob: @unchecked Sendable {
     self.version = version
     self.digest = digest
     self.reason = reason
-    self.status = status
+    self.progress = Locked(Progress(status: status))
+  }
+
+  public var status: Status {
+    get { progress.withLock { $0.status } }
+    set { progress.withLock { $0.status = newValue } }
+  }
+  public var duration: Double {
+    get { progress.withLock { $0.duration } }
+    set { progress.withLock { $0.duration = newValue } }
+  }
+  public var packageDirectory: URL? {
+    get { progress.withLock { $0.packageDirectory } }
+    set { progress.withLock { $0.packageDirectory = newValue } }
+  }
+  public var generated: GeneratedPackage? {
+    get { progress.withLock { $0.generated } }
+    set { progress.withLock { $0.generated = newValue } }
+  }
+  /// The models embedded in the package, in the manifest's order.
+  public var embeddedModels: [EmbeddedModel] {
+    get { progress.withLock { $0.embeddedModels } }
+    set { progress.withLock { $0.embeddedModels = newValue } }
+  }
+  public var archive: Archive? {
+    get { progress.withLock { $0.archive } }
+    set { progress.withLock { $0.archive = newValue } }
+  }
+  public var testCount: Int? {
+    get { progress.withLock { $0.testCount } }
+    set { progress.withLock { $0.testCount = newValue } }
+  }
+  public var logFile: URL? {
+    get { progress.withLock { $0.logFile } }
+    set { progress.withLock { $0.logFile = newValue } }
   }
 
   public var id: String { customer.id }

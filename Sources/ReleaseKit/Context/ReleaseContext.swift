@@ -15,28 +15,27 @@ public struct Artifact: Equatable, Sendable {
   public var size: Int64
 }
 
-/// State shared by the steps of one run. Steps run in order; the per-customer phase runs
-/// jobs in parallel and records results through the locked accessors.
-public final class ReleaseContext: @unchecked Sendable {
+/// State shared by the steps of one run. Steps run in order and fill in what later steps read
+/// (inputs, plan, locks); the per-customer phase reads it from worker threads and appends
+/// artifacts. All of it sits behind one lock.
+public final class ReleaseContext: Sendable {
   public let services: Services
   public let options: ReleaseOptions
   public let reporter: Reporter
 
-  // Filled by the load and plan steps, read by everything after them.
-  public var manifest: Manifest?
-  public var modelStore: ModelStore?
-  public var state: ReleaseState?
-  public var inputs: ReleaseInputs?
-  public var jobs: [CustomerJob] = []
-  /// Publish destinations, resolved (credentials read) by the load step before any work.
-  var publishTargets: [PublishTarget]?
-  /// Held from the lock step to the end of the run.
-  var locks: [FileLock] = []
-  /// What a tagging run tags, from the check before building (`TagCheckStep`).
-  var tagPlan: TagPlan?
-
-  private let lock = NSLock()
-  private var artifactList: [Artifact] = []
+  /// What the steps have found out so far.
+  struct RunState: Sendable {
+    var manifest: Manifest?
+    var modelStore: ModelStore?
+    var state: ReleaseState?
+    var inputs: ReleaseInputs?
+    var jobs: [CustomerJob] = []
+    var publishTargets: [PublishTarget]?
+    var locks: [FileLock] = []
+    var tagPlan: TagPlan?
+    var artifacts: [Artifact] = []
+  }
+  private let run = Locked(RunState())
 
   public init(services: Services, options: ReleaseOptions, reporter: Reporter) {
     self.services = services
@@ -44,17 +43,46 @@ public final class ReleaseContext: @unchecked Sendable {
     self.reporter = reporter
   }
 
-  public var artifacts: [Artifact] {
-    lock.lock()
-    defer { lock.unlock() }
-    return artifactList
+  // Filled by the load and plan steps, read by everything after them.
+  public var manifest: Manifest? {
+    get { run.withLock { $0.manifest } }
+    set { run.withLock { $0.manifest = newValue } }
+  }
+  public var modelStore: ModelStore? {
+    get { run.withLock { $0.modelStore } }
+    set { run.withLock { $0.modelStore = newValue } }
+  }
+  public var state: ReleaseState? {
+    get { run.withLock { $0.state } }
+    set { run.withLock { $0.state = newValue } }
+  }
+  public var inputs: ReleaseInputs? {
+    get { run.withLock { $0.inputs } }
+    set { run.withLock { $0.inputs = newValue } }
+  }
+  public var jobs: [CustomerJob] {
+    get { run.withLock { $0.jobs } }
+    set { run.withLock { $0.jobs = newValue } }
+  }
+  /// Publish destinations, resolved (credentials read) by the load step before any work.
+  var publishTargets: [PublishTarget]? {
+    get { run.withLock { $0.publishTargets } }
+    set { run.withLock { $0.publishTargets = newValue } }
+  }
+  /// Held from the lock step to the end of the run.
+  var locks: [FileLock] {
+    get { run.withLock { $0.locks } }
+    set { run.withLock { $0.locks = newValue } }
+  }
+  /// What a tagging run tags, from the check before building (`TagCheckStep`).
+  var tagPlan: TagPlan? {
+    get { run.withLock { $0.tagPlan } }
+    set { run.withLock { $0.tagPlan = newValue } }
   }
 
-  public func add(_ artifact: Artifact) {
-    lock.lock()
-    artifactList.append(artifact)
-    lock.unlock()
-  }
+  public var artifacts: [Artifact] { run.withLock { $0.artifacts } }
+
+  public func add(_ artifact: Artifact) { run.withLock { $0.artifacts.append(artifact) } }
 
   public var distDirectory: URL { services.resolve(options.distPath) }
   public var cacheDirectory: URL { services.resolve(options.cachePath) }

@@ -4,11 +4,13 @@ import ReleaseSystem
 /// Extra output when running under GitHub Actions (`GITHUB_ACTIONS=true`): manifest errors
 /// as `::error file=…,line=…::` annotations, each customer's build log in a collapsible
 /// `::group::`, and a Markdown summary table appended to `$GITHUB_STEP_SUMMARY`.
-public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
+public final class GitHubActionsReporter: Reporter {
   private let output: OutputStreaming
   private let stepSummary: URL?
-  private let lock = NSLock()
-  private var summary: [ReleaseEvent.CustomerOutcome]?
+  /// The run's outcomes, once the summary arrives.
+  private let summary = Locked<[ReleaseEvent.CustomerOutcome]?>(nil)
+  /// Held while one customer's log group is written, so parallel customers' logs never mix.
+  private let writingGroup = Locked(())
   private let root: URL
   /// Where workflow commands go: stdout, or stderr when stdout carries `--json` events (the
   /// runner reads commands from both).
@@ -34,36 +36,35 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
           line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: stream)
       }
     case .customerFinished(let outcome):
-      // The whole group is written under one lock so parallel customers' logs never mix.
-      lock.lock()
-      defer { lock.unlock() }
-      if outcome.status == "failed" {
-        let message =
-          "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
-        output.write(
-          line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: stream)
-      }
-      guard let log = outcome.logFile else { return }
-      let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
-      guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
-      output.write(
-        line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: stream)
-      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-        // A log line starting with "::" would be read as a workflow command; break it.
-        output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: stream)
-      }
-      output.write(line: "::endgroup::", to: stream)
+      writingGroup.withLock { _ in writeGroup(outcome) }
     case .summary(let outcomes, _):
-      lock.lock()
-      summary = outcomes
-      lock.unlock()
+      summary.set(outcomes)
     default:
       break
     }
   }
 
+  private func writeGroup(_ outcome: ReleaseEvent.CustomerOutcome) {
+    if outcome.status == "failed" {
+      let message =
+        "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
+      output.write(
+        line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: stream)
+    }
+    guard let log = outcome.logFile else { return }
+    let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
+    guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
+    output.write(
+      line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: stream)
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      // A log line starting with "::" would be read as a workflow command; break it.
+      output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: stream)
+    }
+    output.write(line: "::endgroup::", to: stream)
+  }
+
   public func finish() {
-    guard let stepSummary, let outcomes = summary else { return }
+    guard let stepSummary, let outcomes = summary.value else { return }
     let markdown = Self.markdown(outcomes)
     // Appending is the documented contract of $GITHUB_STEP_SUMMARY (other steps write to it).
     if let handle = try? FileHandle(forWritingTo: stepSummary) {
@@ -71,7 +72,7 @@ public final class GitHubActionsReporter: Reporter, @unchecked Sendable {
       handle.write(Data(markdown.utf8))
       try? handle.close()
     } else {
-      FileManager.default.createFile(atPath: stepSummary.path, contents: Data(markdown.utf8))
+      _ = FileManager.default.createFile(atPath: stepSummary.path, contents: Data(markdown.utf8))
     }
   }
 

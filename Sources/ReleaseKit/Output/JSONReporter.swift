@@ -3,10 +3,9 @@ import ReleaseSystem
 
 /// `--json`: one JSON object per line on stdout, for other tools. Every object has `event`
 /// and `time` (ISO 8601, UTC); fields are stable and documented in the README.
-public final class JSONReporter: Reporter, @unchecked Sendable {
+public final class JSONReporter: Reporter {
   private let output: OutputStreaming
   private let clock: Clock
-  private let formatter = ISO8601DateFormatter()
 
   public init(output: OutputStreaming, clock: Clock) {
     self.output = output
@@ -15,7 +14,7 @@ public final class JSONReporter: Reporter, @unchecked Sendable {
 
   public func report(_ event: ReleaseEvent) {
     guard var object = Self.object(for: event) else { return }
-    object["time"] = formatter.string(from: clock.now())
+    object["time"] = clock.now().ISO8601Format()
     guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
       return
     }

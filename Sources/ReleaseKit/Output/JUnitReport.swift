@@ -74,26 +74,30 @@ enum JUnitReport {
 }
 
 /// Collects the summary and log tails, and writes `dist/report.xml` (atomically) at the end.
-final class JUnitReporter: Reporter, @unchecked Sendable {
+final class JUnitReporter: Reporter {
+  private struct Collected: Sendable {
+    var logTails: [String: [String]] = [:]
+    var summary: (outcomes: [ReleaseEvent.CustomerOutcome], seconds: Double)?
+  }
   private let destination: URL
-  private let lock = NSLock()
-  private var logTails: [String: [String]] = [:]
-  private var summary: ([ReleaseEvent.CustomerOutcome], Double)?
+  private let collected = Locked(Collected())
 
   init(destination: URL) { self.destination = destination }
 
   func report(_ event: ReleaseEvent) {
-    lock.lock()
-    defer { lock.unlock() }
-    switch event {
-    case .customerLogTail(let id, let lines): logTails[id] = lines
-    case .summary(let outcomes, let seconds): summary = (outcomes, seconds)
-    default: break
+    collected.withLock { collected in
+      switch event {
+      case .customerLogTail(let id, let lines): collected.logTails[id] = lines
+      case .summary(let outcomes, let seconds): collected.summary = (outcomes, seconds)
+      default: break
+      }
     }
   }
 
   func finish() {
-    guard let (outcomes, seconds) = summary, !outcomes.isEmpty else { return }
-    try? AtomicFile.write(JUnitReport.xml(outcomes, logTails: logTails, seconds: seconds), to: destination)
+    let collected = collected.value
+    guard let (outcomes, seconds) = collected.summary, !outcomes.isEmpty else { return }
+    try? AtomicFile.write(
+      JUnitReport.xml(outcomes, logTails: collected.logTails, seconds: seconds), to: destination)
   }
 }

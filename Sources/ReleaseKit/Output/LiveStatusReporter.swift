@@ -3,6 +3,9 @@ import ReleaseSystem
 
 /// The terminal view when stdout is a TTY (and `CI` is not set): one line per customer with
 /// its current step and elapsed time, redrawn in place; failures and the summary print below.
+// @unchecked: every stored `var` (rows, drawnLines, ticker) is read and written only while
+// `lock` is held: `report`, `finish` and the ticker's handler each take it first, and the
+// private helpers are called only from there.
 final class LiveStatusReporter: Reporter, @unchecked Sendable {
   private struct Row {
     var id: String

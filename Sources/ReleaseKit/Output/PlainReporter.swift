@@ -34,22 +34,25 @@ enum ReporterFactory {
 }
 
 /// Timestamped lines, one event each: for logs, CI and pipes.
-public final class PlainReporter: Reporter, @unchecked Sendable {
+public final class PlainReporter: Reporter {
   private let output: OutputStreaming
   private let clock: Clock
-  private let formatter: DateFormatter
 
   public init(output: OutputStreaming, clock: Clock) {
     self.output = output
     self.clock = clock
-    formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "HH:mm:ss"
   }
 
   private func line(_ text: String, _ stream: ReleaseSystem.OutputStream = .standardOutput) {
-    output.write(line: "[\(formatter.string(from: clock.now()))] \(text)", to: stream)
+    output.write(line: "[\(Self.timeOfDay(clock.now()))] \(text)", to: stream)
+  }
+
+  /// `HH:mm:ss` in UTC: computed, not formatted, since a DateFormatter is not safe to share
+  /// between the threads that report.
+  static func timeOfDay(_ date: Date) -> String {
+    let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+    let ofDay = ((seconds % 86_400) + 86_400) % 86_400
+    return String(format: "%02d:%02d:%02d", ofDay / 3600, ofDay / 60 % 60, ofDay % 60)
   }
 
   public func report(_ event: ReleaseEvent) {
@@ -113,7 +116,7 @@ enum SummaryTable {
 }
 
 /// Only the errors, as plain lines on stderr (beside `--json` events on stdout).
-final class ErrorLinesReporter: Reporter, @unchecked Sendable {
+final class ErrorLinesReporter: Reporter {
   private let output: OutputStreaming
   init(output: OutputStreaming) { self.output = output }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseManifest
+import ReleaseSystem
 
 /// Everything a run reports, as data: the terminal, `--json`, GitHub Actions and JUnit
 /// reporters each render the same events their own way.
@@ -53,17 +54,16 @@ extension Reporter {
 /// Sends each event to several reporters (terminal + JUnit + GitHub step summary, …).
 /// Finishes its reporters once, however often it is asked (the command and the error path
 /// both do).
-public final class ReporterGroup: Reporter, @unchecked Sendable {
+public final class ReporterGroup: Reporter {
   private let reporters: [Reporter]
-  private let lock = NSLock()
-  private var finished = false
+  private let finished = Locked(false)
   public init(_ reporters: [Reporter]) { self.reporters = reporters }
   public func report(_ event: ReleaseEvent) { reporters.forEach { $0.report(event) } }
   public func finish() {
-    lock.lock()
-    let first = !finished
-    finished = true
-    lock.unlock()
+    let first = finished.withLock { finished in
+      defer { finished = true }
+      return !finished
+    }
     if first { reporters.forEach { $0.finish() } }
   }
 }

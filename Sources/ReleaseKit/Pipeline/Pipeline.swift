@@ -4,7 +4,7 @@ import ReleaseSystem
 
 /// Runs steps in order. The one place that handles skipping, `--dry-run` and turning a
 /// step's error into a `ReleaseError`, so steps contain only their own work.
-public struct Pipeline {
+public struct Pipeline: Sendable {
   public var steps: [Step]
 
   public init(_ steps: [Step]) { self.steps = steps }
@@ -41,31 +41,33 @@ public struct Pipeline {
 /// Runs each pending customer job through the customer steps, `jobs` at a time. A failing
 /// customer does not stop the others unless `--fail-fast`; its files never reach a final name
 /// because every customer step writes to temporary names or scratch space until the last.
-public struct CustomerPipeline {
+public struct CustomerPipeline: Sendable {
   public var steps: [CustomerStep]
 
   public init(_ steps: [CustomerStep]) { self.steps = steps }
 
   /// `finished` runs after each job, before its outcome is reported.
   public func run(
-    _ jobs: [CustomerJob], _ context: ReleaseContext, finished: @escaping (CustomerJob) -> Void = { _ in }
+    _ jobs: [CustomerJob], _ context: ReleaseContext,
+    finished: @escaping @Sendable (CustomerJob) -> Void = { _ in }
   ) {
     let pending = jobs.filter { $0.status == .pending }
     guard !pending.isEmpty else { return }
     let slots = DispatchSemaphore(value: max(1, context.options.jobs))
     let group = DispatchGroup()
-    let stop = StopFlag()
+    // Set once by a failing job under --fail-fast; read before starting each job.
+    let stop = Locked(false)
     // A customer that failed before building (a model that could not be fetched) stops the
     // others too under --fail-fast.
     if context.options.failFast
       && jobs.contains(where: { if case .failed = $0.status { true } else { false } })
     {
-      stop.set()
+      stop.set(true)
     }
 
     for job in pending {
       slots.wait()
-      if stop.isSet {
+      if stop.value {
         job.status = .cancelled
         context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
         slots.signal()
@@ -78,7 +80,7 @@ public struct CustomerPipeline {
           group.leave()
         }
         runJob(job, context, finished: finished)
-        if case .failed = job.status, context.options.failFast { stop.set() }
+        if case .failed = job.status, context.options.failFast { stop.set(true) }
       }
     }
     group.wait()
@@ -104,22 +106,6 @@ public struct CustomerPipeline {
       context.reporter.report(.customerLogTail(id: job.id, lines: LogTail.lastLines(of: log, count: 20)))
     }
     context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
-  }
-}
-
-/// Set once by a failing job under `--fail-fast`; read before starting each job.
-private final class StopFlag: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value = false
-  var isSet: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return value
-  }
-  func set() {
-    lock.lock()
-    value = true
-    lock.unlock()
   }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// One step of a release (after GoReleaser's pipes): small, named, sharing the context.
 /// Skipping, dry-run and error wrapping are done once, by `Pipeline`, not in each step.
-public protocol Step {
+public protocol Step: Sendable {
   var name: String { get }
   /// Why the step does not run in this context; nil when it runs.
   func skipReason(_ context: ReleaseContext) -> String?
@@ -25,7 +25,7 @@ extension Step {
 }
 
 /// A step run once per customer, in parallel with other customers' jobs.
-public protocol CustomerStep {
+public protocol CustomerStep: Sendable {
   var name: String { get }
   func run(_ job: CustomerJob, _ context: ReleaseContext) throws
 }

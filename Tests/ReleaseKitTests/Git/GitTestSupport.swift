@@ -100,29 +100,28 @@ enum TestGit {
 /// A customer release built once per test process (`release customer … --skip-tests` in a
 /// workspace), whose `dist/` and `release-state.json` later workspaces copy: they then hold a
 /// recorded, up-to-date release without building it again.
-final class RecordedRelease {
+final class RecordedRelease: Sendable {
   let workspace: Workspace
   let customers: [String]
 
-  private static let lock = NSLock()
-  private static var built: [String: Result<RecordedRelease, Error>] = [:]
+  private static let built = Locked<[String: Result<RecordedRelease, Error>]>([:])
 
   /// The release of `customers` (default manifest), built on first use.
   static func of(_ customers: [String]) throws -> RecordedRelease {
-    lock.lock()
-    defer { lock.unlock() }
     let key = customers.joined(separator: " ")
-    if built[key] == nil {
-      built[key] = Result { try RecordedRelease(customers) }
-      if built.count == 1 {
-        atexit {
-          for case .success(let release) in RecordedRelease.built.values {
-            try? FileManager.default.removeItem(at: release.workspace.root)
+    return try built.withLock { built in
+      if built[key] == nil {
+        built[key] = Result { try RecordedRelease(customers) }
+        if built.count == 1 {
+          atexit {
+            for case .success(let release) in RecordedRelease.built.value.values {
+              try? FileManager.default.removeItem(at: release.workspace.root)
+            }
           }
         }
       }
-    }
-    return try built[key]!.get()
+      return built[key]!
+    }.get()
   }
 
   private init(_ customers: [String]) throws {

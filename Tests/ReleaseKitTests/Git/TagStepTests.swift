@@ -187,7 +187,8 @@ final class TagStepTests: XCTestCase {
         ($0["id"] as? String ?? "?", $0["status"] as? String ?? "?")
       })
     XCTAssertEqual(statuses, ["acme": "up to date", "bluebird": "failed"], run.allOutput)
-    let failure = try XCTUnwrap(run.events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
+    let failure = try XCTUnwrap(
+      run.events.first { $0["event"] as? String == "customer_failed" }, run.allOutput)
     XCTAssertEqual(failure["failed_step"] as? String, "stage", run.allOutput)
     XCTAssertEqual(try TestGit.tags(root), [:], "no tag when a customer failed")
     XCTAssertEqual(try Data(contentsOf: workspace.file("release-state.json")), stateBefore)

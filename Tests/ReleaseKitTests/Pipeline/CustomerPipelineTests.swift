@@ -10,14 +10,10 @@ final class CustomerPipelineTests: XCTestCase {
     let name: String
     let failFor: Set<String>
     let log: Log
-    final class Log: @unchecked Sendable {
-      private let lock = NSLock()
-      private(set) var entries: [String] = []
-      func append(_ entry: String) {
-        lock.lock()
-        entries.append(entry)
-        lock.unlock()
-      }
+    final class Log: Sendable {
+      private let recorded = Locked<[String]>([])
+      var entries: [String] { recorded.value }
+      func append(_ entry: String) { recorded.withLock { $0.append(entry) } }
     }
     func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
       log.append("\(name) \(job.id)")

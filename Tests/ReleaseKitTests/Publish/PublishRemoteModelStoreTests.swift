@@ -9,16 +9,20 @@ import XCTest
 /// is downloaded through libcurl into `<cache>/models/<sha256>.mlmodel` and used only when
 /// its SHA-256 is the index's. Served by python's http.server and by moto_server on 127.0.0.1.
 final class PublishRemoteModelStoreTests: XCTestCase {
-  private static var server: Result<Moto, Error>?
+  private static let server = Locked<Result<Moto, Error>?>(nil)
 
   static func moto() throws -> Moto {
-    if server == nil { server = Result { try Moto() } }
-    return try server!.get()
+    try server.withLock { started in
+      if started == nil { started = Result { try Moto() } }
+      return started!
+    }.get()
   }
 
   override class func tearDown() {
-    if case .success(let moto)? = server { moto.shutDown() }
-    server = nil
+    server.withLock { started in
+      if case .success(let moto)? = started { moto.shutDown() }
+      started = nil
+    }
     super.tearDown()
   }
 

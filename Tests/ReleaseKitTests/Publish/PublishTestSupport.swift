@@ -46,7 +46,7 @@ enum PublishFixtures {
 
 /// One `release all --skip-tests` build of the two fixture customers per test process, with
 /// planted AWS secrets in its environment. Tests copy its `dist/` instead of building again.
-final class BuiltFixture {
+final class BuiltFixture: Sendable {
   let workspace: Workspace
   let run: Workspace.Run
 
@@ -234,7 +234,7 @@ func startListening(_ process: Process, port: Int, log: URL, name: String, timeo
 /// moto_server on 127.0.0.1 checking signatures (INITIAL_NO_AUTH_ACTION_COUNT=0), with an IAM
 /// key allowed s3:* (Tests/Fixtures/Network/moto_bootstrap.py). Its state lives in memory:
 /// it is never restarted during a test.
-final class Moto {
+final class Moto: Sendable {
   let process = Process()
   let port: Int
   let endpoint: String

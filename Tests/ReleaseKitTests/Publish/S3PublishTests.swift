@@ -8,17 +8,21 @@ import XCTest
 /// read back with the aws CLI. moto_server and aws are installed by `Scripts/setup --test`;
 /// without them these tests fail (never skip).
 final class S3PublishTests: XCTestCase {
-  private static var server: Result<Moto, Error>?
+  private static let server = Locked<Result<Moto, Error>?>(nil)
 
   /// One moto_server for the class, started by the first test that needs it.
   static func moto() throws -> Moto {
-    if server == nil { server = Result { try Moto() } }
-    return try server!.get()
+    try server.withLock { started in
+      if started == nil { started = Result { try Moto() } }
+      return started!
+    }.get()
   }
 
   override class func tearDown() {
-    if case .success(let moto)? = server { moto.shutDown() }
-    server = nil
+    server.withLock { started in
+      if case .success(let moto)? = started { moto.shutDown() }
+      started = nil
+    }
     super.tearDown()
   }
 

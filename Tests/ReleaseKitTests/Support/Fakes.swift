@@ -6,22 +6,28 @@ import XCTest
 
 /// A process runner that answers only the invocations a test scripted and fails the test
 /// loudly on anything else (after swiftly's test doubles).
-final class ScriptedProcessRunner: ProcessRunning, @unchecked Sendable {
-  typealias Handler = (ProcessInvocation) throws -> ProcessResult
-  private let lock = NSLock()
-  private var handlers: [(matches: (ProcessInvocation) -> Bool, handle: Handler)] = []
-  private(set) var invocations: [ProcessInvocation] = []
+final class ScriptedProcessRunner: ProcessRunning {
+  typealias Handler = @Sendable (ProcessInvocation) throws -> ProcessResult
+  private struct Script: Sendable {
+    var handlers: [(matches: @Sendable (ProcessInvocation) -> Bool, handle: Handler)] = []
+    var invocations: [ProcessInvocation] = []
+  }
+  private let script = Locked(Script())
+
+  var invocations: [ProcessInvocation] { script.withLock { $0.invocations } }
 
   func on(_ program: String, _ firstArgument: String? = nil, handle: @escaping Handler) {
-    handlers.append(
-      ({ $0.program == program && (firstArgument == nil || $0.arguments.first == firstArgument) }, handle))
+    script.withLock {
+      $0.handlers.append(
+        ({ $0.program == program && (firstArgument == nil || $0.arguments.first == firstArgument) }, handle))
+    }
   }
 
   func run(_ invocation: ProcessInvocation) throws -> ProcessResult {
-    lock.lock()
-    invocations.append(invocation)
-    let handler = handlers.first { $0.matches(invocation) }
-    lock.unlock()
+    let handler = script.withLock { script in
+      script.invocations.append(invocation)
+      return script.handlers.first { $0.matches(invocation) }
+    }
     guard let handler else {
       XCTFail("unexpected process: \(invocation.commandLine)")
       throw SystemError.programNotFound(name: invocation.program)
@@ -31,33 +37,20 @@ final class ScriptedProcessRunner: ProcessRunning, @unchecked Sendable {
 }
 
 /// A clock that only moves when told to.
-final class ManualClock: Clock, @unchecked Sendable {
-  private let lock = NSLock()
-  private var seconds: Double = 0
+final class ManualClock: Clock {
+  private let seconds = Locked<Double>(0)
   let start = Date(timeIntervalSince1970: 1_800_000_000)
 
   func now() -> Date { start.addingTimeInterval(monotonicSeconds()) }
-  func monotonicSeconds() -> Double {
-    lock.lock()
-    defer { lock.unlock() }
-    return seconds
-  }
-  func advance(_ by: Double) {
-    lock.lock()
-    seconds += by
-    lock.unlock()
-  }
+  func monotonicSeconds() -> Double { seconds.value }
+  func advance(_ by: Double) { seconds.withLock { $0 += by } }
 }
 
 /// A reporter that records events.
-final class RecordingReporter: Reporter, @unchecked Sendable {
-  private let lock = NSLock()
-  private(set) var events: [ReleaseEvent] = []
-  func report(_ event: ReleaseEvent) {
-    lock.lock()
-    events.append(event)
-    lock.unlock()
-  }
+final class RecordingReporter: Reporter {
+  private let recorded = Locked<[ReleaseEvent]>([])
+  var events: [ReleaseEvent] { recorded.value }
+  func report(_ event: ReleaseEvent) { recorded.withLock { $0.append(event) } }
 }
 
 /// A temporary directory removed when the value goes away.

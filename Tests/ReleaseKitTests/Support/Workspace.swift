@@ -8,7 +8,7 @@ import XCTest
 /// `templates/` and `release-state.json` copied from the repository (each replaceable), an
 /// empty `dist/`. Every workspace of the test process shares one build cache, so the SDK
 /// core compiles once per `swift test` run and each customer then costs only its own module.
-final class Workspace {
+final class Workspace: Sendable {
   let root: URL
 
   /// Shared by every workspace in this process; removed by the OS's temp cleaning, not by a

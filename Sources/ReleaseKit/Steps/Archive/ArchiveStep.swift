@@ -16,7 +16,7 @@ struct ArchiveStep: CustomerStep {
     let written = try ZipWriter.write(
       directory: package, topLevelName: job.customer.packageName, to: zip,
       modificationTime: context.options.archiveModificationTime)
-    job.archive = (zip, written.sha256, written.size)
+    job.archive = .init(path: zip, sha256: written.sha256, size: written.size)
   }
 }
 

@@ -9,28 +9,24 @@ import ReleaseSystem
 /// shared/notes/swiftpm.md). One slot per parallel job; a slot is used by one job at a time.
 /// The archive is always made from the freshly generated tree, never from a slot, so what
 /// ships is identical to a cold build's input.
-final class BuildSlots: @unchecked Sendable {
+final class BuildSlots: Sendable {
   private let root: URL
-  private let lock = NSLock()
-  private var free: [Int]
+  /// Slot numbers not in use; `available` counts them, so taking one never finds the list empty.
+  private let free: Locked<[Int]>
   private let available: DispatchSemaphore
 
   init(root: URL, count: Int) {
     self.root = root
-    self.free = Array((0..<max(1, count)).reversed())
+    self.free = Locked(Array((0..<max(1, count)).reversed()))
     self.available = DispatchSemaphore(value: max(1, count))
   }
 
   /// Runs `body` with exclusive use of a slot directory (`<root>/<k>/<directoryName>`).
   func withSlot<T>(directoryName: String, _ body: (URL) throws -> T) throws -> T {
     available.wait()
-    lock.lock()
-    let slot = free.removeLast()
-    lock.unlock()
+    let slot = free.withLock { $0.removeLast() }
     defer {
-      lock.lock()
-      free.append(slot)
-      lock.unlock()
+      free.withLock { $0.append(slot) }
       available.signal()
     }
     let directory = root.appendingPathComponent(String(slot)).appendingPathComponent(directoryName)

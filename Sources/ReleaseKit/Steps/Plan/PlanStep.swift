@@ -32,10 +32,9 @@ struct PlanStep: Step {
           ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
           : record == nil ? .pending : .upToDate)
       if let record {
-        job.archive = (
-          job.releaseDirectory(in: context.distDirectory).appendingPathComponent(record.artifact.file),
-          record.artifact.sha256, record.artifact.size
-        )
+        job.archive = .init(
+          path: job.releaseDirectory(in: context.distDirectory).appendingPathComponent(record.artifact.file),
+          sha256: record.artifact.sha256, size: record.artifact.size)
         job.testCount = record.testCount
       }
       return job

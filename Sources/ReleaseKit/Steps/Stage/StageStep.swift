@@ -38,7 +38,7 @@ struct StageStep: CustomerStep {
       throw error
     }
     let archivePath = final.appendingPathComponent(job.archiveName)
-    job.archive = (archivePath, archive.sha256, archive.size)
+    job.archive = .init(path: archivePath, sha256: archive.sha256, size: archive.size)
     context.add(
       Artifact(
         kind: .sourceArchive, customerID: job.id, version: job.version, path: archivePath,
@@ -72,7 +72,7 @@ struct StageStep: CustomerStep {
   }
 
   static func record(
-    _ job: CustomerJob, archive: (path: URL, sha256: String, size: Int64), files: [ReleaseRecord.File],
+    _ job: CustomerJob, archive: CustomerJob.Archive, files: [ReleaseRecord.File],
     inputs: ReleaseInputs
   ) -> ReleaseRecord {
     let customer = job.customer
