@@ -53,6 +53,12 @@ class Flow:
     output_name: str
     # model version -> decision threshold the SDK compares the model's score against.
     versions: dict = field(default_factory=dict)
+    # model version -> inputs that version adds to `features`: a model trained on a signal a
+    # newer SDK computes (the release tool must refuse it for an older SDK).
+    extra_features: dict = field(default_factory=dict)
+
+    def features_of(self, version):
+        return self.features + self.extra_features.get(version, [])
 
 
 FLOWS = [
@@ -66,7 +72,8 @@ FLOWS = [
         8363, "paywall_timing", "Decides whether now is a good moment to show the paywall.",
         [Feature("session_count", 1, 30), Feature("minutes_in_current_session", 0, 90),
          Feature("premium_features_tapped", 0, 12), Feature("days_since_install", 0, 60)],
-        "tree_classifier", "show_paywall", {12: "0.50", 13: "0.55", 14: "0.58"},
+        "tree_classifier", "show_paywall", {12: "0.50", 13: "0.55", 14: "0.58", 15: "0.60"},
+        extra_features={15: [Feature("battery_level", 0, 100)]},
     ),
     Flow(
         8364, "tracking_permission", "Decides when to ask for App Tracking Transparency permission.",
@@ -92,10 +99,11 @@ FLOWS = [
 def training_data(flow, version):
     """Synthetic rows and targets; the seed depends on flow and version only."""
     rng = np.random.RandomState(flow.flow_id * 1000 + version)
-    columns = [rng.randint(f.low, f.high + 1, size=TRAINING_ROWS) for f in flow.features]
+    inputs = flow.features_of(version)
+    columns = [rng.randint(f.low, f.high + 1, size=TRAINING_ROWS) for f in inputs]
     features = np.stack(columns, axis=1).astype(np.float64)
     scaled = (features - features.mean(axis=0)) / (features.std(axis=0) + 1e-9)
-    hidden_weights = rng.uniform(-1.0, 1.5, size=len(flow.features))
+    hidden_weights = rng.uniform(-1.0, 1.5, size=len(inputs))
     score = scaled @ hidden_weights + rng.normal(0.0, 0.5, size=TRAINING_ROWS)
     if flow.estimator in ("logistic", "tree_classifier"):
         return features, (score > 0).astype(np.int64)
@@ -130,7 +138,7 @@ def train(flow, version):
 def model_bytes(flow, version, threshold):
     model = train(flow, version)
     converted = coremltools.converters.sklearn.convert(
-        model, input_features=[f.name for f in flow.features], output_feature_names=flow.output_name
+        model, input_features=[f.name for f in flow.features_of(version)], output_feature_names=flow.output_name
     )
     converted.short_description = flow.purpose
     converted.author = AUTHOR

@@ -16,6 +16,10 @@ public enum PackageGenerator {
   /// directory, so a build warmed by another customer's package can be reused.
   static let preservedEntries: Set<String> = [".build"]
 
+  /// Template files that are the tool's input, not part of any package: `signals.json` (the
+  /// signals the SDK computes, which every model is checked against).
+  public static let toolInputFiles: Set<String> = ["signals.json"]
+
   static let packageManifestTemplate = "Package.swift.tmpl"
   static let registryTemplate = "Sources/ContextSDK/CustomerRegistry.swift.tmpl"
   static let readmeTemplate = "README.md.tmpl"
@@ -39,7 +43,8 @@ public enum PackageGenerator {
       }
       outputs[relativePath] = file
     }
-    for relativePath in try templateFiles(in: templateDirectory) {
+    for relativePath in try templateFiles(in: templateDirectory) where !toolInputFiles.contains(relativePath)
+    {
       let source = templateDirectory.appendingPathComponent(relativePath)
       let bytes = try read(source)
       if relativePath.hasSuffix(".tmpl") {

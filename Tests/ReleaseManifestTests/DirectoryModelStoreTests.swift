@@ -24,7 +24,7 @@ final class DirectoryModelStoreTests: XCTestCase {
       try store.flowNames(),
       ["onboarding_upsell", "paywall_timing", "rating_request", "tracking_permission", "trial_reminder"])
     XCTAssertEqual(try store.versions(of: "onboarding_upsell"), [72, 73, 74])
-    XCTAssertEqual(try store.versions(of: "paywall_timing"), [12, 13, 14])
+    XCTAssertEqual(try store.versions(of: "paywall_timing"), [12, 13, 14, 15])
     XCTAssertEqual(try store.versions(of: "tracking_permission"), [5])
     XCTAssertEqual(try store.versions(of: "rating_request"), [30, 31])
     XCTAssertEqual(try store.versions(of: "trial_reminder"), [3])

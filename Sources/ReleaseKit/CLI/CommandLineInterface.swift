@@ -162,7 +162,8 @@ enum ReleaseCommand {
   /// The ordered steps of a release.
   static func pipeline() -> Pipeline {
     Pipeline([
-      LoadInputsStep(), PlanStep(), TagCheckStep(), LockStep(), BuildCustomersStep(), CheckArtifactsStep(),
+      LoadInputsStep(), AlignModelsStep(), PlanStep(), TagCheckStep(), LockStep(), BuildCustomersStep(),
+      CheckArtifactsStep(),
       PublishStep(), TagStep(), WriteStateStep(),
     ])
   }

@@ -8,13 +8,16 @@ public struct ReleaseInputs: Sendable {
   public var sdkVersion: SemanticVersion
   public var templateDirectory: URL
   public var templateDigest: String
-  /// `swift --version`; part of the build digest (a new toolchain rebuilds).
-  public var toolchain: String
+  /// `swift --version` (all of it), read by the plan step, the run's first process; part of
+  /// the build digest (a new toolchain rebuilds).
+  public var toolchain: String = ""
   /// Every model the selected customers use, read and hashed once.
   public var models: [ModelReference: ModelFacts]
   /// Models a URL store lists but that could not be downloaded (after retries), with why:
   /// the customers using them fail, the others go on.
   public var unavailableModels: [ModelReference: String] = [:]
+  /// The template's signal catalog, once `AlignModelsStep` has read and checked it.
+  public var signals: SignalCatalog? = nil
 }
 
 /// What the tool knows of one model file of the store.
@@ -24,6 +27,9 @@ public struct ModelFacts: Sendable, Equatable {
   public var sha256: String
   public var size: Int64
   public var info: CoreMLModelInfo
+  /// The oldest SDK version that computes every input of the model (`AlignModelsStep`); nil
+  /// before alignment, or when an input is no signal at all.
+  public var minimumSDKVersion: SemanticVersion? = nil
 }
 
 /// One customer's work in a run, from plan to result. What the plan decided is fixed; what

@@ -176,7 +176,9 @@ struct PublishStep: Step {
       url: store.publicURL(for: release.key(record.artifact.file)), sha256: record.artifact.sha256,
       size: record.artifact.size,
       models: record.models.map {
-        .init(flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256)
+        .init(
+          flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256,
+          inputs: $0.inputNames, minimumSDKVersion: $0.minimumSDKVersion)
       })
     var index =
       try customerIndex(for: release, in: store)

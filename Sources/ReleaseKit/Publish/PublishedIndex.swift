@@ -9,6 +9,10 @@ struct CustomerIndex: Codable, Equatable {
       var flowName: String
       var modelVersion: Int
       var sha256: String
+      /// The model's input features and the oldest SDK version that computes them all
+      /// (absent in entries published before tool 0.3.0).
+      var inputs: [String]?
+      var minimumSDKVersion: String?
     }
     var version: String
     var sdkVersion: String

@@ -23,6 +23,8 @@ public struct ReleaseRecord: Codable, Equatable, Sendable {
     public var entry: String
     public var specificationVersion: Int
     public var inputNames: [String]
+    /// The oldest SDK version that computes every input (from the template's signals.json).
+    public var minimumSDKVersion: String
     /// The model's user-defined metadata (Core ML `metadata.userDefined`), as read from the file.
     public var metadata: [String: String]
   }

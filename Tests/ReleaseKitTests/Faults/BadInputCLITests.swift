@@ -162,6 +162,44 @@ final class BadInputCLITests: XCTestCase {
     print("BadInputCLITests: \(cases.count) model-file cases")
   }
 
+  /// Issue 10's alignment gate: a model needing a signal the SDK being released lacks, an input
+  /// no SDK computes, and a model whose own metadata disagrees with its place in the store and
+  /// the manifest: every problem in one run, before any process starts.
+  func testUnalignedModelsAreRefusedBeforeAnythingRunsEveryProblemInOneRun() throws {
+    let sdkVersion = try ReleaseState.load(
+      from: RepositoryRoot.url.appendingPathComponent("release-state.json"), displayPath: "release-state.json"
+    ).sdkVersion
+    let workspace = try Workspace(
+      manifest: """
+        [{"id": "acme", "bundle_identifiers": ["com.acme.app"], "app_id": "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10",
+          "customModels": [{"flowId": 8363, "flowName": "paywall_timing", "modelVersion": 15}]},
+         {"id": "bluebird", "bundle_identifiers": ["com.bluebird.app"], "app_id": "a91c44d2-0b7e-4c3f-8d26-5e1f9b0a7c33",
+          "customModels": [{"flowId": 8364, "flowName": "tracking_permission", "modelVersion": 5}]},
+         {"id": "cobalt", "bundle_identifiers": ["com.cobalt.app"], "app_id": "5d0e7f3a-8b21-4f6c-a0d9-2c4b6e8a1f57",
+          "customModels": [{"flowId": 8363, "flowName": "paywall_timing", "modelVersion": 16}]}]
+        """)
+    // onboarding_upsell v73's file, copied to where paywall_timing v16 would be.
+    try FileManager.default.copyItem(
+      at: workspace.file("models/onboarding_upsell/73.mlmodel"),
+      to: workspace.file("models/paywall_timing/16.mlmodel"))
+    // A catalog that has lost hour_of_day, which tracking_permission's models use.
+    let catalogFile = workspace.file("templates/ContextSDK/signals.json")
+    let catalog = try String(contentsOf: catalogFile, encoding: .utf8)
+    try catalog.split(separator: "\n").filter { !$0.contains("\"hour_of_day\"") }.joined(separator: "\n")
+      .write(to: catalogFile, atomically: true, encoding: .utf8)
+    let expected = [
+      #"models/paywall_timing/16.mlmodel: metadata.flowName: "onboarding_upsell" differs from its place in the model store (paywall_timing)"#,
+      #"models/paywall_timing/16.mlmodel: metadata.modelVersion: "73" differs from its place in the model store (16)"#,
+      "customers.json: customers[0].customModels[0]: paywall_timing v15 needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 2.5.0)",
+      "customers.json: customers[1].customModels[0]: tracking_permission v5 needs signal 'hour_of_day', which no ContextSDK version computes (not in signals.json)",
+      "customers.json: customers[2].customModels[0]: paywall_timing v16 has flowId 8362 in its metadata; the manifest says 8363",
+    ]
+    assertRefused(["all"], in: workspace, expected: expected, "unaligned models")
+    assertRefused(["all"], in: workspace, expected: expected, json: true, "unaligned models --json")
+    assertRefused(
+      ["customer", "acme", "bluebird", "cobalt", "--dry-run"], in: workspace, expected: expected, "dry run")
+  }
+
   func testMissingOrBrokenInputsAndBadArgumentsExitTwoWritingNothing() throws {
     let workspace = try Workspace()
     let root = workspace.root.path

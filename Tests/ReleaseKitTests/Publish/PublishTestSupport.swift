@@ -141,8 +141,10 @@ struct ExpectedRelease {
       "url": "\(publicBase)/artifacts/\(record.customer.id)/\(record.version)/\(record.artifact.file)",
       "sha256": record.artifact.sha256, "size": Int(record.artifact.size),
       "models": record.models.map {
-        ["flowId": $0.flowId, "flowName": $0.flowName, "modelVersion": $0.modelVersion, "sha256": $0.sha256]
-          as [String: Any]
+        [
+          "flowId": $0.flowId, "flowName": $0.flowName, "modelVersion": $0.modelVersion, "sha256": $0.sha256,
+          "inputs": $0.inputNames, "minimumSDKVersion": $0.minimumSDKVersion,
+        ] as [String: Any]
       },
     ]
   }

@@ -5,7 +5,7 @@ import ReleaseSystem
 
 /// Reads every input once and validates it all before any work starts: the state file, the
 /// manifest (all problems in one report), the selected customers, every model they use
-/// (hashed and parsed; downloaded first from a URL model store), the template, the toolchain
+/// (hashed and parsed; downloaded first from a URL model store), the template
 /// and the publish destinations' settings and credentials. Bad input ends the run with exit 2
 /// and nothing written.
 struct LoadInputsStep: Step {
@@ -38,7 +38,7 @@ struct LoadInputsStep: Step {
     context.manifest = Manifest(path: manifest.path, customers: selected)
     context.inputs = ReleaseInputs(
       sdkVersion: state.sdkVersion, templateDirectory: templateDirectory, templateDigest: templateDigest,
-      toolchain: try Self.toolchainVersion(services), models: models, unavailableModels: unavailable)
+      models: models, unavailableModels: unavailable)
   }
 
   /// Narrows the manifest to the customers named on the command line (by slug or app id).
@@ -108,22 +108,5 @@ struct LoadInputsStep: Step {
     } catch {
       throw ReleaseError.invalidInput("\(error)")
     }
-  }
-
-  static func toolchainVersion(_ services: Services) throws -> String {
-    // Like every child process, without credentials (the process environment would pass them).
-    let result = try services.processRunner.run(
-      ProcessInvocation(
-        "swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
-    let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
-    // All of it: the compiler's version and build, and the target it builds for.
-    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-      !$0.isEmpty
-    }
-    guard result.exitCode == 0, !lines.isEmpty else {
-      throw ReleaseError.invalidInput(
-        "swift --version: exited with status \(result.exitCode); expected a toolchain")
-    }
-    return lines.joined(separator: "; ")
   }
 }

@@ -9,9 +9,12 @@ struct PlanStep: Step {
   let name = "plan"
 
   func run(_ context: ReleaseContext) throws {
-    guard let manifest = context.manifest, let inputs = context.inputs, let state = context.state else {
+    guard let manifest = context.manifest, var inputs = context.inputs, let state = context.state else {
       preconditionFailure("plan runs after load inputs")
     }
+    // The first process the run starts: every input check before it runs none.
+    inputs.toolchain = try Self.toolchainVersion(context.services)
+    context.inputs = inputs
     context.jobs = manifest.customers.map { customer in
       let digest = InputDigest(
         customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
@@ -100,5 +103,22 @@ struct PlanStep: Step {
       $0 != "toolchain" && $0 != "tool version" && !$0.hasPrefix("archive time")
     }
     return "changed since \(last): " + (changes.isEmpty ? "inputs" : changes.joined(separator: ", "))
+  }
+
+  static func toolchainVersion(_ services: Services) throws -> String {
+    // Like every child process, without credentials (the process environment would pass them).
+    let result = try services.processRunner.run(
+      ProcessInvocation(
+        "swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
+    let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
+    // All of it: the compiler's version and build, and the target it builds for.
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+      !$0.isEmpty
+    }
+    guard result.exitCode == 0, !lines.isEmpty else {
+      throw ReleaseError.invalidInput(
+        "swift --version: exited with status \(result.exitCode); expected a toolchain")
+    }
+    return lines.joined(separator: "; ")
   }
 }

@@ -89,6 +89,7 @@ struct StageStep: CustomerStep {
           sha256: embedded.sha256, size: embedded.size,
           entry: PackageGenerator.modelsDirectory + "/" + embedded.resourceName,
           specificationVersion: embedded.specificationVersion, inputNames: embedded.inputNames,
+          minimumSDKVersion: inputs.models[embedded.model.reference]?.minimumSDKVersion?.description ?? "",
           metadata: inputs.models[embedded.model.reference]?.info.userDefinedMetadata ?? [:])
       },
       files: files,

@@ -1,0 +1,60 @@
+import Foundation
+import ReleaseManifest
+
+/// Checks every model the run embeds against the SDK version being released, before anything is
+/// built: each input must be a signal that SDK computes (`signals.json` in the template), and
+/// the model's own metadata must agree with its place in the store and its manifest entry.
+/// Every problem of the run is reported at once (exit 2, nothing written). Records each
+/// model's minimum SDK version for release.json, the indexes and the OTA manifests.
+struct AlignModelsStep: Step {
+  let name = "check model alignment"
+
+  func run(_ context: ReleaseContext) throws {
+    guard var inputs = context.inputs, let manifest = context.manifest else {
+      preconditionFailure("alignment runs after load inputs")
+    }
+    let catalog = try SignalCatalog.load(
+      contentsOf: inputs.templateDirectory.appendingPathComponent(SignalCatalog.fileName),
+      displayPath: context.options.templatesPath + "/" + SignalCatalog.fileName)
+    var problems: [Diagnostic] = []
+
+    // The model file against its place in the store, once per model however many use it.
+    for reference in inputs.models.keys.sorted() {
+      guard let facts = inputs.models[reference] else { continue }
+      for mismatch in ModelAlignment.metadataMismatches(facts.info, reference: reference, flowId: nil) {
+        problems.append(
+          Diagnostic(
+            file: context.options.modelsPath + "/" + reference.relativePath, path: "metadata.\(mismatch.key)",
+            message: "\"\(mismatch.found)\" differs from \(mismatch.source) (\(mismatch.expected))"))
+      }
+      inputs.models[reference]?.minimumSDKVersion = ModelAlignment.minimumSDKVersion(
+        inputs: facts.info.inputNames, catalog: catalog)
+    }
+
+    // Each use of a model against the SDK being released and the manifest's flow id.
+    for customer in manifest.customers {
+      for (index, model) in customer.customModels.enumerated() {
+        guard let facts = inputs.models[model.reference] else { continue }
+        let path = "customers[\(customer.index)].customModels[\(index)]"
+        func report(_ message: String) {
+          problems.append(
+            Diagnostic(
+              file: manifest.path, path: path, message: "\(model.reference) \(message)", line: customer.line))
+        }
+        for gap in ModelAlignment.gaps(
+          inputs: facts.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion)
+        {
+          report(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))
+        }
+        for mismatch in ModelAlignment.metadataMismatches(
+          facts.info, reference: model.reference, flowId: model.flowId)
+        where mismatch.key == "flowId" {
+          report("has flowId \(mismatch.found) in its metadata; the manifest says \(mismatch.expected)")
+        }
+      }
+    }
+    if !problems.isEmpty { throw ValidationFailure(problems) }
+    inputs.signals = catalog
+    context.inputs = inputs
+  }
+}
