@@ -404,7 +404,7 @@ struct CustomerLabel: CustomStringConvertible {
 
 extension JSONValue {
   /// What the value is, for "found …": its JSON type, and the value itself when it is short.
-  var foundDescription: String {
+  public var foundDescription: String {
     switch content {
     case .null: return "null"
     case .bool(let value): return "boolean \(value)"

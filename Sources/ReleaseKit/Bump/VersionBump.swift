@@ -9,12 +9,7 @@ import ReleaseSystem
 /// the README's code blocks. Customer versions are not touched: each customer's next release
 /// takes the new SDK version (see `VersionRule`).
 struct VersionBump {
-  struct FileChange: Equatable {
-    var path: String
-    /// nil: the file does not exist yet.
-    var old: String?
-    var new: String
-  }
+  typealias FileChange = UnifiedDiff.FileChange
 
   enum BumpError: Error, CustomStringConvertible, Equatable {
     case versionsDisagree(templateFile: String, template: String, statePath: String, state: String)
@@ -108,41 +103,9 @@ struct VersionBump {
     for file in written { try AtomicFile.rename(file.temporary, to: file.final) }
   }
 
-  /// The change as `git diff` shows it once applied (new files as `git add -N` shows them):
-  /// made by git in a scratch repository holding the old files, with no user or system git
-  /// configuration, so the output is the same on every machine.
+  /// The change as `git diff` shows it once applied (see `UnifiedDiff`).
   func diff(_ files: [FileChange]) throws -> String {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "release-bump-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    try AtomicFile.createDirectory(scratch)
-    var environment = services.environment
-    environment["GIT_CONFIG_NOSYSTEM"] = "1"
-    environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
-    let git = GitRepository(scratch, runner: services.processRunner, environment: environment)
-    try git.run(["init", "--quiet"])
-    for file in files {
-      if let old = file.old {
-        try AtomicFile.write(old, to: scratch.appendingPathComponent(diffPath(file.path)))
-      }
-    }
-    try git.run(["add", "--all", "--force", "."])
-    for file in files {
-      try AtomicFile.write(file.new, to: scratch.appendingPathComponent(diffPath(file.path)))
-    }
-    let created = files.filter { $0.old == nil }.map { diffPath($0.path) }
-    if !created.isEmpty { try git.run(["add", "--intent-to-add", "--force", "--"] + created) }
-    return try git.output(["diff", "--no-color", "--no-ext-diff", "--no-textconv"])
-  }
-
-  /// Where a file goes in the scratch repository, as the diff names it: its path relative to
-  /// the project root, or its absolute path (without the leading slash) outside the root.
-  private func diffPath(_ path: String) -> String {
-    let absolute = services.resolve(path).path
-    let root = services.root.standardizedFileURL.path
-    let prefix = root.hasSuffix("/") ? root : root + "/"
-    return absolute.hasPrefix(prefix)
-      ? String(absolute.dropFirst(prefix.count)) : String(absolute.drop { $0 == "/" })
+    try UnifiedDiff(services: services).diff(files)
   }
 
   private func read(_ path: String) throws -> String {

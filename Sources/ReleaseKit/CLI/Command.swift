@@ -27,6 +27,20 @@ struct Command: Sendable {
       name: "bump", synopsis: "bump <part>",
       summary: "bump the SDK version (major, minor or patch) everywhere it appears", help: HelpText.bump,
       run: { try BumpCommand.run(arguments: $0.arguments, services: $0.services) }),
+    Command(
+      name: "rollout", synopsis: "rollout <id> <flow> <v>",
+      summary: "offer a model over the air to a share of a customer's devices", help: HelpText.rollout,
+      run: RolloutCommand.rollout),
+    Command(
+      name: "pause", synopsis: "pause <id> <flow>", summary: "stop devices downloading new models of a flow",
+      help: HelpText.pause, run: RolloutCommand.pause),
+    Command(
+      name: "rollback", synopsis: "rollback <id> <flow> <v>",
+      summary: "retract a model: devices delete it and fall back", help: HelpText.rollback,
+      run: RolloutCommand.rollback),
+    Command(
+      name: "ota", synopsis: "ota status [<id>]", summary: "what each flow offers over the air",
+      help: HelpText.ota, run: OTACommand.run),
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.name == name } }

@@ -114,4 +114,61 @@ enum HelpText {
 
     Exit status: 0 all verified, 1 a check failed, 2 bad arguments or input.
     """
+
+  static let otaOptions = """
+    OPTIONS:
+      --dry-run           print the change to rollouts.json as a diff; write nothing
+      --rollouts <file>   rollout state (default: rollouts.json; created on first rollout)
+      --manifest <file>   customer manifest (default: customers.json)
+      --models <dir|url>  model store (default: models)
+      --templates <dir>   SDK package template, for signals.json (default: templates/ContextSDK)
+      --state <file>      version state file, for the SDK version (default: release-state.json)
+    """
+
+  static let rollout = """
+    release rollout — offer a model over the air to a share of a customer's devices
+
+    USAGE: release rollout <customer> <flow> <modelVersion> --percent <0-100> [options]
+
+    Offers the store's model to the given share of the customer's devices: a new challenger,
+    or a new percentage for one already offered (100 promotes it). A device takes it when its
+    bucket (from SHA-256 of the offer's salt and the device's install id) is below the
+    percentage. Changes rollouts.json and prints the change as a diff; commit it, then
+    'release ota publish'. Refused: a customer or flow not in customers.json (a customer only
+    gets models of its own flows), a version not above the bundled one, a model the SDK
+    being released cannot run (signals.json), a version that was rolled back.
+
+    """ + otaOptions + """
+        --percent <n>       share of devices, 0 to 100 (required)
+      """
+
+  static let pause = """
+    release pause — stop devices downloading new models of a flow
+
+    USAGE: release pause <customer> <flow> [options]
+
+    Devices download nothing new for the flow and keep the model they run. 'release rollout'
+    resumes the flow.
+
+    """ + otaOptions
+
+  static let rollback = """
+    release rollback — retract a model offered over the air
+
+    USAGE: release rollback <customer> <flow> <modelVersion> [options]
+
+    Devices that downloaded the version delete it and fall back to the best remaining offer or
+    the bundled model. A retracted version is never offered again.
+
+    """ + otaOptions
+
+  static let ota = """
+    release ota — over-the-air models
+
+    USAGE: release ota status [<customer>] [options]
+
+    status              a table of what each customer's flows offer over the air, to how many
+                        percent, and the oldest SDK version that can run each offer
+
+    """ + otaOptions
 }

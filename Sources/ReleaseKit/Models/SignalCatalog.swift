@@ -35,7 +35,7 @@ public struct SignalCatalog: Equatable, Sendable {
     }
     guard case .object(let members) = root.content else {
       throw failure(
-        "", "expected an object {\"signals\": {…}}, found \(describe(root))", line: root.position.line)
+        "", "expected an object {\"signals\": {…}}, found \(root.foundDescription)", line: root.position.line)
     }
     var problems: [Diagnostic] = []
     var signalsValue: JSONValue?
@@ -58,7 +58,8 @@ public struct SignalCatalog: Equatable, Sendable {
         problems + [
           Diagnostic(
             file: displayPath, path: "signals",
-            message: "expected an object of signal name to SDK version, found \(describe(signalsValue))",
+            message:
+              "expected an object of signal name to SDK version, found \(signalsValue.foundDescription)",
             line: signalsValue.position.line)
         ])
     }
@@ -78,7 +79,7 @@ public struct SignalCatalog: Equatable, Sendable {
           Diagnostic(
             file: displayPath, path: path,
             message:
-              "expected the SDK version that introduced it (\"major.minor.patch\"), found \(describe(member.value))",
+              "expected the SDK version that introduced it (\"major.minor.patch\"), found \(member.value.foundDescription)",
             line: member.value.position.line))
         continue
       }
@@ -104,15 +105,4 @@ public struct SignalCatalog: Equatable, Sendable {
     }
   }
 
-  private static func describe(_ value: JSONValue) -> String {
-    switch value.content {
-    case .null: return "null"
-    case .bool(let flag): return String(flag)
-    case .integer(let number): return String(number)
-    case .number(_, let literal): return literal
-    case .string(let text): return "\"\(text.prefix(40))\""
-    case .array: return "an array"
-    case .object: return "an object"
-    }
-  }
 }

@@ -31,7 +31,7 @@ final class SignalCatalogTests: XCTestCase {
     let directory = try TemporaryDirectory()
     let file = directory.url.appendingPathComponent("signals.json")
     let cases: [(String, [String])] = [
-      ("[]", ["signals.json: expected an object {\"signals\": {…}}, found an array"]),
+      ("[]", ["signals.json: expected an object {\"signals\": {…}}, found an empty array"]),
       ("{}", ["signals.json: signals: missing; expected an object"]),
       (
         #"{"signals": {"a": "1.0.0"}, "extra": 1}"#,
@@ -41,8 +41,8 @@ final class SignalCatalogTests: XCTestCase {
         #"{"signals": {"Session": "1.0.0", "hour": "2.2", "ok_1": "1.0.0", "n": 3}}"#,
         [
           "signals.json: signals.Session: not a signal name; expected lower-case letters, digits and '_', starting with a letter",
-          "signals.json: signals.hour: expected the SDK version that introduced it (\"major.minor.patch\"), found \"2.2\"",
-          "signals.json: signals.n: expected the SDK version that introduced it (\"major.minor.patch\"), found 3",
+          "signals.json: signals.hour: expected the SDK version that introduced it (\"major.minor.patch\"), found string \"2.2\"",
+          "signals.json: signals.n: expected the SDK version that introduced it (\"major.minor.patch\"), found integer 3",
         ]
       ),
       (#"{"signals": {}}"#, ["signals.json: signals: expected at least one signal, found none"]),
