@@ -21,6 +21,13 @@ struct Command: Sendable {
       name: "customer", synopsis: "customer <id>...", summary: "release the named customers (slug or app_id)",
       help: HelpText.customer, run: { try ReleaseCommand.run(command: "customer", $0) }),
     Command(
+      name: "plan", synopsis: "plan --shards <n>", summary: "split the customers over n CI machines",
+      help: HelpText.plan, run: PlanCommand.run),
+    Command(
+      name: "merge", synopsis: "merge <dist>...",
+      summary: "join the shards' dist/s into one release (then publish, tag)", help: HelpText.merge,
+      run: { try ReleaseCommand.run(command: "merge", $0) }),
+    Command(
       name: "verify", synopsis: "verify <path>...", summary: "check generated packages before they go out",
       help: HelpText.verify, run: { try VerifyCommand.run(arguments: $0.arguments, services: $0.services) }),
     Command(

@@ -71,11 +71,11 @@ enum ReleaseCommand {
 
   static let flags: Set<String> = [
     "--dry-run", "--force", "--fail-fast", "--json", "--skip-tests", "--tag", "--push", "--allow-dirty",
-    "--no-publish",
+    "--no-publish", "--publish-passed",
   ]
   static let valueOptions: Set<String> = [
     "--manifest", "--models", "--templates", "--state", "--dist", "--cache", "--jobs", "--publish",
-    "--s3-endpoint", "--s3-region", "--public-url", "--remote", "--config",
+    "--s3-endpoint", "--s3-region", "--public-url", "--remote", "--config", "--shard", "--shards",
   ]
 
   /// `services` locates release.config.json (at its root, or `--config`); without it only the
@@ -85,17 +85,39 @@ enum ReleaseCommand {
   {
     let parsed = try Arguments(arguments, spec: .init(flags: flags, options: valueOptions), command: command)
     var options = ReleaseOptions()
-    if command == "all" {
-      if let extra = parsed.positionals.first {
-        throw ReleaseError.usage(
-          "'\(extra)': 'release all' takes no customer names; use 'release customer \(extra)'")
-      }
-    } else {
+    switch command {
+    case "customer":
       guard !parsed.positionals.isEmpty else {
         throw ReleaseError.usage("customer: expected at least one customer id or app_id, found none")
       }
       options.selection = .customers(parsed.positionals)
+    case "merge":
+      guard !parsed.positionals.isEmpty else {
+        throw ReleaseError.usage("merge: expected the dist/ directories of the shards, found none")
+      }
+      options.mergeSources = parsed.positionals
+    default:
+      if let extra = parsed.positionals.first {
+        throw ReleaseError.usage(
+          "'\(extra)': 'release \(command)' takes no customer names; use 'release customer \(extra)'")
+      }
     }
+    if let text = parsed.value("--shard") {
+      guard command == "all" else { throw ReleaseError.usage("--shard: only 'release all' builds a shard") }
+      options.shard = try ShardSelection.parse(text)
+    }
+    if command == "plan" {
+      guard parsed.value("--shards") != nil else {
+        throw ReleaseError.usage("plan: --shards <n> is required (how many machines share the work)")
+      }
+      options.planShards = try parsed.integer("--shards", in: 1...256)
+    } else if parsed.value("--shards") != nil {
+      throw ReleaseError.usage("--shards: only for 'release plan'; to build one shard use --shard k/N")
+    }
+    if command == "merge" && parsed.flag("--force") {
+      throw ReleaseError.usage("--force: a merge builds nothing; rebuild in the shards")
+    }
+    options.publishPassed = parsed.flag("--publish-passed")
     options.manifestPath = parsed.value("--manifest") ?? options.manifestPath
     // release.config.json gives defaults; each flag overrides its key.
     let configuration =
@@ -149,6 +171,15 @@ enum ReleaseCommand {
     } else {
       options.releasesRepository = releasesRepository(options.publish)
     }
+    if options.shard != nil {
+      // A shard's dist/ is half a release: the merge job publishes, tags and records versions.
+      for flag in ["--publish", "--tag", "--push", "--publish-passed"]
+      where parsed.flag(flag) || !parsed.values(flag).isEmpty {
+        throw ReleaseError.usage("\(flag): a shard does not publish; run it on 'release merge' of all shards")
+      }
+      options.publish = []
+    }
+    options.publishPassed = options.publishPassed || (configuration.publishPassed ?? false)
     options.tag = parsed.flag("--tag") || !options.publish.isEmpty
     options.push = parsed.flag("--push")
     options.allowDirty = parsed.flag("--allow-dirty")
@@ -160,12 +191,29 @@ enum ReleaseCommand {
   }
 
   /// The ordered steps of a release.
-  static func pipeline() -> Pipeline {
-    Pipeline([
-      LoadInputsStep(), AlignModelsStep(), PlanStep(), TagCheckStep(), LockStep(), BuildCustomersStep(),
-      CheckArtifactsStep(),
-      PublishStep(), TagStep(), WriteStateStep(),
-    ])
+  /// A merge joins shards instead of building; a shard builds its part and records which
+  /// part it was instead of publishing.
+  static func pipeline(_ options: ReleaseOptions) -> Pipeline {
+    let release: [Step] = [
+      CheckArtifactsStep(), WriteArtifactListStep(), PublishStep(), TagStep(), WriteStateStep(),
+    ]
+    if !options.mergeSources.isEmpty {
+      return Pipeline(
+        [
+          LoadInputsStep(), AlignModelsStep(), LoadShardsStep(), PlanStep(), CheckShardsStep(),
+          TagCheckStep(),
+          LockStep(), CopyShardReleasesStep(),
+        ] + release)
+    }
+    if options.shard != nil {
+      return Pipeline([
+        LoadInputsStep(), AlignModelsStep(), PlanStep(), SelectShardStep(), LockStep(), BuildCustomersStep(),
+        CheckArtifactsStep(), WriteArtifactListStep(), WriteShardRecordStep(),
+      ])
+    }
+    return Pipeline(
+      [LoadInputsStep(), AlignModelsStep(), PlanStep(), TagCheckStep(), LockStep(), BuildCustomersStep()]
+        + release)
   }
 
   static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {
@@ -175,11 +223,14 @@ enum ReleaseCommand {
     defer { withExtendedLifetime(context) { reporter.finish() } }
     let start = services.clock.monotonicSeconds()
     func summarize() {
-      let outcomes = context.jobs.map { $0.outcome(relativeTo: services.root) }
+      let shipping = Set(context.shippingJobs.map(\.id))
+      let outcomes = context.jobs.map {
+        $0.outcome(relativeTo: services.root, shipped: shipping.contains($0.id))
+      }
       reporter.report(.summary(outcomes, seconds: services.clock.monotonicSeconds() - start))
     }
     do {
-      try pipeline().run(context)
+      try pipeline(options).run(context)
     } catch {
       // Past the lock step the run did work (input checks are behind it): the summary and
       // report.xml still say what was built before the step that failed.

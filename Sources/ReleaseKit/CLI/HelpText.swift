@@ -36,6 +36,8 @@ enum HelpText {
       --dry-run           print the plan and what would be written; write nothing
       --force             rebuild customers that are up to date in dist/
       --fail-fast         stop starting customers after the first failure
+      --shard <k/N>       build only shard k of N ('release plan --shards N' shows them);
+                          writes dist/shard.json; publishes, tags and records nothing
       --skip-tests        build but do not run 'swift test' (debugging only)
       --json              newline-delimited JSON events on stdout
       -h, --help          show this help
@@ -45,6 +47,8 @@ enum HelpText {
                           repeatable; replaces release.config.json's destinations.
                           Artifacts first (create-only), then indexes.
       --no-publish        ignore the destinations of release.config.json
+      --publish-passed    with some customers failed, still publish, tag and record those that
+                          passed (the run exits 1); default: all or nothing
       --s3-endpoint <url> S3-compatible endpoint (R2, MinIO, moto); credentials from
                           AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN)
       --s3-region <name>  signing region (default: AWS_REGION, else us-east-1; R2: auto)
@@ -171,4 +175,33 @@ enum HelpText {
                         percent, and the oldest SDK version that can run each offer
 
     """ + otaOptions
+
+  static let plan = """
+    release plan — split the customers over N CI machines
+
+    USAGE: release plan --shards <n> [--json] [options]
+
+    Prints which customers each shard builds: customers to build are dealt out evenly,
+    up-to-date ones (which cost nothing) the same way; every customer is in exactly one
+    shard, and the same inputs always give the same plan. Each machine then runs
+    'release all --shard k/N' and one job runs 'release merge' on their dist/ directories.
+    --json prints {"planDigest": …, "shards": [{"shard": 1, "customers": […], "building": n}]}.
+    Writes nothing.
+
+    """ + sharedOptions
+
+  static let merge = """
+    release merge — join the dist/ directories of the shards into one release
+
+    USAGE: release merge <dist>... [--dist <out>] [options]
+
+    Refuses (exit 2, nothing written) a missing shard, a shard given twice, shards made from
+    different plans or toolchains than each other or this checkout, a customer in two shards.
+    Copies every release and log into --dist (default: dist), then runs what follows a build
+    in 'release all': the content checks, dist/artifacts.json, dist/report.xml, and with
+    --publish / --tag / --push the same publishing, tagging and state changes. The result is
+    byte for byte what one 'release all' on one machine makes (logs and timings aside). A
+    customer that failed in its shard fails the merge (or, with --publish-passed, is left out).
+
+    """ + sharedOptions
 }

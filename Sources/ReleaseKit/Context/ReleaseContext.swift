@@ -5,7 +5,7 @@ import ReleaseSystem
 /// One artifact a run produced (after GoReleaser's artifact list): steps append, later steps
 /// (verify, publish, report) read.
 public struct Artifact: Equatable, Sendable {
-  public enum Kind: String, Sendable { case sourceArchive, checksum, releaseManifest }
+  public enum Kind: String, Codable, Sendable { case sourceArchive, checksum, releaseManifest }
   public var kind: Kind
   public var customerID: String
   public var version: SemanticVersion
@@ -34,6 +34,8 @@ public final class ReleaseContext: Sendable {
     var locks: [FileLock] = []
     var tagPlan: TagPlan?
     var artifacts: [Artifact] = []
+    var shard: ShardRecord?
+    var mergeOrigins: [String: MergeOrigin] = [:]
   }
   private let run = Locked(RunState())
 
@@ -80,6 +82,17 @@ public final class ReleaseContext: Sendable {
     set { run.withLock { $0.tagPlan = newValue } }
   }
 
+  /// The shard a `--shard k/N` run builds (`SelectShardStep`); its record goes into dist/.
+  var shard: ShardRecord? {
+    get { run.withLock { $0.shard } }
+    set { run.withLock { $0.shard = newValue } }
+  }
+  /// `release merge`: which shard's dist/ holds each customer's release (`LoadShardsStep`).
+  var mergeOrigins: [String: MergeOrigin] {
+    get { run.withLock { $0.mergeOrigins } }
+    set { run.withLock { $0.mergeOrigins = newValue } }
+  }
+
   public var artifacts: [Artifact] { run.withLock { $0.artifacts } }
 
   public func add(_ artifact: Artifact) { run.withLock { $0.artifacts.append(artifact) } }
@@ -90,6 +103,31 @@ public final class ReleaseContext: Sendable {
 }
 
 extension ReleaseContext {
+  /// Customers whose release is in dist/ at the end of the run (built or up to date); under
+  /// `--dry-run`, those that would be built count as built.
+  var releasedJobs: [CustomerJob] {
+    jobs.filter {
+      $0.status == .succeeded || $0.status == .upToDate || (options.dryRun && $0.status == .pending)
+    }
+  }
+
+  /// The customers this run checks, lists, publishes, tags and records: all of them when every
+  /// customer succeeded; with some failed, those that passed under `--publish-passed`, else
+  /// none (all or nothing).
+  var shippingJobs: [CustomerJob] {
+    let released = releasedJobs
+    return released.count == jobs.count || options.publishPassed ? released : []
+  }
+
+  /// Why a step that works on `shippingJobs` has nothing to do; nil when it has.
+  func nothingShipsReason(_ what: String) -> String? {
+    guard shippingJobs.isEmpty else { return nil }
+    if releasedJobs.count < jobs.count && !options.publishPassed {
+      return "a customer did not succeed; nothing is \(what) (--publish-passed ships those that passed)"
+    }
+    return "no customer passed; nothing is \(what)"
+  }
+
   /// The customers of the run whose version and source digest the state file does not record
   /// yet: the run writes them (`WriteStateStep`), so the commit at hand does not hold them.
   var unrecordedJobs: [CustomerJob] {

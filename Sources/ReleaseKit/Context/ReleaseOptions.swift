@@ -41,6 +41,33 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var s3Region: String?
   /// Every archive entry's modification time (`SOURCE_DATE_EPOCH`, else a fixed default).
   public var archiveModificationTime = SourceDateEpoch.defaultValue
+  /// `release all --shard k/N`: build only shard k of N (see `ShardPlan`); no publishing.
+  public var shard: ShardSelection?
+  /// `release plan --shards N`: how many shards to plan.
+  public var planShards: Int?
+  /// `release merge <dist>...`: the shards' dist/ directories to join into `distPath`.
+  public var mergeSources: [String] = []
+  /// With some customers failed, still publish, tag and record those that passed.
+  public var publishPassed = false
 
   public init() {}
+}
+
+/// `--shard k/N`: the k-th of N shards, 1-based.
+public struct ShardSelection: Equatable, Sendable {
+  public var index: Int
+  public var count: Int
+
+  static func parse(_ text: String) throws -> ShardSelection {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), (1...256).contains(count),
+      (1...count).contains(index)
+    else {
+      throw ReleaseError.usage(
+        "--shard: expected k/N with 1 <= k <= N <= 256 (e.g. 2/6), found \"\(text.prefix(40))\"")
+    }
+    return ShardSelection(index: index, count: count)
+  }
+
+  public var description: String { "\(index)/\(count)" }
 }

@@ -78,15 +78,17 @@ public final class GitHubActionsReporter: Reporter {
 
   static func markdown(_ outcomes: [ReleaseEvent.CustomerOutcome]) -> String {
     var lines = [
-      "### release", "", "| Customer | Version | Status | Time | Artifact |",
-      "| --- | --- | --- | --- | --- |",
+      "### release", "", "| Customer | Version | Status | Shipped | Time | Artifact |",
+      "| --- | --- | --- | --- | --- | --- |",
     ]
     for outcome in outcomes {
-      let status = outcome.status == "failed" ? "❌ failed (\(outcome.failedStep ?? "?"))" : outcome.status
+      let status =
+        outcome.status == "failed"
+        ? "❌ failed (\(outcome.failedStep ?? "?")): \(outcome.reason?.prefix(120) ?? "")" : outcome.status
       let cells = [
-        outcome.id, outcome.version, status, String(format: "%.1fs", outcome.seconds),
-        outcome.artifact ?? "-",
-      ].map { $0.replacingOccurrences(of: "|", with: "\\|") }
+        outcome.id, outcome.version, status, outcome.shipped.map { $0 ? "yes" : "no" } ?? "-",
+        String(format: "%.1fs", outcome.seconds), outcome.artifact ?? "-",
+      ].map { $0.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
       lines.append("| " + cells.joined(separator: " | ") + " |")
     }
     return lines.joined(separator: "\n") + "\n\n"

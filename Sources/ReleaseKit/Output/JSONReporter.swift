@@ -82,6 +82,7 @@ public final class JSONReporter: Reporter {
     object["failed_step"] = outcome.failedStep
     object["reason"] = outcome.reason
     object["log"] = outcome.logFile
+    object["shipped"] = outcome.shipped
     return object
   }
 

@@ -23,6 +23,7 @@ enum JUnitReport {
       if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
       if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
       if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
+      if let shipped = outcome.shipped { properties.append(("shipped", String(shipped))) }
       lines.append("      <properties>")
       for (key, value) in properties {
         lines.append(#"        <property name="\#(key)" value="\#(escape(value))"/>"#)

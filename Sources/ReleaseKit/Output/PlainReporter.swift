@@ -90,10 +90,28 @@ public final class PlainReporter: Reporter {
       line(text)
     case .summary(let outcomes, let seconds):
       for row in SummaryTable.rows(outcomes) { output.write(line: row, to: .standardOutput) }
+      if let shipping = SummaryTable.shipping(outcomes) { line(shipping) }
       line(String(format: "finished in %.1fs", seconds))
     case .failure(let message):
       output.write(line: "error: \(message)", to: .standardError)
     }
+  }
+}
+
+extension SummaryTable {
+  /// `shipped 5 of 6: acme, …; not shipped: cobalt (failed in build and test)`, when some
+  /// customers shipped and others did not; nil otherwise (the table says it all).
+  static func shipping(_ outcomes: [ReleaseEvent.CustomerOutcome]) -> String? {
+    let shipped = outcomes.filter { $0.shipped == true }
+    let held = outcomes.filter { $0.shipped == false }
+    guard !shipped.isEmpty, !held.isEmpty else { return nil }
+    let why = held.map { outcome -> String in
+      let reason = outcome.status == "failed" ? "failed in \(outcome.failedStep ?? "?")" : outcome.status
+      return "\(outcome.id) (\(reason))"
+    }
+    return
+      "shipped \(shipped.count) of \(outcomes.count): \(shipped.map(\.id).joined(separator: ", ")); not shipped: "
+      + why.joined(separator: ", ")
   }
 }
 

@@ -23,6 +23,9 @@ public enum ReleaseEvent: Sendable {
     public var failedStep: String?
     public var reason: String?
     public var logFile: String?
+    /// At the end of a run: whether this customer's release went out (checked, listed and,
+    /// when the run publishes, published, tagged and recorded). Nil while the run goes on.
+    public var shipped: Bool? = nil
   }
 
   case diagnostics([Diagnostic])

@@ -123,7 +123,7 @@ enum LogTail {
 }
 
 extension CustomerJob {
-  func outcome(relativeTo root: URL) -> ReleaseEvent.CustomerOutcome {
+  func outcome(relativeTo root: URL, shipped: Bool? = nil) -> ReleaseEvent.CustomerOutcome {
     func relative(_ url: URL?) -> String? {
       guard let path = url?.path else { return nil }
       let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
@@ -135,7 +135,7 @@ extension CustomerJob {
       id: id, version: version.description, status: "", seconds: duration,
       artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil,
       testCount: testCount,
-      failedStep: nil, reason: nil, logFile: relative(logFile))
+      failedStep: nil, reason: nil, logFile: relative(logFile), shipped: shipped)
     switch status {
     case .pending: outcome.status = "pending"
     case .upToDate: outcome.status = "up to date"

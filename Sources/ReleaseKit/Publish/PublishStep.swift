@@ -35,15 +35,12 @@ struct PublishStep: Step {
 
   func skipReason(_ context: ReleaseContext) -> String? {
     if context.options.publish.isEmpty { return "no destination (--publish)" }
-    if context.jobs.contains(where: { $0.status != .succeeded && $0.status != .upToDate }) {
-      return "a customer did not succeed; nothing is published"
-    }
-    return nil
+    return context.nothingShipsReason("published")
   }
 
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
     context.options.publish.flatMap { destination in
-      context.jobs.map { "would publish \($0.id) \($0.version) to \(destination.description)" }
+      context.shippingJobs.map { "would publish \($0.id) \($0.version) to \(destination.description)" }
     }
   }
 
@@ -54,7 +51,7 @@ struct PublishStep: Step {
   }
 
   func run(_ context: ReleaseContext) throws {
-    let releases = try context.jobs.map { job -> PublishedRelease in
+    let releases = try context.shippingJobs.map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
       return PublishedRelease(
         job: job, directory: directory,

@@ -10,7 +10,8 @@ import ReleaseManifest
 ///     "destinations": ["s3://contextsdk-releases/sdk"],
 ///     "s3Endpoint": "https://<account>.r2.cloudflarestorage.com",
 ///     "s3Region": "auto",
-///     "publicURL": "https://sdk.example.com/sdk"
+///     "publicURL": "https://sdk.example.com/sdk",
+///     "publishPassed": false
 ///   },
 ///   "models": "s3://contextsdk-models/store"
 /// }
@@ -29,6 +30,8 @@ struct ReleaseConfiguration: Equatable {
   var s3Region: String?
   var publicURL: String?
   var models: String?
+  /// `--publish-passed` for every run: customers that passed ship although others failed.
+  var publishPassed: Bool?
 
   /// Reads `path` (relative to the root) when given, else `release.config.json` at the root
   /// when it exists. An explicitly named file that is missing is an error; the default one
@@ -93,7 +96,7 @@ struct ReleaseConfiguration: Equatable {
       case "models":
         configuration.models = string("models", member.value)
       default:
-        let keys = ["destinations", "s3Endpoint", "s3Region", "publicURL"]
+        let keys = ["destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed"]
         for setting in members("publish", member.value, allowed: keys) {
           let path = "publish.\(setting.key)"
           switch setting.key {
@@ -108,6 +111,12 @@ struct ReleaseConfiguration: Equatable {
             }
           case "s3Endpoint": configuration.s3Endpoint = string(path, setting.value)
           case "s3Region": configuration.s3Region = string(path, setting.value)
+          case "publishPassed":
+            guard case .bool(let flag) = setting.value.content else {
+              problem(path, setting.value, "expected true or false, found \(describe(setting.value))")
+              continue
+            }
+            configuration.publishPassed = flag
           default: configuration.publicURL = string(path, setting.value)
           }
         }

@@ -185,6 +185,11 @@ enum DistInspection {
       switch (components.count, type) {
       case (1, .typeDirectory?), (2, .typeDirectory?):
         if components.count == 2 && components[0] != "logs" { releaseDirectories.append(path) }
+      case (1, .typeRegular?) where components[0] == "artifacts.json":
+        let data = (try? Data(contentsOf: dist.appendingPathComponent(path))) ?? Data()
+        if (try? JSONDecoder().decode(WriteArtifactListStep.List.self, from: data)) == nil {
+          problems.append("artifacts.json is incomplete or not an artifact list")
+        }
       case (1, .typeRegular?) where [".release.lock", "report.xml"].contains(components[0]):
         if components[0] == "report.xml" {
           let text = (try? String(contentsOf: dist.appendingPathComponent(path), encoding: .utf8)) ?? ""

@@ -188,7 +188,7 @@ final class DirectoryPublishTests: XCTestCase {
       run.standardError.sorted(),
       [
         "release.config.json: extra: unknown key; expected one of: publish, models",
-        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL",
+        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed",
         "release.config.json: publish.s3Endpoint: expected a non-empty string, found 5",
       ].map { "error: \($0)" }.sorted(), run.allOutput)
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "nothing written")

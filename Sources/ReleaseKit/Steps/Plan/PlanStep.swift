@@ -25,18 +25,30 @@ struct PlanStep: Step {
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       let version = VersionRule.nextVersion(
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
+      // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
+      let origin = context.mergeOrigins[customer.id]
+      let dist = origin?.dist ?? context.distDirectory
       let (record, reason) = decide(
-        customer: customer, version: version, lastReleased: last, digest: digest, context: context)
+        customer: customer, version: version, lastReleased: last, digest: digest, in: dist,
+        named: origin?.displayPath ?? context.options.distPath, context: context)
       let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
+      var status: CustomerJob.Status =
+        !missing.isEmpty
+        ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
+        : record == nil ? .pending : .upToDate
+      if !context.options.mergeSources.isEmpty && status == .pending {
+        let shard = origin.map { "shard \($0.record.shard)/\($0.record.shards)" } ?? "no shard"
+        status = .failed(
+          step: "merge",
+          reason: origin?.record.failed[customer.id].map { "\(shard) failed it: \($0)" }
+            ?? "\(shard) holds no release of it (\(reason))")
+      }
       let job = CustomerJob(
         customer: customer, version: version, digest: digest,
-        reason: missing.isEmpty ? reason : missing.joined(separator: "; "),
-        status: !missing.isEmpty
-          ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
-          : record == nil ? .pending : .upToDate)
+        reason: missing.isEmpty ? reason : missing.joined(separator: "; "), status: status)
       if let record {
         job.archive = .init(
-          path: job.releaseDirectory(in: context.distDirectory).appendingPathComponent(record.artifact.file),
+          path: job.releaseDirectory(in: dist).appendingPathComponent(record.artifact.file),
           sha256: record.artifact.sha256, size: record.artifact.size)
         job.testCount = record.testCount
       }
@@ -60,28 +72,26 @@ struct PlanStep: Step {
 
   private func decide(
     customer: Customer, version: SemanticVersion, lastReleased: (SemanticVersion, String)?,
-    digest: InputDigest,
-    context: ReleaseContext
+    digest: InputDigest, in dist: URL, named distName: String, context: ReleaseContext
   ) -> (upToDate: ReleaseRecord?, reason: String) {
-    let directory = context.distDirectory.appendingPathComponent(customer.id)
-      .appendingPathComponent(version.description)
+    let directory = dist.appendingPathComponent(customer.id).appendingPathComponent(version.description)
     let why = versionReason(
       version: version, lastReleased: lastReleased, digest: digest, customer: customer, context: context)
     guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-    else { return (nil, "\(why); not in \(context.options.distPath)/ yet") }
+    else { return (nil, "\(why); not in \(distName)/ yet") }
     if context.options.force { return (nil, "\(why); --force") }
     if record.inputs != digest {
       let changed = digest.changes(since: record.inputs).joined(separator: ", ")
-      return (nil, "\(why); changed since the build in \(context.options.distPath)/: \(changed)")
+      return (nil, "\(why); changed since the build in \(distName)/: \(changed)")
     }
     let archive = directory.appendingPathComponent(record.artifact.file)
     guard let actual = try? SHA256Digest.hex(ofFileAt: archive), actual == record.artifact.sha256 else {
       return (
         nil,
-        "\(why); the archive in \(context.options.distPath)/ is missing or does not match its release.json"
+        "\(why); the archive in \(distName)/ is missing or does not match its release.json"
       )
     }
-    return (record, "\(why); \(context.options.distPath)/ holds a verified build of the same inputs")
+    return (record, "\(why); \(distName)/ holds a verified build of the same inputs")
   }
 
   /// Why the version is what it is; for a new version, which inputs changed since the last

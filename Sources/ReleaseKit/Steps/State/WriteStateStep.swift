@@ -1,16 +1,15 @@
 import Foundation
 import ReleaseSystem
 
-/// Records each released customer's version and source digest in the committed state file,
-/// only when every customer of the run succeeded (a failed run changes no versions).
+/// Records each released customer's version and source digest in the committed state file:
+/// when every customer of the run succeeded, or with `--publish-passed` those that passed (a
+/// failed run otherwise changes no versions).
 struct WriteStateStep: Step {
   let name = "write state"
   let changesState = true
 
   func skipReason(_ context: ReleaseContext) -> String? {
-    if context.jobs.contains(where: { if case .failed = $0.status { return true } else { return false } }) {
-      return "a customer failed; versions are not recorded"
-    }
+    if let reason = context.nothingShipsReason("recorded") { return reason }
     return updatedState(context) == context.state ? "no version changed" : nil
   }
 
@@ -32,10 +31,7 @@ struct WriteStateStep: Step {
 
   private func updatedState(_ context: ReleaseContext) -> ReleaseState? {
     guard var state = context.state else { return nil }
-    // Under --dry-run, pending jobs are shown as if they succeeded.
-    let released: Set<CustomerJob.Status> =
-      context.options.dryRun ? [.succeeded, .upToDate, .pending] : [.succeeded, .upToDate]
-    for job in context.jobs where released.contains(job.status) {
+    for job in context.shippingJobs {
       state.customers[job.id] = .init(version: job.version, sourceDigest: job.digest.source)
     }
     return state

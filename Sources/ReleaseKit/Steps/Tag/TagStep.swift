@@ -41,7 +41,9 @@ enum ReleaseTags {
   /// What the run tags: each customer, then the SDK.
   static func planned(_ context: ReleaseContext) -> [PlannedTag] {
     guard let inputs = context.inputs else { return [] }
-    var tags = context.jobs.map { job -> PlannedTag in
+    // Before building, every customer of the run; after, those that ship.
+    let jobs = context.jobs.contains { $0.status == .pending } ? context.jobs : context.shippingJobs
+    var tags = jobs.map { job -> PlannedTag in
       let marker = sourceMarker(job.digest.source)
       return PlannedTag(
         name: "\(job.id)/v\(job.version)",
@@ -113,7 +115,19 @@ struct TagCheckStep: Step {
     }
     if !options.allowDirty {
       try Self.badInput { try repository.requireClean() }
-      let unrecorded = context.unrecordedJobs
+      var unrecorded = context.unrecordedJobs
+      if options.publishPassed {
+        // Each customer ships when it is ready: one the commit does not record cannot be
+        // tagged from it, so it does not ship in this run; the others do.
+        for job in unrecorded {
+          job.status = .failed(
+            step: name,
+            reason:
+              "\(options.statePath) at this commit does not record \(job.id) \(job.version); release it without --publish, commit the state, then publish"
+          )
+        }
+        unrecorded = []
+      }
       if !unrecorded.isEmpty {
         let releases = unrecorded.map { "\($0.id) \($0.version)" }.joined(separator: ", ")
         throw ReleaseError.invalidInput(
@@ -183,10 +197,7 @@ struct TagStep: Step {
 
   func skipReason(_ context: ReleaseContext) -> String? {
     if !context.options.tag { return "tags are made by publishing runs (--publish) or --tag" }
-    if context.jobs.contains(where: { $0.status != .succeeded && $0.status != .upToDate }) {
-      return "a customer did not succeed; nothing is tagged"
-    }
-    return nil
+    return context.nothingShipsReason("tagged")
   }
 
   func dryRunDescription(_ context: ReleaseContext) -> [String] {

@@ -1,0 +1,110 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+
+/// Which customers each of N CI machines builds (`release plan --shards N`,
+/// `release all --shard k/N`), after GoReleaser's split/merge.
+///
+/// Deterministic for the same plan: customers that build are dealt out in id order so every
+/// shard gets the same number (±1), then up-to-date customers, which cost nothing, the same
+/// way; every customer is in exactly one shard. The plan digest names the inputs the plan was
+/// made from, so a merge can refuse shards made from different inputs.
+struct ShardPlan: Codable, Equatable, Sendable {
+  struct Shard: Codable, Equatable, Sendable {
+    /// 1-based.
+    var shard: Int
+    var customers: [String]
+    /// How many of `customers` build (the rest are up to date).
+    var building: Int
+  }
+
+  var planDigest: String
+  var shards: [Shard]
+
+  /// `jobs`: every customer of the plan and whether it builds.
+  static func make(_ jobs: [(id: String, builds: Bool)], count: Int, planDigest: String) -> ShardPlan {
+    var shards = (1...max(1, count)).map { Shard(shard: $0, customers: [], building: 0) }
+    var next = 0
+    for builds in [true, false] {
+      for job in jobs.filter({ $0.builds == builds }).sorted(by: { $0.id < $1.id }) {
+        // The shard with the least work so far, lowest number first: building customers
+        // spread evenly, then the free ones fill up the shards with the fewest customers.
+        let index =
+          builds
+          ? shards.indices.min { (shards[$0].building, $0) < (shards[$1].building, $1) }!
+          : next % shards.count
+        shards[index].customers.append(job.id)
+        if builds { shards[index].building += 1 } else { next += 1 }
+      }
+    }
+    for index in shards.indices { shards[index].customers.sort() }
+    return ShardPlan(planDigest: planDigest, shards: shards)
+  }
+
+  func shard(of id: String) -> Int? { shards.first { $0.customers.contains(id) }?.shard }
+}
+
+/// What a sharded run leaves in its `dist/` beside the releases: which plan and shard it was,
+/// for `release merge` to prove the shards fit together.
+struct ShardRecord: Codable, Equatable, Sendable {
+  static let fileName = "shard.json"
+
+  var planDigest: String
+  var shard: Int
+  var shards: Int
+  /// `swift --version`: shards built with different toolchains give different bytes.
+  var toolchain: String
+  /// Every customer of the shard, built or up to date.
+  var customers: [String]
+  /// Those of `customers` that failed, with why.
+  var failed: [String: String]
+
+  static func load(from dist: URL, displayPath: String) throws -> ShardRecord {
+    let file = dist.appendingPathComponent(fileName)
+    let data: Data
+    do { data = try Data(contentsOf: file) } catch {
+      throw ReleaseError.invalidInput(
+        "\(displayPath)/\(fileName): cannot read it (\(SystemError.reason(error))); expected the dist/ of 'release all --shard k/N'"
+      )
+    }
+    do { return try JSONDecoder().decode(ShardRecord.self, from: data) } catch {
+      throw ReleaseError.invalidInput(
+        "\(displayPath)/\(fileName): not a shard record written by release (\(error))")
+    }
+  }
+
+  func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(self) + Data("\n".utf8)
+  }
+}
+
+/// The digest of everything a plan is made from: each customer's build digest (entry, models,
+/// template, SDK version, repository URL, tool, toolchain, archive time), the whole model store
+/// (the content checks scan it), the manifest and the state file. Two machines with the same
+/// digest make the same plan and the same bytes.
+enum PlanDigest {
+  static func compute(_ context: ReleaseContext) throws -> String {
+    guard let inputs = context.inputs, let store = context.modelStore else {
+      preconditionFailure("the plan digest is taken after planning")
+    }
+    struct Parts: Encodable {
+      var customers: [String: String]
+      var storeModels: [String: String]
+      var manifest: String
+      var state: String
+      var tool: String
+      var toolchain: String
+    }
+    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+    let parts = Parts(
+      customers: Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.digest.build) }),
+      storeModels: Dictionary(
+        uniqueKeysWithValues: storeModels.hashes.map { ($0.key.description, $0.value) }),
+      manifest: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.manifestPath)),
+      state: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.statePath)),
+      tool: "\(ReleaseTool.name) \(ReleaseTool.version)", toolchain: inputs.toolchain)
+    return SHA256Digest.hex(of: InputDigest.canonicalJSON(parts))
+  }
+}

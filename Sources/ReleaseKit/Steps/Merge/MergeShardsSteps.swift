@@ -1,0 +1,152 @@
+import Foundation
+import ReleaseSystem
+
+/// A shard's dist/ that `release merge` joins, and what it says about itself.
+struct MergeOrigin: Sendable {
+  var dist: URL
+  /// As given on the command line, for messages.
+  var displayPath: String
+  var record: ShardRecord
+}
+
+/// `release merge <dist>...`, first step: reads every shard's `shard.json` and refuses, before
+/// anything is planned or written, shards that do not fit together: made from different plans
+/// or toolchains, a shard missing or given twice, a customer in two shards.
+struct LoadShardsStep: Step {
+  let name = "load shards"
+
+  func skipReason(_ context: ReleaseContext) -> String? {
+    context.options.mergeSources.isEmpty ? "not a merge" : nil
+  }
+
+  func run(_ context: ReleaseContext) throws {
+    let origins = try context.options.mergeSources.map { path in
+      let dist = context.services.resolve(path)
+      return MergeOrigin(
+        dist: dist, displayPath: path, record: try ShardRecord.load(from: dist, displayPath: path))
+    }
+    var problems: [String] = []
+    let first = origins[0]
+    for origin in origins.dropFirst() {
+      if origin.record.planDigest != first.record.planDigest {
+        problems.append(
+          "\(origin.displayPath): made from plan \(origin.record.planDigest.prefix(12)), \(first.displayPath) from \(first.record.planDigest.prefix(12)); shards must come from one plan (same commit, tool and toolchain)"
+        )
+      } else if origin.record.toolchain != first.record.toolchain {
+        problems.append("\(origin.displayPath): built with another toolchain than \(first.displayPath)")
+      }
+      if origin.record.shards != first.record.shards {
+        problems.append(
+          "\(origin.displayPath): shard of \(origin.record.shards), \(first.displayPath) of \(first.record.shards)"
+        )
+      }
+    }
+    let count = first.record.shards
+    for index in 1...max(1, count) {
+      let given = origins.filter { $0.record.shard == index }
+      if given.isEmpty { problems.append("shard \(index)/\(count) is missing") }
+      if given.count > 1 {
+        problems.append(
+          "shard \(index)/\(count) is given \(given.count) times (\(given.map(\.displayPath).joined(separator: ", ")))"
+        )
+      }
+    }
+    var owners: [String: MergeOrigin] = [:]
+    for origin in origins {
+      for id in origin.record.customers {
+        if let owner = owners[id], owner.displayPath != origin.displayPath {
+          problems.append(
+            "\(id) is in two shards: \(owner.displayPath) (\(owner.record.shard)/\(count)) and \(origin.displayPath) (\(origin.record.shard)/\(count))"
+          )
+        }
+        owners[id] = owners[id] ?? origin
+      }
+    }
+    if !problems.isEmpty {
+      throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+    }
+    context.mergeOrigins = owners
+  }
+}
+
+/// `release merge`, after the plan: the shards must have been made from exactly this plan
+/// (this checkout's inputs, tool and toolchain give the same digest) and together hold every
+/// customer of it.
+struct CheckShardsStep: Step {
+  let name = "check shards"
+
+  func skipReason(_ context: ReleaseContext) -> String? {
+    context.options.mergeSources.isEmpty ? "not a merge" : nil
+  }
+
+  func run(_ context: ReleaseContext) throws {
+    let origins = context.mergeOrigins
+    guard let any = origins.values.first else { return }
+    let digest = try PlanDigest.compute(context)
+    var problems: [String] = []
+    if any.record.planDigest != digest {
+      problems.append(
+        "the shards were made from plan \(any.record.planDigest.prefix(12)), this checkout gives \(digest.prefix(12)): inputs, tool or toolchain differ"
+      )
+    }
+    let planned = Set(context.jobs.map(\.id))
+    let missing = planned.subtracting(origins.keys).sorted()
+    if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
+    let unknown = Set(origins.keys).subtracting(planned).sorted()
+    if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
+    if !problems.isEmpty {
+      throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+    }
+  }
+}
+
+/// `release merge`, in place of building: copies each customer's release, and its log, from
+/// the shard that built it into this run's dist/ (each release directory renamed into place
+/// whole). The content checks that follow run on the copies, as after any build.
+struct CopyShardReleasesStep: Step {
+  let name = "copy shard releases"
+  let changesState = true
+
+  func skipReason(_ context: ReleaseContext) -> String? {
+    context.options.mergeSources.isEmpty ? "not a merge" : nil
+  }
+
+  func dryRunDescription(_ context: ReleaseContext) -> [String] {
+    context.jobs.filter { $0.status == .upToDate }.compactMap { job in
+      context.mergeOrigins[job.id].map {
+        "would copy \(job.id) \(job.version) from \($0.displayPath) to \(context.options.distPath)/"
+      }
+    }
+  }
+
+  func run(_ context: ReleaseContext) throws {
+    let fileManager = FileManager.default
+    for job in context.jobs where job.status == .upToDate {
+      guard let origin = context.mergeOrigins[job.id] else { continue }
+      let source = job.releaseDirectory(in: origin.dist)
+      let final = job.releaseDirectory(in: context.distDirectory)
+      if source.standardizedFileURL != final.standardizedFileURL {
+        try AtomicFile.createDirectory(final.deletingLastPathComponent())
+        let temporary = AtomicFile.temporarySibling(of: final)
+        do {
+          try fileManager.copyItem(at: source, to: temporary)
+          try StageStep.replace(final, with: temporary, in: final.deletingLastPathComponent())
+        } catch {
+          try? fileManager.removeItem(at: temporary)
+          throw SystemError.cannotWrite(path: final.path, reason: SystemError.reason(error))
+        }
+        let log = origin.dist.appendingPathComponent("logs").appendingPathComponent("\(job.id).log")
+        if fileManager.fileExists(atPath: log.path) {
+          let copy = context.logsDirectory.appendingPathComponent("\(job.id).log")
+          try AtomicFile.produce(copy) { temporary in try fileManager.copyItem(at: log, to: temporary) }
+          job.logFile = copy
+        }
+      }
+      if let archive = job.archive {
+        job.archive = .init(
+          path: final.appendingPathComponent(archive.path.lastPathComponent), sha256: archive.sha256,
+          size: archive.size)
+      }
+    }
+  }
+}
