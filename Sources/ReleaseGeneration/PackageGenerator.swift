@@ -32,14 +32,27 @@ public enum PackageGenerator {
   public static func generate(
     _ input: GenerationInput, templateDirectory: URL, into packageDirectory: URL
   ) throws -> GeneratedPackage {
+    let outputs = try files(input, templateDirectory: templateDirectory)
+    try prepare(packageDirectory, for: Set(outputs.keys))
+    let files = outputs.keys.sorted()
+    for (index, relativePath) in files.enumerated() {
+      try write(outputs[relativePath]!, to: packageDirectory.appendingPathComponent(relativePath))
+      if index == files.count / 2 { FaultPoint.reach("generate.partial") }
+    }
+    return GeneratedPackage(directory: packageDirectory, files: files)
+  }
+
+  /// Every file of the package `input` makes, by path relative to the package root, without
+  /// writing anything: what `generate` writes, and what an archive must hold to be this
+  /// customer's package (the check that a restored dist/ is only a cache).
+  public static func files(_ input: GenerationInput, templateDirectory: URL) throws -> [String: PackageFile] {
     try validate(input)
     try checkTemplateVersion(templateDirectory, expected: input.sdkVersion)
 
-    var outputs: [String: PlannedFile] = [:]
-    func plan(_ relativePath: String, _ file: PlannedFile) throws {
+    var outputs: [String: PackageFile] = [:]
+    func plan(_ relativePath: String, _ file: PackageFile) throws {
       guard outputs[relativePath] == nil else {
-        throw GenerationError.duplicateOutput(
-          file: packageDirectory.appendingPathComponent(relativePath).path)
+        throw GenerationError.duplicateOutput(file: relativePath)
       }
       outputs[relativePath] = file
     }
@@ -60,14 +73,7 @@ public enum PackageGenerator {
     for model in input.models {
       try plan(modelsDirectory + "/" + model.resourceName, .model(model))
     }
-
-    try prepare(packageDirectory, for: Set(outputs.keys))
-    let files = outputs.keys.sorted()
-    for (index, relativePath) in files.enumerated() {
-      try write(outputs[relativePath]!, to: packageDirectory.appendingPathComponent(relativePath))
-      if index == files.count / 2 { FaultPoint.reach("generate.partial") }
-    }
-    return GeneratedPackage(directory: packageDirectory, files: files)
+    return outputs
   }
 
   /// The version in the template's `SDKVersion.swift`, which must sit on one line shaped
@@ -219,7 +225,9 @@ public enum PackageGenerator {
 
   // MARK: - Files
 
-  private enum PlannedFile {
+  /// One file of a generated package: bytes made from the template, or a model copied from the
+  /// store (its bytes are the embedded model's, checked by SHA-256 while copying).
+  public enum PackageFile: Equatable, Sendable {
     case contents(Data)
     case model(EmbeddedModel)
   }
@@ -304,7 +312,7 @@ public enum PackageGenerator {
     return true
   }
 
-  private static func write(_ file: PlannedFile, to url: URL) throws {
+  private static func write(_ file: PackageFile, to url: URL) throws {
     switch file {
     case .contents(let bytes):
       if let existing = try? Data(contentsOf: url), existing == bytes { return }

@@ -176,10 +176,14 @@ struct CheckArtifactsStep: Step {
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
       let checks = ArtifactChecks(
         store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
-      problems += checks.problems(releaseDirectory: directory, record: record).map { "\(job.id): \($0)" }
+      var found = checks.problems(releaseDirectory: directory, record: record)
+      // Also for releases built by this run: what ships is proven against its inputs.
+      found += ReproductionCheck.problems(of: job, record: record, in: directory, inputs: inputs)
+      problems += found.map { "\(job.id): \($0)" }
     }
     if !problems.isEmpty {
-      throw ReleaseError.stepFailed(step: name, reason: problems.joined(separator: "\n"))
+      throw ReleaseError.stepFailed(
+        step: name, reason: (problems + [ReproductionCheck.recovery]).joined(separator: "\n"))
     }
     context.reporter.report(.info("content checks passed for \(jobs.count) artifacts"))
   }

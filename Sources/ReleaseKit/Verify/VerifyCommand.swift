@@ -18,7 +18,9 @@ enum VerifyCommand {
 
   static func run(arguments: [String], services: Services) throws {
     let parsed = try Arguments(
-      arguments, spec: .init(flags: ["--no-build"], options: ["--manifest", "--models"]), command: "verify")
+      arguments,
+      spec: .init(flags: ["--no-build"], options: ["--manifest", "--models", "--templates", "--config"]),
+      command: "verify")
     guard !parsed.positionals.isEmpty else {
       throw ReleaseError.usage(
         "verify: expected a zip, a release directory, a dist directory or a release.json; found none")
@@ -32,6 +34,17 @@ enum VerifyCommand {
       contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store)
     let storeModels = try StoreModels(store)
     let output = services.output
+    let templates = parsed.value("--templates") ?? ReleaseOptions().templatesPath
+    let reproduction = Reproduction(
+      store: store, templateDirectory: services.resolve(templates), templatesPath: templates,
+      repositoryTemplate: try ReleaseConfiguration.load(
+        explicitPath: parsed.value("--config"), services: services
+      )
+      .destinations?.compactMap { destination -> String? in
+        guard destination.hasPrefix("git:") else { return nil }
+        return String(destination.dropFirst(4))
+      }.first,
+      root: services.root)
 
     var failed = 0
     for release in releases {
@@ -61,6 +74,10 @@ enum VerifyCommand {
       let checks = ArtifactChecks(
         store: storeModels, expectedModels: customer.map { Set($0.customModels.map(\.reference)) })
       problems += checks.problems(releaseDirectory: directory, record: record)
+      // Before any of its code runs: the package must be exactly what the template makes.
+      if problems.isEmpty, let customer {
+        problems += reproduction.problems(record: record, customer: customer, releaseDirectory: directory)
+      }
       if problems.isEmpty {
         output.write(
           line:
@@ -84,6 +101,44 @@ enum VerifyCommand {
         "\(releases.count - failed) of \(releases.count) release\(releases.count == 1 ? "" : "s") verified",
       to: .standardOutput)
     if failed > 0 { throw ReleaseError.stepFailed(step: "verify", reason: Failed(count: failed).description) }
+  }
+
+  /// Regenerates a release's package from the manifest, the model store and the template (as
+  /// `release all` does) and compares the archive with it.
+  struct Reproduction {
+    let store: ModelStore
+    let templateDirectory: URL
+    let templatesPath: String
+    /// The `git:` destination of release.config.json: its URL is in the package's README.
+    let repositoryTemplate: String?
+    let root: URL
+
+    func problems(record: ReleaseRecord, customer: Customer, releaseDirectory: URL) -> [String] {
+      var problems = ReproductionCheck.recordProblems(record, customer: customer, version: record.version)
+      do {
+        let models = try customer.customModels.map { model -> EmbeddedModel in
+          let file = try store.localFile(for: model.reference)
+          let info = try CoreMLModelInfo.load(contentsOf: file)
+          let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+          return EmbeddedModel(
+            model: model, sourceFile: file, sha256: sha256, size: size, inputNames: info.inputNames,
+            specificationVersion: info.specificationVersion)
+        }
+        let input = GenerationInput(
+          customer: customer, version: record.version,
+          sdkVersion: try PackageGenerator.templateSDKVersion(templateDirectory), models: models,
+          repositoryURL: repositoryTemplate.map {
+            ReleasesRepository.url(template: $0, id: customer.id, root: root)
+          })
+        problems += ReproductionCheck.archiveProblems(
+          releaseDirectory.appendingPathComponent(record.artifact.file),
+          topLevelDirectory: customer.packageName,
+          expected: try PackageGenerator.files(input, templateDirectory: templateDirectory))
+      } catch {
+        problems.append("cannot generate the package from \(templatesPath) to compare with: \(error)")
+      }
+      return problems
+    }
   }
 
   /// A release to verify: its directory, and the archive's file name when the argument

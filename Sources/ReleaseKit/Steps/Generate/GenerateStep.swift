@@ -14,18 +14,24 @@ struct GenerateStep: CustomerStep {
     try? FileManager.default.removeItem(at: scratch)
     let packageDirectory = scratch.appendingPathComponent(job.customer.packageName)
     try AtomicFile.createDirectory(scratch)
+    let input = Self.input(for: job, inputs: inputs)
+    job.embeddedModels = input.models
+    job.generated = try PackageGenerator.generate(
+      input, templateDirectory: inputs.templateDirectory, into: packageDirectory)
+    job.packageDirectory = packageDirectory
+  }
+
+  /// What the customer's package is generated from: its entry, version, the SDK version, its
+  /// models as the load step read them, and the releases repository URL its README shows.
+  static func input(for job: CustomerJob, inputs: ReleaseInputs) -> GenerationInput {
     let models = job.customer.customModels.map { model -> EmbeddedModel in
       let facts = inputs.models[model.reference]!
       return EmbeddedModel(
         model: model, sourceFile: facts.file, sha256: facts.sha256, size: facts.size,
         inputNames: facts.info.inputNames, specificationVersion: facts.info.specificationVersion)
     }
-    let input = GenerationInput(
+    return GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       models: models, repositoryURL: job.digest.repositoryURL)
-    job.embeddedModels = models
-    job.generated = try PackageGenerator.generate(
-      input, templateDirectory: inputs.templateDirectory, into: packageDirectory)
-    job.packageDirectory = packageDirectory
   }
 }

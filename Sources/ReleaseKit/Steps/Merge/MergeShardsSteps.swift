@@ -70,8 +70,9 @@ struct LoadShardsStep: Step {
 }
 
 /// `release merge`, after the plan: the shards must have been made from exactly this plan
-/// (this checkout's inputs, tool and toolchain give the same digest) and together hold every
-/// customer of it.
+/// (this checkout's inputs, tool and toolchain give the same digest), together hold every
+/// customer of it, and every release they hold must pass the content checks and be exactly
+/// the package the inputs make — checked where it lies, before anything is copied.
 struct CheckShardsStep: Step {
   let name = "check shards"
 
@@ -94,8 +95,39 @@ struct CheckShardsStep: Step {
     if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
+    if problems.isEmpty, let store = context.modelStore, let inputs = context.inputs {
+      let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+      for job in context.jobs where job.status == .upToDate {
+        guard let origin = origins[job.id] else { continue }
+        let directory = job.releaseDirectory(in: origin.dist)
+        let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+        let checks = ArtifactChecks(
+          store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
+        let found =
+          checks.problems(releaseDirectory: directory, record: record)
+          + ReproductionCheck.problems(of: job, record: record, in: directory, inputs: inputs)
+        problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
+      }
+    }
+    // A customer its shard failed fails the merge (or is left out under --publish-passed);
+    // one its shard claims to hold but does not hold verified is bad input.
+    if problems.isEmpty {
+      for job in context.jobs where job.status == .pending {
+        guard let origin = origins[job.id] else { continue }
+        let shard = "shard \(origin.record.shard)/\(origin.record.shards)"
+        if let reason = origin.record.failed[job.id] {
+          job.status = .failed(step: "merge", reason: "\(shard) (\(origin.displayPath)) failed it: \(reason)")
+        } else {
+          problems.append(
+            "\(origin.displayPath): \(job.id): \(shard) holds no verified release of it (\(job.reason))")
+        }
+      }
+    }
     if !problems.isEmpty {
       throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+    }
+    for job in context.jobs where job.status != .pending {
+      context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
     }
   }
 }

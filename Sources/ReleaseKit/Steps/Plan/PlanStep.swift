@@ -32,17 +32,10 @@ struct PlanStep: Step {
         customer: customer, version: version, lastReleased: last, digest: digest, in: dist,
         named: origin?.displayPath ?? context.options.distPath, context: context)
       let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
-      var status: CustomerJob.Status =
+      let status: CustomerJob.Status =
         !missing.isEmpty
         ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
         : record == nil ? .pending : .upToDate
-      if !context.options.mergeSources.isEmpty && status == .pending {
-        let shard = origin.map { "shard \($0.record.shard)/\($0.record.shards)" } ?? "no shard"
-        status = .failed(
-          step: "merge",
-          reason: origin?.record.failed[customer.id].map { "\(shard) failed it: \($0)" }
-            ?? "\(shard) holds no release of it (\(reason))")
-      }
       let job = CustomerJob(
         customer: customer, version: version, digest: digest,
         reason: missing.isEmpty ? reason : missing.joined(separator: "; "), status: status)
@@ -65,7 +58,7 @@ struct PlanStep: Step {
     // Up-to-date customers are done already, and customers whose models could not be
     // fetched have failed: each is reported as such (`customer_skipped` or `customer_failed`
     // under --json) instead of going through the customer steps.
-    for job in context.jobs where job.status != .pending {
+    for job in context.jobs where job.status != .pending && context.options.mergeSources.isEmpty {
       context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
     }
   }

@@ -1,0 +1,145 @@
+import Foundation
+import ReleaseArchive
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseKit
+
+/// Issue 12, "a restored dist/ is only a cache": CI restores dist/ from a cache, so a release
+/// there is believed only after its archive proves to hold exactly the package the template
+/// makes for that customer, byte for byte. A planted release — its release.json and .sha256
+/// made consistent with the planted zip — is refused before anything is published or tagged,
+/// and `release verify` never runs its code.
+final class RestoredDistTests: XCTestCase {
+  private static let manifest = PublishFixtures.manifest
+
+  /// acme and bluebird built once, without tests; each test plants into a copy of its dist/.
+  private func workspace() throws -> (Workspace, release: URL, zip: URL) {
+    let workspace = try Workspace(manifest: Self.manifest)
+    let built = workspace.run(["all", "--skip-tests", "--jobs", "1"])
+    XCTAssertEqual(built.exitCode, 0, built.allOutput)
+    let release = try XCTUnwrap(
+      try FileManager.default.contentsOfDirectory(
+        at: workspace.dist.appendingPathComponent("acme"),
+        includingPropertiesForKeys: nil
+      ).first { !$0.lastPathComponent.hasPrefix(".") })
+    let zip = try XCTUnwrap(
+      try FileManager.default.contentsOfDirectory(at: release, includingPropertiesForKeys: nil).first {
+        $0.pathExtension == "zip"
+      })
+    try GitFixture.commitAll(workspace.root)
+    return (workspace, release, zip)
+  }
+
+  /// Rewrites the release's zip through `change` (which edits the extracted package), then makes
+  /// release.json (files list, artifact digest and size) and the .sha256 agree with it, as an
+  /// attacker with write access to the cache would.
+  private func plant(_ release: URL, zip: URL, change: (URL) throws -> Void) throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("plant-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let package = try ZipReader.extract(zip, into: scratch.appendingPathComponent("x"))
+    try change(package)
+    var record = try ReleaseRecord.load(from: release.appendingPathComponent(ReleaseRecord.fileName))
+    try FileManager.default.removeItem(at: zip)
+    let written = try ZipWriter.write(
+      directory: package, topLevelName: record.artifact.topLevelDirectory, to: zip,
+      modificationTime: SourceDateEpoch.defaultValue)
+    record.files = try StageStep.files(in: package)
+    record.artifact.sha256 = written.sha256
+    record.artifact.size = written.size
+    try record.encoded().write(to: release.appendingPathComponent(ReleaseRecord.fileName))
+    try "\(written.sha256)  \(zip.lastPathComponent)\n".write(
+      to: release.appendingPathComponent(zip.lastPathComponent + ".sha256"), atomically: true, encoding: .utf8
+    )
+  }
+
+  private func tags(_ workspace: Workspace) throws -> String {
+    try SystemProcessRunner().run(ProcessInvocation("git", ["tag", "-l"], in: workspace.root)).standardOutput
+  }
+
+  func testAPlantedPackageManifestIsRefusedBeforePublishingAndVerifyNeverEvaluatesIt() throws {
+    let (workspace, release, zip) = try workspace()
+    let marker = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "evaluated-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: marker) }
+    try plant(release, zip: zip) { package in
+      let manifest = package.appendingPathComponent("Package.swift")
+      let text = try String(contentsOf: manifest, encoding: .utf8)
+      try
+        (text
+        + "\nimport Foundation\n_ = FileManager.default.createFile(atPath: \"\(marker.path)\", contents: nil)\n")
+        .write(to: manifest, atomically: true, encoding: .utf8)
+    }
+    let stateBefore = try Data(contentsOf: workspace.file("release-state.json"))
+    let published = workspace.file("published")
+
+    let run = workspace.run(["all", "--skip-tests", "--publish", "dir:\(published.path)", "--allow-dirty"])
+    XCTAssertEqual(run.exitCode, 1, run.allOutput)
+    XCTAssertTrue(
+      run.allOutput.contains(
+        "acme: \(zip.lastPathComponent): Package.swift differs from what the template makes"),
+      run.allOutput)
+    XCTAssertTrue(run.allOutput.contains("--force"), "the message says how to rebuild: \(run.allOutput)")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: published.path), "nothing published")
+    XCTAssertEqual(try tags(workspace), "", "nothing tagged")
+    XCTAssertEqual(
+      try Data(contentsOf: workspace.file("release-state.json")), stateBefore, "no state written")
+
+    for arguments in [["verify", "dist", "--no-build"], ["verify", "dist"]] {
+      let verify = workspace.run(arguments)
+      XCTAssertEqual(verify.exitCode, 1, "\(arguments): \(verify.allOutput)")
+      XCTAssertTrue(
+        verify.allOutput.contains("Package.swift differs from what the template makes"),
+        "\(arguments): \(verify.allOutput)")
+    }
+    XCTAssertFalse(FileManager.default.fileExists(atPath: marker.path), "the planted manifest was evaluated")
+
+    // --force rebuilds it from the inputs, and the run goes through.
+    let forced = workspace.run(["all", "--skip-tests", "--force"])
+    XCTAssertEqual(forced.exitCode, 0, forced.allOutput)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: marker.path))
+  }
+
+  func testANearCopyOfAnotherCustomersModelAddedAsAnyFileIsRefused() throws {
+    let (workspace, release, zip) = try workspace()
+    // bluebird's onboarding_upsell v72 with its last byte changed: the exact-digest scan for
+    // other customers' models does not know these bytes.
+    var stolen = try Data(contentsOf: workspace.file("models/onboarding_upsell/72.mlmodel"))
+    stolen[stolen.count - 1] ^= 0x01
+    try plant(release, zip: zip) { package in
+      try stolen.write(to: package.appendingPathComponent("Sources/ContextSDK/Resources/Models/weights.bin"))
+    }
+    let run = workspace.run(["all", "--skip-tests"])
+    XCTAssertEqual(run.exitCode, 1, run.allOutput)
+    XCTAssertTrue(
+      run.allOutput.contains(
+        "acme: \(zip.lastPathComponent): Sources/ContextSDK/Resources/Models/weights.bin is not part of the package the template makes"
+      ), run.allOutput)
+    let verify = workspace.run(["verify", "dist", "--no-build"])
+    XCTAssertEqual(verify.exitCode, 1, verify.allOutput)
+    XCTAssertTrue(verify.allOutput.contains("weights.bin is not part of the package"), verify.allOutput)
+  }
+
+  func testAReleaseRecordOfAnotherCustomerVersionOrPackageIsRefused() throws {
+    let (workspace, release, _) = try workspace()
+    let recordFile = release.appendingPathComponent(ReleaseRecord.fileName)
+    let original = try ReleaseRecord.load(from: recordFile)
+    let lies: [(String, (inout ReleaseRecord) -> Void)] = [
+      ("customer.id", { $0.customer.id = "bluebird" }),
+      ("customer.appID", { $0.customer.appID = "a91c44d2-0b7e-4c3f-8d26-5e1f9b0a7c33" }),
+      ("version", { $0.version = "9.9.9" }),
+      ("packageName", { $0.packageName = "ContextSDK_Bluebird" }),
+    ]
+    for (field, lie) in lies {
+      var record = original
+      lie(&record)
+      try record.encoded().write(to: recordFile)
+      let run = workspace.run(["all", "--skip-tests"])
+      XCTAssertEqual(run.exitCode, 1, "\(field): \(run.allOutput)")
+      XCTAssertTrue(run.allOutput.contains("acme: release.json: \(field) is"), "\(field): \(run.allOutput)")
+    }
+    try original.encoded().write(to: recordFile)
+    let clean = workspace.run(["all", "--skip-tests"])
+    XCTAssertEqual(clean.exitCode, 0, clean.allOutput)
+  }
+}
