@@ -78,21 +78,39 @@ final class DirectoryModelStoreTests: XCTestCase {
     XCTAssertEqual(try store.versions(of: "../\(temporaryDirectory.lastPathComponent)/paywall_timing"), [])
   }
 
-  func testSymbolicLinksAreFollowed() throws {
-    try make(["elsewhere/3.mlmodel"])
+  func testSymbolicLinksInsideTheStoreAreFollowedAndLinksOutOfItRefused() throws {
+    try make(["store/models_v2/3.mlmodel", "elsewhere/3.mlmodel"])
     let root = temporaryDirectory.appendingPathComponent("store")
     try FileManager.default.createDirectory(
       at: root.appendingPathComponent("trial_reminder"), withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(
       at: root.appendingPathComponent("trial_reminder/3.mlmodel"),
-      withDestinationURL: temporaryDirectory.appendingPathComponent("elsewhere/3.mlmodel"))
+      withDestinationURL: root.appendingPathComponent("models_v2/3.mlmodel"))
     try FileManager.default.createSymbolicLink(
       at: root.appendingPathComponent("linked_flow"),
-      withDestinationURL: temporaryDirectory.appendingPathComponent("elsewhere"))
-    let store = DirectoryModelStore(root: root)
-    XCTAssertEqual(try store.flowNames(), ["linked_flow", "trial_reminder"])
+      withDestinationURL: root.appendingPathComponent("models_v2"))
+    let store = DirectoryModelStore(root: root, displayName: "store")
+    XCTAssertEqual(try store.flowNames(), ["linked_flow", "models_v2", "trial_reminder"])
     XCTAssertEqual(try store.versions(of: "trial_reminder"), [3])
     XCTAssertEqual(try store.versions(of: "linked_flow"), [3])
+
+    // Out of the store, as a model file or as a flow directory: refused, naming the entry.
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("trial_reminder/4.mlmodel"),
+      withDestinationURL: temporaryDirectory.appendingPathComponent("elsewhere/3.mlmodel"))
+    XCTAssertThrowsError(try store.versions(of: "trial_reminder")) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "store/trial_reminder/4.mlmodel: a symbolic link to \(temporaryDirectory.path)/elsewhere/3.mlmodel, outside the model store; only regular files inside it are models"
+      )
+    }
+    try FileManager.default.createSymbolicLink(
+      at: root.appendingPathComponent("outside_flow"),
+      withDestinationURL: temporaryDirectory.appendingPathComponent("elsewhere"))
+    XCTAssertThrowsError(try store.versions(of: "outside_flow")) { error in
+      XCTAssertTrue("\(error)".hasPrefix("store/outside_flow/3.mlmodel: a symbolic link to "), "\(error)")
+      XCTAssertTrue("\(error)".hasSuffix("outside the model store; only regular files inside it are models"))
+    }
   }
 
   // MARK: - Errors

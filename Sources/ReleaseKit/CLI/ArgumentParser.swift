@@ -59,6 +59,25 @@ struct Arguments {
   /// Every value of a repeatable option, in order.
   func values(_ name: String) -> [String] { options[name] ?? [] }
 
+  /// A size: bytes, or a number with KB, MB or GB (powers of 1024), e.g. `512MB`.
+  func size(_ name: String) throws -> Int64? {
+    guard let text = value(name) else { return nil }
+    let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("", 1)]
+    let upper = text.uppercased()
+    for (suffix, factor) in units where upper.hasSuffix(suffix) {
+      let digits = upper.dropLast(suffix.count)
+      if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+        let number = Int64(digits),
+        number > 0, number <= Int64.max / factor
+      {
+        return number * factor
+      }
+      break
+    }
+    throw ReleaseError.usage(
+      "\(name): expected a size in bytes, or with KB, MB or GB (e.g. 512MB), found \"\(text.prefix(40))\"")
+  }
+
   func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
     guard let text = value(name) else { return nil }
     guard let number = Int(text), range.contains(number) else {

@@ -76,6 +76,7 @@ enum ReleaseCommand {
   static let valueOptions: Set<String> = [
     "--manifest", "--models", "--templates", "--state", "--dist", "--cache", "--jobs", "--publish",
     "--s3-endpoint", "--s3-region", "--public-url", "--remote", "--config", "--shard", "--shards",
+    "--max-model-size",
   ]
 
   /// `services` locates release.config.json (at its root, or `--config`); without it only the
@@ -129,6 +130,7 @@ enum ReleaseCommand {
     options.distPath = parsed.value("--dist") ?? options.distPath
     options.cachePath = parsed.value("--cache") ?? options.cachePath
     options.jobs = try parsed.integer("--jobs", in: 1...64) ?? options.jobs
+    options.maximumModelSize = try parsed.size("--max-model-size") ?? options.maximumModelSize
     options.archiveModificationTime = try SourceDateEpoch.value(services?.environment ?? [:])
     options.dryRun = parsed.flag("--dry-run")
     options.force = parsed.flag("--force")

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseManifest
 
 /// What the user asked for, after argument parsing. Paths are as given (relative to the root).
 public struct ReleaseOptions: Equatable, Sendable {
@@ -41,6 +42,8 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var s3Region: String?
   /// Every archive entry's modification time (`SOURCE_DATE_EPOCH`, else a fixed default).
   public var archiveModificationTime = SourceDateEpoch.defaultValue
+  /// Bytes a model of a directory store may have (`--max-model-size`).
+  public var maximumModelSize = DirectoryModelStore.defaultMaximumModelSize
   /// `release all --shard k/N`: build only shard k of N (see `ShardPlan`); no publishing.
   public var shard: ShardSelection?
   /// `release plan --shards N`: how many shards to plan.

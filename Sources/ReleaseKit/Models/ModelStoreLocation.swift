@@ -16,7 +16,8 @@ enum ModelStoreLocation {
   {
     let location = options.modelsPath
     guard isRemote(location) else {
-      return DirectoryModelStore(root: services.resolve(location), displayName: location)
+      return DirectoryModelStore(
+        root: services.resolve(location), displayName: location, maximumModelSize: options.maximumModelSize)
     }
     let cache = services.resolve(options.cachePath).appendingPathComponent("models")
     let source: RemoteModelStore.Source

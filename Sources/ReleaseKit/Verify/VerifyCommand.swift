@@ -19,7 +19,9 @@ enum VerifyCommand {
   static func run(arguments: [String], services: Services) throws {
     let parsed = try Arguments(
       arguments,
-      spec: .init(flags: ["--no-build"], options: ["--manifest", "--models", "--templates", "--config"]),
+      spec: .init(
+        flags: ["--no-build"],
+        options: ["--manifest", "--models", "--templates", "--config", "--max-model-size"]),
       command: "verify")
     guard !parsed.positionals.isEmpty else {
       throw ReleaseError.usage(
@@ -29,10 +31,21 @@ enum VerifyCommand {
     let modelsPath = parsed.value("--models") ?? ReleaseOptions().modelsPath
     let releases = try parsed.positionals.flatMap { try findReleases($0, services: services) }
 
-    let store = DirectoryModelStore(root: services.resolve(modelsPath), displayName: modelsPath)
-    let manifest = try ManifestLoader.load(
-      contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store)
-    let storeModels = try StoreModels(store)
+    let store = DirectoryModelStore(
+      root: services.resolve(modelsPath), displayName: modelsPath,
+      maximumModelSize: try parsed.size("--max-model-size") ?? DirectoryModelStore.defaultMaximumModelSize)
+    let manifest: Manifest
+    do {
+      manifest = try ManifestLoader.load(
+        contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store)
+    } catch let error as DirectoryModelStoreError {
+      throw ReleaseError.invalidInput(error.description)
+    }
+    // A store entry that is no model file is bad input (exit 2), named, before anything is read.
+    let storeModels: StoreModels
+    do { storeModels = try StoreModels(store) } catch let error as DirectoryModelStoreError {
+      throw ReleaseError.invalidInput(error.description)
+    }
     let output = services.output
     let templates = parsed.value("--templates") ?? ReleaseOptions().templatesPath
     let reproduction = Reproduction(

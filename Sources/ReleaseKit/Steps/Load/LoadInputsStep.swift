@@ -19,6 +19,9 @@ struct LoadInputsStep: Step {
     // Publish destinations first: a missing credential ends the run before any download or build.
     let publishTargets = try PublishStep.targets(options, services)
     let store = try ModelStoreLocation.open(options, services: services)
+    // The whole store is listed (stat only, nothing read) before anything else: an entry that
+    // is no model file is bad input, found now rather than mid-run by the scan that hashes it.
+    _ = try Self.badInput { try store.flowNames() }
     let manifest = try Self.badInput {
       try ManifestLoader.load(
         contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
