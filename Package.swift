@@ -22,12 +22,14 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]),
     // curl_easy_setopt is variadic; Swift cannot call it, so typed wrappers live here.
     .target(name: "CCurlShim", dependencies: ["CCurl"]),
+    // posix_spawn's chdir file action, declared by glibc only under _GNU_SOURCE.
+    .target(name: "CSpawn"),
 
     // Layers, bottom up: system services (hashing, processes, files), archive (libarchive),
     // network (libcurl) -> manifest + model store -> generation -> pipeline, steps and CLI.
     .target(
       name: "ReleaseSystem",
-      dependencies: [.target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+      dependencies: ["CSpawn", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "ReleaseArchive", dependencies: ["CArchive", "ReleaseSystem"]),
     .target(name: "ReleaseNetwork", dependencies: ["CCurlShim", "ReleaseSystem"]),
     .target(name: "ReleaseManifest", dependencies: ["ReleaseSystem"]),

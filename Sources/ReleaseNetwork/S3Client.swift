@@ -169,8 +169,7 @@ public struct S3Client: Sendable {
       throw NetworkError.verificationFailed(
         url: displayURL, expected: "\(size) bytes", actual: "\(info.size) bytes")
     }
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "release-verify-\(UUID().uuidString)")
+    let directory = try TemporaryFiles.shared.makeDirectory(prefix: "release-s3-verify")
     defer { try? FileManager.default.removeItem(at: directory) }
     let copy = directory.appendingPathComponent("object")
     try get(key, to: copy)

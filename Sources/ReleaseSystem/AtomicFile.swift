@@ -4,9 +4,12 @@ import Foundation
 /// sibling (same directory, so the rename stays on one file system), then is renamed.
 public enum AtomicFile {
   /// A temporary sibling name for `url`: hidden, unique to this process and call.
+  /// Registered with `TemporaryFiles`, so an interrupted run removes it.
   public static func temporarySibling(of url: URL) -> URL {
     let name = ".\(url.lastPathComponent).tmp-\(getpid())-\(UUID().uuidString.prefix(8))"
-    return url.deletingLastPathComponent().appendingPathComponent(name)
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(name)
+    TemporaryFiles.shared.register(temporary)
+    return temporary
   }
 
   /// Removes the temporaries (`temporarySibling` names) that processes which no longer exist

@@ -1,4 +1,11 @@
+import CSpawn
 import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// What a finished child process left behind.
 public struct ProcessResult: Equatable, Sendable {
@@ -17,21 +24,32 @@ public struct ProcessResult: Equatable, Sendable {
 /// One program to run. `logFile`, when set, receives stdout and stderr as they arrive
 /// (appended), which is how `swift build` output is streamed to `dist/logs/…`.
 public struct ProcessInvocation: Equatable, Sendable {
+  /// Every child has a time limit; this one unless the caller gives another (git, `swift
+  /// --version`: seconds; builds and tests get the run's `--timeout`).
+  public static let defaultTimeLimit: Double = 120
+
   public var program: String
   public var arguments: [String]
   public var directory: URL?
   public var environment: [String: String]?
   public var logFile: URL?
+  /// Seconds the child (and everything it starts) may run before it is stopped.
+  public var timeLimit: Double
+  /// The option that raises `timeLimit`, named in the timeout message (`--timeout`).
+  public var timeLimitOption: String?
 
   public init(
     _ program: String, _ arguments: [String], in directory: URL? = nil,
-    environment: [String: String]? = nil, logFile: URL? = nil
+    environment: [String: String]? = nil, logFile: URL? = nil, timeLimit: Double = defaultTimeLimit,
+    timeLimitOption: String? = nil
   ) {
     self.program = program
     self.arguments = arguments
     self.directory = directory
     self.environment = environment
     self.logFile = logFile
+    self.timeLimit = timeLimit
+    self.timeLimitOption = timeLimitOption
   }
 
   /// The command as a person would type it (for messages; never contains secrets,
@@ -45,65 +63,185 @@ public protocol ProcessRunning: Sendable {
   func run(_ invocation: ProcessInvocation) throws -> ProcessResult
 }
 
-/// The real runner, on Foundation's `Process`.
+/// The real runner, on `posix_spawn`.
+///
+/// Measured (shared/notes/faults-measured.md): children started through Foundation's `Process`
+/// from a Dispatch worker inherited that thread's signal mask, with SIGINT, SIGTERM and SIGHUP
+/// blocked, so they ignored `kill -TERM` and outlived the run; and `waitUntilExit()` waited
+/// forever on a child that never ended. So each child starts with an empty signal mask and
+/// default dispositions, in a process group of its own (so it can be stopped together with
+/// everything it starts), is registered while it runs (an interrupted run stops it), and is
+/// stopped when its time limit passes: SIGTERM to the group, SIGKILL after a short grace.
 public struct SystemProcessRunner: ProcessRunning {
+  /// Seconds between SIGTERM and SIGKILL for a child past its time limit.
+  static let terminationGrace: Double = 3
+
   public init() {}
 
   public func run(_ invocation: ProcessInvocation) throws -> ProcessResult {
     guard let executable = Self.find(invocation.program, environment: invocation.environment)
     else { throw SystemError.programNotFound(name: invocation.program) }
 
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = invocation.arguments
-    if let directory = invocation.directory { process.currentDirectoryURL = directory }
-    if let environment = invocation.environment { process.environment = environment }
-    process.standardInput = FileHandle.nullDevice
-
-    var logHandle: FileHandle?
-    let outputPipe = Pipe()
-    let errorPipe = Pipe()
+    var logDescriptor: Int32 = -1
     if let logFile = invocation.logFile {
       try AtomicFile.createDirectory(logFile.deletingLastPathComponent())
-      if !FileManager.default.fileExists(atPath: logFile.path) {
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+      logDescriptor = open(logFile.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+      guard logDescriptor >= 0 else {
+        throw SystemError.cannotWrite(path: logFile.path, reason: String(cString: strerror(errno)))
       }
-      guard let handle = FileHandle(forWritingAtPath: logFile.path) else {
-        throw SystemError.cannotWrite(path: logFile.path, reason: "cannot open log file")
-      }
-      handle.seekToEndOfFile()
-      logHandle = handle
-      process.standardOutput = handle
-      process.standardError = handle
-    } else {
-      process.standardOutput = outputPipe
-      process.standardError = errorPipe
     }
-    defer { try? logHandle?.close() }
+    defer { if logDescriptor >= 0 { close(logDescriptor) } }
 
-    do { try process.run() } catch {
+    // Pipes for captured output (when there is no log file).
+    var outputPipe: [Int32] = [-1, -1]
+    var errorPipe: [Int32] = [-1, -1]
+    if logDescriptor < 0 {
+      guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
+        throw SystemError.processFailed(command: invocation.commandLine, exitCode: -1, logPath: nil)
+      }
+    }
+
+    let pid = try spawn(executable, invocation, log: logDescriptor, output: outputPipe, error: errorPipe)
+    ChildProcesses.shared.started(pid)
+    defer { ChildProcesses.shared.ended(pid) }
+
+    // Drain both pipes on their own threads, so a chatty child never blocks on a full pipe.
+    let captured = Locked((output: Data(), error: Data()))
+    let drained = DispatchGroup()
+    if logDescriptor < 0 {
+      close(outputPipe[1])
+      close(errorPipe[1])
+      for (descriptor, isOutput) in [(outputPipe[0], true), (errorPipe[0], false)] {
+        drained.enter()
+        Thread.detachNewThread {
+          let data = Self.readAll(descriptor)
+          close(descriptor)
+          captured.withLock { if isOutput { $0.output = data } else { $0.error = data } }
+          drained.leave()
+        }
+      }
+    }
+
+    let status = wait(for: pid, invocation)
+    // Whatever the child left running in its group (compilers, test binaries) goes with it.
+    kill(-pid, SIGKILL)
+    drained.wait()
+    guard let status else {
+      throw SystemError.timedOut(
+        command: invocation.commandLine, seconds: invocation.timeLimit, option: invocation.timeLimitOption)
+    }
+    let output = captured.value
+    return ProcessResult(
+      exitCode: status, standardOutput: String(decoding: output.output, as: UTF8.self),
+      standardError: String(decoding: output.error, as: UTF8.self))
+  }
+
+  /// The exit status (128 + signal for a child ended by a signal), or nil when the time limit
+  /// passed and the child's group was stopped.
+  private func wait(for pid: pid_t, _ invocation: ProcessInvocation) -> Int32? {
+    let deadline = Date().addingTimeInterval(invocation.timeLimit)
+    var terminatedAt: Date?
+    var pollInterval: useconds_t = 2_000
+    while true {
+      var status: Int32 = 0
+      let reaped = waitpid(pid, &status, WNOHANG)
+      if reaped == pid { return terminatedAt == nil ? Self.exitCode(status) : nil }
+      if reaped < 0 && errno != EINTR { return terminatedAt == nil ? -1 : nil }
+      let now = Date()
+      if terminatedAt == nil, now >= deadline {
+        kill(-pid, SIGTERM)
+        terminatedAt = now
+      } else if let terminated = terminatedAt, now.timeIntervalSince(terminated) >= Self.terminationGrace {
+        kill(-pid, SIGKILL)
+      }
+      usleep(pollInterval)
+      pollInterval = min(pollInterval * 2, 50_000)
+    }
+  }
+
+  /// `waitpid`'s status as an exit code: the code itself, or 128 + the signal that ended it.
+  static func exitCode(_ status: Int32) -> Int32 {
+    let signal = status & 0x7f
+    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+  }
+
+  private func spawn(
+    _ executable: URL, _ invocation: ProcessInvocation, log: Int32, output: [Int32], error: [Int32]
+  ) throws -> pid_t {
+    #if canImport(Glibc)
+      var actions = posix_spawn_file_actions_t()
+      var attributes = posix_spawnattr_t()
+    #else
+      var actions: posix_spawn_file_actions_t?
+      var attributes: posix_spawnattr_t?
+    #endif
+    posix_spawn_file_actions_init(&actions)
+    posix_spawnattr_init(&attributes)
+    defer {
+      posix_spawn_file_actions_destroy(&actions)
+      posix_spawnattr_destroy(&attributes)
+    }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if log >= 0 {
+      posix_spawn_file_actions_adddup2(&actions, log, 1)
+      posix_spawn_file_actions_adddup2(&actions, log, 2)
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+      posix_spawn_file_actions_adddup2(&actions, error[1], 2)
+      for descriptor in [output[0], error[0], output[1], error[1]] {
+        posix_spawn_file_actions_addclose(&actions, descriptor)
+      }
+    }
+    if let directory = invocation.directory {
+      cspawn_file_actions_addchdir(&actions, directory.path)
+    }
+    // An empty signal mask and default dispositions, whatever the spawning thread had; a
+    // process group of its own.
+    var emptyMask = sigset_t()
+    sigemptyset(&emptyMask)
+    posix_spawnattr_setsigmask(&attributes, &emptyMask)
+    var defaults = sigset_t()
+    sigfillset(&defaults)
+    sigdelset(&defaults, SIGKILL)
+    sigdelset(&defaults, SIGSTOP)
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setpgroup(&attributes, 0)
+    posix_spawnattr_setflags(
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+
+    let arguments = [executable.path] + invocation.arguments
+    let environment = (invocation.environment ?? ProcessInfo.processInfo.environment).map {
+      "\($0.key)=\($0.value)"
+    }
+    var pid: pid_t = 0
+    let result = withCStrings(arguments) { argv in
+      withCStrings(environment) { envp in
+        posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+      }
+    }
+    if log < 0 {
+      // The child has its own copies; on failure nobody writes to them.
+      if result != 0 { for descriptor in output + error { close(descriptor) } }
+    }
+    guard result == 0 else {
       throw SystemError.processFailed(command: invocation.commandLine, exitCode: -1, logPath: nil)
     }
-    var output = Data()
-    var errors = Data()
-    if logHandle == nil {
-      // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
-      let standardError = Locked(Data())
-      let group = DispatchGroup()
-      group.enter()
-      DispatchQueue.global().async {
-        standardError.set(errorPipe.fileHandleForReading.readDataToEndOfFile())
-        group.leave()
+    return pid
+  }
+
+  private static func readAll(_ descriptor: Int32) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+      let count = read(descriptor, &buffer, buffer.count)
+      if count > 0 {
+        data.append(contentsOf: buffer[0..<count])
+      } else if count < 0 && errno == EINTR {
+        continue
+      } else {
+        return data
       }
-      output = outputPipe.fileHandleForReading.readDataToEndOfFile()
-      group.wait()
-      errors = standardError.value
     }
-    process.waitUntilExit()
-    return ProcessResult(
-      exitCode: process.terminationStatus,
-      standardOutput: String(decoding: output, as: UTF8.self),
-      standardError: String(decoding: errors, as: UTF8.self))
   }
 
   /// Resolves a program name on PATH (absolute paths are taken as they are).
@@ -118,4 +256,13 @@ public struct SystemProcessRunner: ProcessRunning {
     }
     return nil
   }
+}
+
+/// A NULL-terminated array of C strings for `posix_spawn`, alive during `body`.
+private func withCStrings<Result>(
+  _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result
+) -> Result {
+  let pointers = strings.map { strdup($0) } + [nil]
+  defer { pointers.forEach { free($0) } }
+  return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

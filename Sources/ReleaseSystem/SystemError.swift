@@ -7,6 +7,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
   case programNotFound(name: String)
   case processFailed(command: String, exitCode: Int32, logPath: String?)
   case locked(path: String, holder: String)
+  /// The child ran past its time limit and was stopped, with everything it started.
+  case timedOut(command: String, seconds: Double, option: String?)
 
   /// The operating system's reason for a Foundation error ("No space left on device"), found
   /// in its chain of underlying errors, rather than Foundation's sentence and user info dump.
@@ -30,6 +32,10 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
       return "\(name): program not found on PATH (install it, or put it on PATH)"
     case .processFailed(let command, let exitCode, let logPath):
       return "\(command): exited with status \(exitCode)" + (logPath.map { " (log: \($0))" } ?? "")
+    case .timedOut(let command, let seconds, let option):
+      let limit = seconds.truncatingRemainder(dividingBy: 1) == 0 ? "\(Int(seconds))s" : "\(seconds)s"
+      return "\(command): still running after \(limit), stopped with everything it started"
+        + (option.map { " (raise the limit with \($0))" } ?? "")
     case .locked(let path, let holder):
       // flock(2) locks die with their process, so a held lock is never stale: removing the
       // file would only let a third run start beside the holder.

@@ -37,4 +37,75 @@ final class ProcessRunnerTests: XCTestCase {
     XCTAssertEqual(result.standardOutput.count, 1_000_000)
     XCTAssertEqual(result.standardError.count, 1_000_000)
   }
+
+  /// Measured: children spawned from a Dispatch worker inherited a mask blocking SIGTERM and
+  /// friends, and ignored `kill -TERM`. Every child starts with nothing blocked or ignored.
+  func testAChildStartsWithNoSignalBlockedOrIgnoredWhateverTheSpawningThread() throws {
+    #if os(Linux)
+      let result = Locked<Result<ProcessResult, Error>?>(nil)
+      let done = DispatchSemaphore(value: 0)
+      DispatchQueue.global().async {
+        // As a run has it: SIGPIPE ignored, and this worker thread blocking everything.
+        signal(SIGPIPE, SIG_IGN)
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, nil)
+        result.set(
+          Result {
+            try SystemProcessRunner().run(
+              ProcessInvocation("grep", ["-E", "^Sig(Blk|Ign)", "/proc/self/status"]))
+          })
+        done.signal()
+      }
+      XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+      let output = try XCTUnwrap(result.value).get().standardOutput
+      var masks: [String: UInt64] = [:]
+      for line in output.split(separator: "\n") {
+        let fields = line.split(separator: ":")
+        if fields.count == 2 {
+          masks[String(fields[0])] = UInt64(fields[1].trimmingCharacters(in: .whitespaces), radix: 16)
+        }
+      }
+      // Bit n-1 is signal n. The standard signals 1-31 must be neither blocked nor ignored (32
+      // and 33 are glibc's own, kept by every spawn).
+      let standard: UInt64 = 0x7FFF_FFFF
+      XCTAssertEqual(masks["SigBlk"].map { $0 & standard }, 0, output)
+      XCTAssertEqual(masks["SigIgn"].map { $0 & standard }, 0, output)
+      signal(SIGPIPE, SIG_DFL)
+    #else
+      XCTFail("the signal mask is read from /proc, which this platform lacks")
+    #endif
+  }
+
+  /// A child past its time limit is stopped with everything it started, promptly, with a
+  /// message naming it and the option that raises the limit.
+  func testAChildPastItsTimeLimitIsStoppedWithItsWholeGroup() throws {
+    let directory = try TemporaryDirectory()
+    let pids = directory.url.appendingPathComponent("pids")
+    let started = Date()
+    XCTAssertThrowsError(
+      try SystemProcessRunner().run(
+        ProcessInvocation(
+          "sh", ["-c", "trap '' TERM; sleep 1000 & echo $$ $! > \(pids.path); while true; do sleep 1; done"],
+          timeLimit: 1, timeLimitOption: "--timeout"))
+    ) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "sh -c \(["trap '' TERM; sleep 1000 & echo $$ $! > \(pids.path); while true; do sleep 1; done"][0]): still running after 1s, stopped with everything it started (raise the limit with --timeout)"
+      )
+    }
+    // The shell ignores SIGTERM: SIGKILL after the grace ends it anyway.
+    XCTAssertLessThan(Date().timeIntervalSince(started), 15)
+    let recorded = try String(contentsOf: pids, encoding: .utf8).split(whereSeparator: {
+      $0 == " " || $0 == "\n"
+    })
+    .compactMap { pid_t($0) }
+    XCTAssertEqual(recorded.count, 2)
+    for pid in recorded {
+      // Gone, or a zombie waiting for a parent that is gone too (pid 1 need not reap here).
+      let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+      XCTAssertTrue(
+        kill(pid, 0) != 0 || status.contains("State:\tZ"), "pid \(pid) survived: \(status.prefix(80))")
+    }
+  }
 }

@@ -59,6 +59,24 @@ struct Arguments {
   /// Every value of a repeatable option, in order.
   func values(_ name: String) -> [String] { options[name] ?? [] }
 
+  /// A duration: seconds, or a number with s, m or h, e.g. `90s`, `20m`, `1h`; at most a day.
+  func duration(_ name: String) throws -> Double? {
+    guard let text = value(name) else { return nil }
+    let units: [(String, Double)] = [("h", 3600), ("m", 60), ("s", 1), ("", 1)]
+    for (suffix, factor) in units where text.hasSuffix(suffix) {
+      let digits = text.dropLast(suffix.count)
+      if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+        let number = Double(digits),
+        number > 0, number * factor <= 86_400
+      {
+        return number * factor
+      }
+      break
+    }
+    throw ReleaseError.usage(
+      "\(name): expected a duration such as 90s, 20m or 1h (at most 24h), found \"\(text.prefix(40))\"")
+  }
+
   /// A size: bytes, or a number with KB, MB or GB (powers of 1024), e.g. `512MB`.
   func size(_ name: String) throws -> Int64? {
     guard let text = value(name) else { return nil }

@@ -4,7 +4,22 @@ import ReleaseSystem
 
 /// Entry point: parses the command line, runs the command, maps errors to exit codes.
 public enum CommandLineInterface {
+  /// The run finished, but its standard output's reader went away before all of it was written.
+  public static let outputLostExitCode: Int32 = 3
+
   public static func main(arguments: [String], services: Services = .live()) -> Int32 {
+    let code = run(arguments: arguments, services: services)
+    if let terminal = services.output as? StandardOutput, terminal.readerWentAway {
+      services.output.write(
+        line:
+          "release: standard output was closed by its reader; the run went on to the end (exit \(code) otherwise), but not all of its output was delivered",
+        to: .standardError)
+      return code == 0 ? outputLostExitCode : code
+    }
+    return code
+  }
+
+  private static func run(arguments: [String], services: Services) -> Int32 {
     let invocation = CommandInvocation(
       arguments: Array(arguments.dropFirst()), services: services,
       reporter: PlainReporter(output: services.output, clock: services.clock))
@@ -76,7 +91,7 @@ enum ReleaseCommand {
   static let valueOptions: Set<String> = [
     "--manifest", "--models", "--templates", "--state", "--dist", "--cache", "--jobs", "--publish",
     "--s3-endpoint", "--s3-region", "--public-url", "--remote", "--config", "--shard", "--shards",
-    "--max-model-size",
+    "--max-model-size", "--timeout",
   ]
 
   /// `services` locates release.config.json (at its root, or `--config`); without it only the
@@ -131,6 +146,7 @@ enum ReleaseCommand {
     options.cachePath = parsed.value("--cache") ?? options.cachePath
     options.jobs = try parsed.integer("--jobs", in: 1...64) ?? options.jobs
     options.maximumModelSize = try parsed.size("--max-model-size") ?? options.maximumModelSize
+    options.timeout = try parsed.duration("--timeout") ?? options.timeout
     options.archiveModificationTime = try SourceDateEpoch.value(services?.environment ?? [:])
     options.dryRun = parsed.flag("--dry-run")
     options.force = parsed.flag("--force")

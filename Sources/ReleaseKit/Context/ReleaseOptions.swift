@@ -42,6 +42,8 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var s3Region: String?
   /// Every archive entry's modification time (`SOURCE_DATE_EPOCH`, else a fixed default).
   public var archiveModificationTime = SourceDateEpoch.defaultValue
+  /// Seconds one `swift build`/`swift test` of a package may take (`--timeout`, default 30 min).
+  public var timeout: Double = 30 * 60
   /// Bytes a model of a directory store may have (`--max-model-size`).
   public var maximumModelSize = DirectoryModelStore.defaultMaximumModelSize
   /// `release all --shard k/N`: build only shard k of N (see `ShardPlan`); no publishing.

@@ -92,9 +92,12 @@ struct GitRepository {
 
   /// Runs git in `directory`; its standard output exactly as printed.
   func output(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> String {
+    // Talking to a remote (push, fetch, ls-remote) may take a while; local git takes seconds.
+    let remote = ["push", "fetch", "ls-remote", "clone"].contains(arguments.first ?? "")
     let invocation = ProcessInvocation(
       "git", arguments, in: directory,
-      environment: environment.merging(environmentOverrides) { $1 }.merging(extraEnvironment) { $1 })
+      environment: environment.merging(environmentOverrides) { $1 }.merging(extraEnvironment) { $1 },
+      timeLimit: remote ? 600 : ProcessInvocation.defaultTimeLimit)
     let result = try runner.run(invocation)
     guard result.exitCode == 0 else {
       throw GitError.failed(

@@ -17,10 +17,8 @@ struct UnifiedDiff {
   let services: Services
 
   func diff(_ files: [FileChange]) throws -> String {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "release-diff-\(UUID().uuidString)")
+    let scratch = try TemporaryFiles.shared.makeDirectory(prefix: "release-diff")
     defer { try? FileManager.default.removeItem(at: scratch) }
-    try AtomicFile.createDirectory(scratch)
     var environment = services.environment
     environment["GIT_CONFIG_NOSYSTEM"] = "1"
     environment["GIT_CONFIG_GLOBAL"] = "/dev/null"

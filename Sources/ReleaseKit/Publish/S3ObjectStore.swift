@@ -48,8 +48,7 @@ struct S3ObjectStore: ObjectStore {
   /// Streams the object into a temporary file and hashes it: the bytes themselves are
   /// checked, not an ETag (which is an MD5 at best, and not even that for multipart uploads).
   func digest(of key: String) throws -> (sha256: String, size: Int64)? {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "release-digest-\(UUID().uuidString)")
+    let directory = try TemporaryFiles.shared.makeDirectory(prefix: "release-digest")
     defer { try? FileManager.default.removeItem(at: directory) }
     let copy = directory.appendingPathComponent("object")
     do {

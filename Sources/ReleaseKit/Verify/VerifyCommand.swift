@@ -21,7 +21,7 @@ enum VerifyCommand {
       arguments,
       spec: .init(
         flags: ["--no-build"],
-        options: ["--manifest", "--models", "--templates", "--config", "--max-model-size"]),
+        options: ["--manifest", "--models", "--templates", "--config", "--max-model-size", "--timeout"]),
       command: "verify")
     guard !parsed.positionals.isEmpty else {
       throw ReleaseError.usage(
@@ -100,7 +100,9 @@ enum VerifyCommand {
           to: .standardOutput)
         if !parsed.flag("--no-build") {
           do {
-            try buildAndConsume(directory: directory, record: record, services: services)
+            try buildAndConsume(
+              directory: directory, record: record, services: services,
+              timeLimit: try parsed.duration("--timeout") ?? ReleaseOptions().timeout)
           } catch {
             problems.append("\(error)")
           }
@@ -203,17 +205,29 @@ enum VerifyCommand {
 
   /// Extracts the archive with libarchive's secure flags into a temporary directory, runs
   /// `swift build` and `swift test` there, then builds and runs a consumer of it.
-  static func buildAndConsume(directory: URL, record: ReleaseRecord, services: Services) throws {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "release-verify-\(UUID().uuidString)")
+  static func buildAndConsume(
+    directory: URL, record: ReleaseRecord, services: Services, timeLimit: Double
+  ) throws {
+    let scratch = try TemporaryFiles.shared.makeDirectory(prefix: "release-verify")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let package = try ZipReader.extract(
       directory.appendingPathComponent(record.artifact.file), into: scratch.appendingPathComponent("package"))
     let log = scratch.appendingPathComponent("verify.log")
-    let environment = ChildEnvironment.withoutSecrets(services.environment)
+    let home = scratch.appendingPathComponent("home")
+    let temporary = scratch.appendingPathComponent("tmp")
+    try AtomicFile.createDirectory(home)
+    try AtomicFile.createDirectory(temporary)
+    let environment = UntrustedBuildEnvironment.make(
+      from: services.environment, home: home, temporary: temporary)
+    func invocation(_ program: String, _ arguments: [String], in directory: URL, log: URL?)
+      -> ProcessInvocation
+    {
+      ProcessInvocation(
+        program, arguments, in: directory, environment: environment, logFile: log, timeLimit: timeLimit,
+        timeLimitOption: "--timeout")
+    }
     func swift(_ arguments: [String], in directory: URL) throws {
-      let result = try services.processRunner.run(
-        ProcessInvocation("swift", arguments, in: directory, environment: environment, logFile: log))
+      let result = try services.processRunner.run(invocation("swift", arguments, in: directory, log: log))
       guard result.exitCode == 0 else {
         let tail = LogTail.lastLines(of: log, count: 15).joined(separator: "\n    ")
         throw SystemError.processFailed(
@@ -235,15 +249,15 @@ enum VerifyCommand {
       allowedBundleIdentifier: record.customer.bundleIdentifiers.first ?? "", into: consumer)
     try swift(["build"], in: consumer)
     let binary = try services.processRunner.run(
-      ProcessInvocation("swift", ["build", "--show-bin-path"], in: consumer, environment: environment))
+      invocation("swift", ["build", "--show-bin-path"], in: consumer, log: nil))
     guard binary.exitCode == 0 else {
       throw SystemError.processFailed(
         command: "swift build --show-bin-path", exitCode: binary.exitCode, logPath: nil)
     }
     let run = try services.processRunner.run(
-      ProcessInvocation(
+      invocation(
         binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) + "/Consumer", [], in: consumer,
-        environment: environment))
+        log: nil))
     guard run.exitCode == 0 else {
       throw VerifyError.consumerFailed(
         output: (run.standardError + run.standardOutput).trimmingCharacters(in: .whitespacesAndNewlines))
@@ -269,4 +283,22 @@ enum VerifyCommand {
 extension Error {
   /// Attaches the last lines of a log to an error's message.
   func withTail(_ tail: String) -> Error { VerifyCommand.VerifyError.withTail(self, tail) }
+}
+
+/// The environment `release verify` builds and runs a package in: the package is the code under
+/// check, so it sees only what SwiftPM needs to find the toolchain and a home and temp dir of
+/// its own — no SSH agent, no cloud credentials, no tokens, nothing else of the user's.
+enum UntrustedBuildEnvironment {
+  /// Variables passed through when set: where programs are, the locale, and on macOS which
+  /// Xcode and SDK to use.
+  static let allowed: Set<String> = [
+    "PATH", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "DEVELOPER_DIR", "SDKROOT", "TOOLCHAINS",
+  ]
+
+  static func make(from environment: [String: String], home: URL, temporary: URL) -> [String: String] {
+    var allowed = environment.filter { Self.allowed.contains($0.key) }
+    allowed["HOME"] = home.path
+    allowed["TMPDIR"] = temporary.path
+    return allowed
+  }
 }

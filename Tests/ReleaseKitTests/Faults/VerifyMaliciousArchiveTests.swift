@@ -209,7 +209,8 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
         processRunner: runner, clock: ManualClock(), root: workspace.root, environment: [:],
         output: CapturedOutput())
       XCTAssertThrowsError(
-        try VerifyCommand.buildAndConsume(directory: directory, record: record, services: services), name
+        try VerifyCommand.buildAndConsume(
+          directory: directory, record: record, services: services, timeLimit: 60), name
       ) {
         error in
         // The extraction reports the first problem, which for these is the expected one or,

@@ -20,7 +20,10 @@ struct SwiftBuildStep: CustomerStep {
       // in the log, whose tail is shown on failure.
       let arguments = context.options.skipTests ? ["build"] : ["test"]
       context.reporter.report(.customerProgress(id: job.id, step: "swift \(arguments[0])"))
-      let invocation = ProcessInvocation("swift", arguments, in: slot, environment: environment, logFile: log)
+      let invocation = ProcessInvocation(
+        "swift", arguments, in: slot, environment: environment, logFile: log,
+        timeLimit: context.options.timeout,
+        timeLimitOption: "--timeout")
       let result = try context.services.processRunner.run(invocation)
       guard result.exitCode == 0 else {
         throw SystemError.processFailed(
