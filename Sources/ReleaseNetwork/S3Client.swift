@@ -158,6 +158,40 @@ public struct S3Client: Sendable {
     try http.send(request(.get, try url(for: key), payloadSHA256: Self.emptyPayloadSHA256)).body
   }
 
+  /// The object's bytes and its ETag (quotes included), or nil when there is none: what a
+  /// conditional `put(_:data:ifMatch:)` compares against.
+  public func getWithETag(_ key: String) throws -> (data: Data, etag: String)? {
+    let url = try url(for: key)
+    let response = try http.send(
+      request(
+        .get, url, payloadSHA256: Self.emptyPayloadSHA256, accepting: HTTPRequest.successStatuses.union([404])
+      ))
+    if response.status == 404 { return nil }
+    guard let etag = response.header("etag") else {
+      throw NetworkError.malformedResponse(
+        method: "GET", url: NetworkError.displayString(for: url),
+        reason: "no ETag to replace the object conditionally")
+    }
+    return (response.body, etag)
+  }
+
+  /// Replaces the object only if it is still the one read: `ifMatch` its ETag, or nil for "only
+  /// if there is none" (`If-None-Match: *`). Returns false when the store answered 412 (someone
+  /// else changed it since), so the caller can read again instead of overwriting that change.
+  public func put(
+    _ key: String, data: Data, contentType: String, cacheControl: String = S3CacheControl.manifest,
+    ifMatch etag: String?
+  ) throws -> Bool {
+    let sha256 = SHA256Digest.hex(of: data)
+    var put = request(
+      .put, try url(for: key), payloadSHA256: sha256, accepting: HTTPRequest.successStatuses.union([412]))
+    put.body = .data(data)
+    put.headers["Content-Type"] = contentType
+    put.headers["Cache-Control"] = cacheControl
+    if let etag { put.headers["If-Match"] = etag } else { put.headers["If-None-Match"] = "*" }
+    return try http.send(put).status != 412
+  }
+
   /// Proves an upload landed intact: HEAD must report `size`, and the bytes read back
   /// (streamed to a temporary file, then hashed) must have SHA-256 `sha256`.
   public func verify(_ key: String, size: Int64, sha256: String) throws {

@@ -13,9 +13,22 @@ protocol ObjectStore: Sendable {
   /// Creates the object only if the key is free; `false` when it already exists (nothing
   /// is changed then). Published versions are immutable this way.
   func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool
-  /// Writes or replaces a small mutable object (manifests, indexes).
-  func replace(_ key: String, with data: Data, contentType: String) throws
-  func read(_ key: String) throws -> Data?
+  /// A small mutable object (an index, a manifest pointer) as it is now, with the tag a
+  /// conditional replace compares: nil when there is none. Only "no such object" is nil;
+  /// anything the store cannot read is an error, never "empty".
+  func read(_ key: String) throws -> StoredObject?
+  /// Replaces `key` with `data` only if it still holds what was read (`expected`, its tag; nil:
+  /// only if there is none). False when another publisher changed it in between: read it
+  /// again and merge, rather than overwrite their change.
+  func replace(_ key: String, with data: Data, contentType: String, ifUnchanged expected: String?) throws
+    -> Bool
+}
+
+/// A mutable object as read: its bytes and the tag that names this version of it (the ETag on
+/// S3, the SHA-256 of the bytes in a directory).
+struct StoredObject: Sendable {
+  var data: Data
+  var tag: String
 }
 
 /// A directory as an object store: files under `root`, written through temporary names.
@@ -50,11 +63,32 @@ struct DirectoryObjectStore: ObjectStore {
     throw SystemError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
   }
 
-  func replace(_ key: String, with data: Data, contentType: String) throws {
-    try AtomicFile.write(data, to: root.appendingPathComponent(key))
+  /// Compare and replace under a lock file in the destination, shared by every publisher
+  /// writing into it (other runs, other machines on a shared file system).
+  func replace(_ key: String, with data: Data, contentType: String, ifUnchanged expected: String?) throws
+    -> Bool
+  {
+    let lock = try FileLock(root.appendingPathComponent(".release-publish.lock"), timeout: 60)
+    return try withExtendedLifetime(lock) {
+      guard try read(key)?.tag == expected else { return false }
+      try AtomicFile.write(data, to: root.appendingPathComponent(key))
+      return true
+    }
   }
 
-  func read(_ key: String) throws -> Data? {
-    try? Data(contentsOf: root.appendingPathComponent(key))
+  func read(_ key: String) throws -> StoredObject? {
+    let url = root.appendingPathComponent(key)
+    var status = stat()
+    if lstat(url.path, &status) != 0 {
+      // Only "no such file" means there is none yet; a directory on the way, a permission
+      // or I/O error stops the publish rather than pass for an empty index.
+      if errno == ENOENT { return nil }
+      throw SystemError.cannotRead(path: url.path, reason: String(cString: strerror(errno)))
+    }
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      throw SystemError.cannotRead(path: url.path, reason: SystemError.reason(error))
+    }
+    return StoredObject(data: data, tag: SHA256Digest.hex(of: data))
   }
 }

@@ -15,6 +15,7 @@ struct PublishStep: Step {
     case readBackMismatch(location: String, expected: String, found: String)
     case versionDiffers(location: String, version: String)
     case unreadableIndex(location: String, reason: String)
+    case contended(location: String, attempts: Int)
 
     var description: String {
       switch self {
@@ -26,6 +27,9 @@ struct PublishStep: Step {
       case .versionDiffers(let location, let version):
         return
           "\(location): version \(version) is already listed with another archive; a published version never changes"
+      case .contended(let location, let attempts):
+        return
+          "\(location): changed by another publisher \(attempts) times while this one merged into it; nothing of it was overwritten, rerun to add this release"
       case .unreadableIndex(let location, let reason):
         return
           "\(location): not an index written by release (\(reason)); fix or remove it, nothing was published"
@@ -111,7 +115,7 @@ struct PublishStep: Step {
       }
       // Also when the archive itself is gone: an index listing this version with another
       // archive must not be "repaired" with this one.
-      _ = try customerIndex(for: release, in: store)
+      _ = try customerIndex(for: release, in: store)?.index
     }
 
     var uploaded = 0
@@ -148,13 +152,16 @@ struct PublishStep: Step {
 
   static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
 
-  /// The customer's published index, nil when there is none yet. An index that lists this
-  /// release's version with another archive is an error: published versions never change.
-  private func customerIndex(for release: PublishedRelease, in store: ObjectStore) throws -> CustomerIndex? {
+  /// The customer's published index and its tag, nil when there is none yet. An index that
+  /// lists this release's version with another archive is an error: published versions never
+  /// change.
+  private func customerIndex(for release: PublishedRelease, in store: ObjectStore) throws
+    -> (index: CustomerIndex, tag: String)?
+  {
     let key = Self.customerIndexKey(release.job.id)
-    guard let data = try store.read(key) else { return nil }
+    guard let object = try store.read(key) else { return nil }
     let index: CustomerIndex
-    do { index = try JSONDecoder().decode(CustomerIndex.self, from: data) } catch {
+    do { index = try JSONDecoder().decode(CustomerIndex.self, from: object.data) } catch {
       throw PublishError.unreadableIndex(location: location(store, key), reason: "\(error)")
     }
     if let existing = index.versions.first(where: { $0.version == release.record.version }),
@@ -162,8 +169,13 @@ struct PublishStep: Step {
     {
       throw PublishError.versionDiffers(location: location(store, key), version: release.record.version)
     }
-    return index
+    return (index, object.tag)
   }
+
+  /// Read, merge, replace only if unchanged since read; on a lost race, again from the read.
+  /// Two publishers of different customers (or versions) both end up in the index; neither
+  /// overwrites the other.
+  static let mergeAttempts = 8
 
   private func publishCustomerIndex(_ release: PublishedRelease, to store: ObjectStore) throws {
     let key = Self.customerIndexKey(release.job.id)
@@ -177,46 +189,64 @@ struct PublishStep: Step {
           flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256,
           inputs: $0.inputNames, minimumSDKVersion: $0.minimumSDKVersion)
       })
-    var index =
-      try customerIndex(for: release, in: store)
-      ?? CustomerIndex(
-        id: record.customer.id, name: record.customer.name, packageName: record.packageName,
-        latest: record.version,
-        versions: [])
-    // A version already listed keeps its entry: it was published once and never changes.
-    if !index.versions.contains(where: { $0.version == entry.version }) { index.versions.append(entry) }
-    index.versions.sort {
-      (SemanticVersion($0.version) ?? .init(0, 0, 0)) < (SemanticVersion($1.version) ?? .init(0, 0, 0))
+    for _ in 0..<Self.mergeAttempts {
+      let current = try customerIndex(for: release, in: store)
+      var index =
+        current?.index
+        ?? CustomerIndex(
+          id: record.customer.id, name: record.customer.name, packageName: record.packageName,
+          latest: record.version, versions: [])
+      // A version already listed keeps its entry: it was published once and never changes.
+      if !index.versions.contains(where: { $0.version == entry.version }) { index.versions.append(entry) }
+      index.versions.sort {
+        (SemanticVersion($0.version) ?? .init(0, 0, 0)) < (SemanticVersion($1.version) ?? .init(0, 0, 0))
+      }
+      index.latest = index.versions.last?.version ?? entry.version
+      index.name = record.customer.name
+      index.packageName = record.packageName
+      if try store.replace(
+        key, with: try PublishedJSON.encode(index), contentType: "application/json", ifUnchanged: current?.tag
+      ) {
+        return
+      }
     }
-    index.latest = index.versions.last?.version ?? entry.version
-    index.name = record.customer.name
-    index.packageName = record.packageName
-    try store.replace(key, with: try PublishedJSON.encode(index), contentType: "application/json")
+    throw PublishError.contended(location: location(store, key), attempts: Self.mergeAttempts)
   }
 
   private func publishTopLevelIndex(_ releases: [PublishedRelease], to store: ObjectStore) throws {
-    var index: TopLevelIndex
-    if let data = try store.read("index.json") {
-      do { index = try JSONDecoder().decode(TopLevelIndex.self, from: data) } catch {
-        throw PublishError.unreadableIndex(location: location(store, "index.json"), reason: "\(error)")
-      }
-    } else {
-      index = TopLevelIndex(customers: [])
-    }
+    var entries: [TopLevelIndex.Entry] = []
     for release in releases {
       let id = release.job.id
       let key = Self.customerIndexKey(id)
-      guard let data = try store.read(key),
-        let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: data)
+      guard let object = try store.read(key),
+        let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: object.data)
       else {
         throw PublishError.readBackMismatch(
           location: location(store, key), expected: "the index just written", found: "none")
       }
-      index.customers.removeAll { $0.id == id }
-      index.customers.append(TopLevelIndex.Entry(id: id, latest: customerIndex.latest, index: key))
+      entries.append(TopLevelIndex.Entry(id: id, latest: customerIndex.latest, index: key))
     }
-    index.customers.sort { $0.id < $1.id }
-    try store.replace("index.json", with: try PublishedJSON.encode(index), contentType: "application/json")
+    for _ in 0..<Self.mergeAttempts {
+      let current = try store.read("index.json")
+      var index = TopLevelIndex(customers: [])
+      if let current {
+        do { index = try JSONDecoder().decode(TopLevelIndex.self, from: current.data) } catch {
+          throw PublishError.unreadableIndex(location: location(store, "index.json"), reason: "\(error)")
+        }
+      }
+      for entry in entries {
+        index.customers.removeAll { $0.id == entry.id }
+        index.customers.append(entry)
+      }
+      index.customers.sort { $0.id < $1.id }
+      if try store.replace(
+        "index.json", with: try PublishedJSON.encode(index), contentType: "application/json",
+        ifUnchanged: current?.tag)
+      {
+        return
+      }
+    }
+    throw PublishError.contended(location: location(store, "index.json"), attempts: Self.mergeAttempts)
   }
 
   static func contentType(_ file: String) -> String {

@@ -69,16 +69,16 @@ struct S3ObjectStore: ObjectStore {
     }
   }
 
-  func replace(_ key: String, with data: Data, contentType: String) throws {
-    try client.put(self.key(key), data: data, contentType: contentType, cacheControl: S3CacheControl.manifest)
+  func replace(_ key: String, with data: Data, contentType: String, ifUnchanged expected: String?) throws
+    -> Bool
+  {
+    try client.put(
+      self.key(key), data: data, contentType: contentType, cacheControl: S3CacheControl.manifest,
+      ifMatch: expected)
   }
 
-  func read(_ key: String) throws -> Data? {
-    do {
-      return try client.getData(self.key(key))
-    } catch NetworkError.unexpectedStatus(_, _, 404, _, _, _, _) {
-      return nil
-    }
+  func read(_ key: String) throws -> StoredObject? {
+    try client.getWithETag(self.key(key)).map { StoredObject(data: $0.data, tag: $0.etag) }
   }
 }
 
