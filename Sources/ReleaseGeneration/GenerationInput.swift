@@ -41,10 +41,16 @@ public struct GenerationInput: Equatable, Sendable {
   /// The git URL the customer adds the package from. `nil` leaves a placeholder in the
   /// README's snippet.
   public var repositoryURL: String?
+  /// The customer's over-the-air manifest (`<public URL>/ota/<id>/models.json`); nil when the
+  /// release has no public URL to publish it under.
+  public var modelManifestURL: String?
+  /// The signals the SDK computes and since which version (the template's signals.json), for
+  /// the SDK's own table `SDKSignals`.
+  public var signals: [String: String]
 
   public init(
     customer: Customer, version: String, sdkVersion: String, models: [EmbeddedModel],
-    repositoryURL: String? = nil
+    repositoryURL: String? = nil, modelManifestURL: String? = nil, signals: [String: String] = [:]
   ) {
     self.customer = customer
     self.packageName = customer.packageName
@@ -52,6 +58,8 @@ public struct GenerationInput: Equatable, Sendable {
     self.sdkVersion = sdkVersion
     self.models = models
     self.repositoryURL = repositoryURL
+    self.modelManifestURL = modelManifestURL
+    self.signals = signals
   }
 }
 

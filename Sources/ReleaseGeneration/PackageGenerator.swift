@@ -23,6 +23,7 @@ public enum PackageGenerator {
   static let packageManifestTemplate = "Package.swift.tmpl"
   static let registryTemplate = "Sources/ContextSDK/CustomerRegistry.swift.tmpl"
   static let readmeTemplate = "README.md.tmpl"
+  static let signalsTemplate = "Sources/ContextSDKCore/SDKSignals.swift.tmpl"
 
   /// Writes the package into `packageDirectory`, which may be absent, empty, or an earlier
   /// generated package (with its `.build`). Files whose bytes do not change are not rewritten,
@@ -132,9 +133,16 @@ public enum PackageGenerator {
       return try TemplateRenderer.render(template, file: file, values: try registryValues(input))
     case readmeTemplate:
       return try TemplateRenderer.render(template, file: file, values: readmeValues(input))
+    case signalsTemplate:
+      let signals = input.signals.keys.sorted().map {
+        (key: SwiftEmitter.stringLiteral($0), value: SwiftEmitter.stringLiteral(input.signals[$0]!))
+      }
+      return try TemplateRenderer.render(
+        template, file: file,
+        values: ["signals": SwiftEmitter.multilineDictionaryLiteral(signals, indentationLevel: 1)])
     default:
       throw GenerationError.unknownTemplate(
-        file: file, known: [packageManifestTemplate, readmeTemplate, registryTemplate])
+        file: file, known: [packageManifestTemplate, readmeTemplate, registryTemplate, signalsTemplate])
     }
   }
 
@@ -162,6 +170,7 @@ public enum PackageGenerator {
         input.customer.bundleIdentifiers.map(SwiftEmitter.stringLiteral), indentationLevel: 2),
       "sdkVersion": SwiftEmitter.stringLiteral(input.sdkVersion),
       "models": SwiftEmitter.multilineArrayLiteral(models, indentationLevel: 2),
+      "modelManifestURL": SwiftEmitter.optionalStringLiteral(input.modelManifestURL),
     ]
   }
 

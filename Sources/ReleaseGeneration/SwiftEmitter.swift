@@ -78,6 +78,21 @@ public enum SwiftEmitter {
     return EmittedSwift((["["] + lines + ["\(outer)]"]).joined(separator: "\n"))
   }
 
+  /// `[key: value, …]` with one pair per line (`[:]` when empty), keys in the order given.
+  public static func multilineDictionaryLiteral(
+    _ pairs: [(key: EmittedSwift, value: EmittedSwift)], indentationLevel: Int
+  ) -> EmittedSwift {
+    guard !pairs.isEmpty else { return EmittedSwift("[:]") }
+    let outer = String(repeating: "  ", count: indentationLevel)
+    let lines = pairs.map { "\(outer)  \($0.key.source): \($0.value.source)," }
+    return EmittedSwift((["["] + lines + ["\(outer)]"]).joined(separator: "\n"))
+  }
+
+  /// A string literal, or `nil`.
+  public static func optionalStringLiteral(_ text: String?) -> EmittedSwift {
+    text.map(stringLiteral) ?? EmittedSwift("nil")
+  }
+
   /// `function(` then one `label: value` per line, then `)`; the function name and labels go
   /// through `identifier`. `indentationLevel` is the indentation (in two-space steps) of the
   /// line the call starts on.

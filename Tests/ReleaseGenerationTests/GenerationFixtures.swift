@@ -36,9 +36,9 @@ enum GenerationFixtures {
     index: 1, line: 12)
 
   static let inputNames: [String: [String]] = [
-    "onboarding_upsell": ["sessions", "days_since_install"],
-    "paywall_timing": ["screen_views"],
-    "rating_request": ["x"],
+    "onboarding_upsell": ["session_count", "days_since_install"],
+    "paywall_timing": ["screens_viewed"],
+    "rating_request": ["tasks_completed"],
   ]
 
   static func embeddedModel(_ model: CustomModel) throws -> EmbeddedModel {
@@ -54,7 +54,16 @@ enum GenerationFixtures {
       customer: customer, version: "3.1.0",
       sdkVersion: try PackageGenerator.templateSDKVersion(templateDirectory),
       models: try customer.customModels.map(embeddedModel),
-      repositoryURL: "https://git.example.com/contextsdk/releases-\(customer.id).git")
+      repositoryURL: "https://git.example.com/contextsdk/releases-\(customer.id).git",
+      modelManifestURL: "https://sdk.example.com/contextsdk/ota/\(customer.id)/models.json",
+      signals: try templateSignals())
+  }
+
+  /// `signals.json` of the template, read as plain JSON (the tool's own reader is ReleaseKit's).
+  static func templateSignals() throws -> [String: String] {
+    let data = try Data(contentsOf: templateDirectory.appendingPathComponent("signals.json"))
+    let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    return try XCTUnwrap(object?["signals"] as? [String: String])
   }
 
   /// A fresh directory under the system's temporary directory, removed by `XCTestCase.addTeardownBlock`.

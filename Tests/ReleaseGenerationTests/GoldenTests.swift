@@ -22,24 +22,47 @@ final class GoldenTests: XCTestCase {
     input.sdkVersion = goldenSDKVersion
     let package = try PackageGenerator.generate(input, templateDirectory: template, into: output)
     let modelPrefix = PackageGenerator.modelsDirectory + "/"
-    let textFiles = package.files.filter { !$0.hasPrefix(modelPrefix) }
+    // The goldens hold what the generator makes (the rendered `.tmpl` files); every other file
+    // of the package must be the template's own file, byte for byte.
+    let rendered = package.files.filter {
+      FileManager.default.fileExists(atPath: template.appendingPathComponent($0 + ".tmpl").path)
+    }
+    let copied = package.files.filter { !$0.hasPrefix(modelPrefix) && !rendered.contains($0) }
+    XCTAssertFalse(rendered.isEmpty)
+    for file in copied {
+      XCTAssertEqual(
+        try Data(contentsOf: output.appendingPathComponent(file)),
+        try Data(contentsOf: template.appendingPathComponent(file)),
+        "\(file) is not the template's file byte for byte")
+    }
+    // And nothing of the template is lost on the way, but the tool's own inputs.
+    let templateFiles = Set(
+      (FileManager.default.enumerator(atPath: template.path)?.allObjects as? [String] ?? []).filter {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(
+          atPath: template.appendingPathComponent($0).path, isDirectory: &isDirectory)
+          && !isDirectory.boolValue
+      })
+    XCTAssertEqual(
+      Set(copied).union(rendered.map { $0 + ".tmpl" }),
+      templateFiles.subtracting(PackageGenerator.toolInputFiles))
 
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
       try? FileManager.default.removeItem(at: golden)
-      for file in textFiles {
+      for file in rendered {
         let destination = golden.appendingPathComponent(file)
         try FileManager.default.createDirectory(
           at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: output.appendingPathComponent(file), to: destination)
       }
-      print("GoldenTests: rewrote \(textFiles.count) files in \(golden.path)")
+      print("GoldenTests: rewrote \(rendered.count) files in \(golden.path)")
       return
     }
 
     let hint =
       "compare with `diff -ru \(golden.path) \(output.path)`; if the change is intended, run `\(updateCommand)` and commit the result"
-    XCTAssertEqual(textFiles, try goldenFiles(), "generated files differ from the golden set: \(hint)")
-    for file in textFiles
+    XCTAssertEqual(rendered, try goldenFiles(), "rendered files differ from the golden set: \(hint)")
+    for file in rendered
     where FileManager.default.fileExists(atPath: golden.appendingPathComponent(file).path) {
       let generated = try String(contentsOf: output.appendingPathComponent(file), encoding: .utf8)
       let expected = try String(contentsOf: golden.appendingPathComponent(file), encoding: .utf8)

@@ -91,6 +91,7 @@ enum ReleaseCommand {
   static let valueOptions: Set<String> = [
     "--manifest", "--models", "--templates", "--state", "--dist", "--cache", "--jobs", "--publish",
     "--s3-endpoint", "--s3-region", "--public-url", "--remote", "--config", "--shard", "--shards",
+    "--rollouts",
     "--max-model-size", "--timeout",
   ]
 
@@ -142,6 +143,7 @@ enum ReleaseCommand {
     options.modelsPath = parsed.value("--models") ?? configuration.models ?? options.modelsPath
     options.templatesPath = parsed.value("--templates") ?? options.templatesPath
     options.statePath = parsed.value("--state") ?? options.statePath
+    options.rolloutsPath = parsed.value("--rollouts") ?? options.rolloutsPath
     options.distPath = parsed.value("--dist") ?? options.distPath
     options.cachePath = parsed.value("--cache") ?? options.cachePath
     options.jobs = try parsed.integer("--jobs", in: 1...64) ?? options.jobs
@@ -156,6 +158,7 @@ enum ReleaseCommand {
     options.s3Endpoint = parsed.value("--s3-endpoint") ?? configuration.s3Endpoint
     options.s3Region = parsed.value("--s3-region") ?? configuration.s3Region
     let publicURL = parsed.value("--public-url") ?? configuration.publicURL
+    options.publicURL = publicURL
     let given = parsed.values("--publish")
     if parsed.flag("--no-publish") && !given.isEmpty {
       throw ReleaseError.usage("--no-publish: cannot be combined with --publish")
@@ -189,6 +192,11 @@ enum ReleaseCommand {
     } else {
       options.releasesRepository = releasesRepository(options.publish)
     }
+    options.otaDestination = try configuration.otaDestination.map { text in
+      do { return try destination(text) } catch ReleaseError.usage(let message) {
+        throw ReleaseError.usage("\(configuration.path): publish.otaDestination: \(message)")
+      }
+    }
     if options.shard != nil {
       // A shard's dist/ is half a release: the merge job publishes, tags and records versions.
       for flag in ["--publish", "--tag", "--push", "--publish-passed"]
@@ -213,14 +221,15 @@ enum ReleaseCommand {
   /// part it was instead of publishing.
   static func pipeline(_ options: ReleaseOptions) -> Pipeline {
     let release: [Step] = [
-      CheckArtifactsStep(), WriteArtifactListStep(), PublishStep(), TagStep(), WriteStateStep(),
+      CheckArtifactsStep(), WriteArtifactListStep(), PublishStep(), PublishOTAStep(), TagStep(),
+      WriteStateStep(),
     ]
     if !options.mergeSources.isEmpty {
       return Pipeline(
         [
-          LoadInputsStep(), AlignModelsStep(), LoadShardsStep(), PlanStep(), CheckShardsStep(),
-          TagCheckStep(),
-          LockStep(), CopyShardReleasesStep(),
+          LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), LoadShardsStep(), PlanStep(),
+          CheckShardsStep(),
+          TagCheckStep(), LockStep(), CopyShardReleasesStep(),
         ] + release)
     }
     if options.shard != nil {
@@ -230,8 +239,10 @@ enum ReleaseCommand {
       ])
     }
     return Pipeline(
-      [LoadInputsStep(), AlignModelsStep(), PlanStep(), TagCheckStep(), LockStep(), BuildCustomersStep()]
-        + release)
+      [
+        LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), PlanStep(), TagCheckStep(), LockStep(),
+        BuildCustomersStep(),
+      ] + release)
   }
 
   static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {

@@ -36,6 +36,7 @@ public final class ReleaseContext: Sendable {
     var artifacts: [Artifact] = []
     var shard: ShardRecord?
     var mergeOrigins: [String: MergeOrigin] = [:]
+    var ota: OTAPlan?
   }
   private let run = Locked(RunState())
 
@@ -91,6 +92,12 @@ public final class ReleaseContext: Sendable {
   var mergeOrigins: [String: MergeOrigin] {
     get { run.withLock { $0.mergeOrigins } }
     set { run.withLock { $0.mergeOrigins = newValue } }
+  }
+
+  /// What goes over the air this run (`CheckOTAStep`).
+  var ota: OTAPlan? {
+    get { run.withLock { $0.ota } }
+    set { run.withLock { $0.ota = newValue } }
   }
 
   public var artifacts: [Artifact] { run.withLock { $0.artifacts } }

@@ -15,6 +15,8 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var templatesPath = "templates/ContextSDK"
   public var distPath = "dist"
   public var statePath = "release-state.json"
+  /// What devices are offered over the air (`rollouts.json`, committed).
+  public var rolloutsPath = RolloutState.defaultPath
   /// Warm build slots, generated scratch packages and download caches (ignored by git).
   public var cachePath = ".release-cache"
   public var jobs = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -40,6 +42,12 @@ public struct ReleaseOptions: Equatable, Sendable {
   /// (`--s3-endpoint`, `--s3-region` or release.config.json); nil: AWS S3, region from `AWS_REGION`.
   public var s3Endpoint: String?
   public var s3Region: String?
+  /// Where the destinations are served (`--public-url` or `publish.publicURL`): the base of the
+  /// URLs in indexes and of the over-the-air manifest URL every package carries.
+  public var publicURL: String?
+  /// Where OTA manifests go when every destination is a releases repository
+  /// (`publish.otaDestination` of release.config.json).
+  public var otaDestination: PublishDestination?
   /// Every archive entry's modification time (`SOURCE_DATE_EPOCH`, else a fixed default).
   public var archiveModificationTime = SourceDateEpoch.defaultValue
   /// Seconds one `swift build`/`swift test` of a package may take (`--timeout`, default 30 min).
@@ -75,4 +83,14 @@ public struct ShardSelection: Equatable, Sendable {
   }
 
   public var description: String { "\(index)/\(count)" }
+}
+
+extension ReleaseOptions {
+  /// `<public URL>/ota/<id>/models.json`, the customer's over-the-air manifest as its SDK
+  /// fetches it; nil without a public URL (the package then has no manifest to follow).
+  public func modelManifestURL(for customer: String) -> String? {
+    guard var base = publicURL else { return nil }
+    while base.hasSuffix("/") { base.removeLast() }
+    return "\(base)/\(OTAManifest.pointerKey(customer))"
+  }
 }

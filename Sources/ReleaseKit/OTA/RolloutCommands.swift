@@ -85,16 +85,18 @@ struct OTAInputs {
 
   /// Reads an offered model from the store: its bytes' digest and its Core ML description.
   func offeredModel(_ reference: ModelReference) throws -> RolloutChange.OfferedModel {
-    do {
-      let file = try store.localFile(for: reference)
-      let info = try CoreMLModelInfo.load(contentsOf: file)
-      let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
-      return .init(reference: reference, info: info, sha256: sha256, size: size)
-    } catch let error as ReleaseError {
+    do { return try Self.read(reference, from: store) } catch let error as ReleaseError {
       throw error
     } catch {
       throw ReleaseError.invalidInput("\(error)")
     }
+  }
+
+  static func read(_ reference: ModelReference, from store: ModelStore) throws -> RolloutChange.OfferedModel {
+    let file = try store.localFile(for: reference)
+    let info = try CoreMLModelInfo.load(contentsOf: file)
+    let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+    return .init(reference: reference, info: info, sha256: sha256, size: size)
   }
 }
 
@@ -233,16 +235,27 @@ enum RolloutCommand {
 enum OTACommand {
   static func run(_ invocation: CommandInvocation) throws {
     guard let subcommand = invocation.arguments.first else {
-      throw ReleaseError.usage("ota: expected a subcommand, status; found nothing")
+      throw ReleaseError.usage("ota: expected a subcommand, status or publish; found nothing")
     }
     let rest = CommandInvocation(
       arguments: Array(invocation.arguments.dropFirst()), services: invocation.services,
       reporter: invocation.reporter)
     switch subcommand {
     case "status": try status(rest)
+    case "publish":
+      // Only the manifests and their models, from the work tree as it is: no build, no tags.
+      let options = try ReleaseCommand.options(
+        command: "ota publish", arguments: rest.arguments, services: invocation.services)
+      invocation.reporter = ReporterFactory.make(options: options, services: invocation.services)
+      let context = ReleaseContext(
+        services: invocation.services, options: options, reporter: invocation.reporter)
+      try Pipeline([LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), PublishOTAStep()]).run(context)
     default:
-      let hint = Suggestion.closest(to: subcommand, among: ["status"]).map { " (did you mean '\($0)'?)" }
-      throw ReleaseError.usage("ota: '\(subcommand)' is not a subcommand\(hint ?? ""); expected status")
+      let hint = Suggestion.closest(to: subcommand, among: ["status", "publish"]).map {
+        " (did you mean '\($0)'?)"
+      }
+      throw ReleaseError.usage(
+        "ota: '\(subcommand)' is not a subcommand\(hint ?? ""); expected status or publish")
     }
   }
 

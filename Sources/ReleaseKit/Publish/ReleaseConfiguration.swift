@@ -32,6 +32,8 @@ struct ReleaseConfiguration: Equatable {
   var models: String?
   /// `--publish-passed` for every run: customers that passed ship although others failed.
   var publishPassed: Bool?
+  /// Where over-the-air manifests go when every destination is a releases repository.
+  var otaDestination: String?
 
   /// Reads `path` (relative to the root) when given, else `release.config.json` at the root
   /// when it exists. An explicitly named file that is missing is an error; the default one
@@ -96,7 +98,7 @@ struct ReleaseConfiguration: Equatable {
       case "models":
         configuration.models = string("models", member.value)
       default:
-        let keys = ["destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed"]
+        let keys = ["destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination"]
         for setting in members("publish", member.value, allowed: keys) {
           let path = "publish.\(setting.key)"
           switch setting.key {
@@ -111,6 +113,7 @@ struct ReleaseConfiguration: Equatable {
             }
           case "s3Endpoint": configuration.s3Endpoint = string(path, setting.value)
           case "s3Region": configuration.s3Region = string(path, setting.value)
+          case "otaDestination": configuration.otaDestination = string(path, setting.value)
           case "publishPassed":
             guard case .bool(let flag) = setting.value.content else {
               problem(path, setting.value, "expected true or false, found \(describe(setting.value))")

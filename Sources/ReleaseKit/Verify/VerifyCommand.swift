@@ -48,15 +48,20 @@ enum VerifyCommand {
     }
     let output = services.output
     let templates = parsed.value("--templates") ?? ReleaseOptions().templatesPath
+    let configuration = try ReleaseConfiguration.load(
+      explicitPath: parsed.value("--config"), services: services)
+    var urls = ReleaseOptions()
+    urls.publicURL = configuration.publicURL
     let reproduction = Reproduction(
       store: store, templateDirectory: services.resolve(templates), templatesPath: templates,
-      repositoryTemplate: try ReleaseConfiguration.load(
-        explicitPath: parsed.value("--config"), services: services
-      )
-      .destinations?.compactMap { destination -> String? in
+      repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
         guard destination.hasPrefix("git:") else { return nil }
         return String(destination.dropFirst(4))
-      }.first,
+      }.first, options: urls,
+      signals: try SignalCatalog.load(
+        contentsOf: services.resolve(templates).appendingPathComponent(SignalCatalog.fileName),
+        displayPath: templates + "/" + SignalCatalog.fileName
+      ).introduced.mapValues(\.description),
       root: services.root)
 
     var failed = 0
@@ -126,6 +131,9 @@ enum VerifyCommand {
     let templatesPath: String
     /// The `git:` destination of release.config.json: its URL is in the package's README.
     let repositoryTemplate: String?
+    /// The public URL of release.config.json: the base of the over-the-air manifest URL.
+    let options: ReleaseOptions
+    let signals: [String: String]
     let root: URL
 
     func problems(record: ReleaseRecord, customer: Customer, releaseDirectory: URL) -> [String] {
@@ -144,7 +152,7 @@ enum VerifyCommand {
           sdkVersion: try PackageGenerator.templateSDKVersion(templateDirectory), models: models,
           repositoryURL: repositoryTemplate.map {
             ReleasesRepository.url(template: $0, id: customer.id, root: root)
-          })
+          }, modelManifestURL: options.modelManifestURL(for: customer.id), signals: signals)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),
           topLevelDirectory: customer.packageName,

@@ -32,6 +32,7 @@ struct GenerateStep: CustomerStep {
     }
     return GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
-      models: models, repositoryURL: job.digest.repositoryURL)
+      models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
+      signals: (inputs.signals?.introduced ?? [:]).mapValues(\.description))
   }
 }

@@ -20,6 +20,8 @@ public struct InputDigest: Codable, Equatable, Sendable {
   /// The releases repository customers add the package from (shown in its README); nil
   /// without a `git:` destination, and then left out of every digest.
   public var repositoryURL: String?
+  /// The over-the-air manifest URL the SDK's registry carries; nil without a public URL.
+  public var modelManifestURL: String?
   public var tool: String
   public var toolchain: String
   /// The archive entries' modification time: the same sources zipped with another time are
@@ -37,7 +39,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
   init(
     customer: Customer, models: [ModelReference: ModelFacts], templateDigest: String,
     sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil,
-    archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
+    modelManifestURL: String? = nil, archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
   ) {
     let entry = CanonicalEntry(
       id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
@@ -51,6 +53,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
     self.template = templateDigest
     self.sdkVersion = sdkVersion.description
     self.repositoryURL = repositoryURL
+    self.modelManifestURL = modelManifestURL
     self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
     self.toolchain = toolchain
     self.archiveModificationTime = archiveModificationTime
@@ -62,6 +65,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
     var template: String
     var sdkVersion: String
     var repositoryURL: String?
+    var modelManifestURL: String?
   }
 
   public var source: String {
@@ -69,7 +73,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
       of: Self.canonicalJSON(
         SourceParts(
           entry: entry, models: models, template: template, sdkVersion: sdkVersion,
-          repositoryURL: repositoryURL)))
+          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL)))
   }
 
   public var build: String { SHA256Digest.hex(of: Self.canonicalJSON(self)) }
@@ -84,6 +88,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
     if template != earlier.template { changes.append("template") }
     if sdkVersion != earlier.sdkVersion { changes.append("SDK version") }
     if repositoryURL != earlier.repositoryURL { changes.append("releases repository URL") }
+    if modelManifestURL != earlier.modelManifestURL { changes.append("over-the-air manifest URL") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }
     if archiveModificationTime != earlier.archiveModificationTime {

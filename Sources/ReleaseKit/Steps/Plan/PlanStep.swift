@@ -21,7 +21,8 @@ struct PlanStep: Step {
         sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
         repositoryURL: context.options.releasesRepository.map {
           ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
-        }, archiveModificationTime: context.options.archiveModificationTime)
+        }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
+        archiveModificationTime: context.options.archiveModificationTime)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       let version = VersionRule.nextVersion(
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)

@@ -24,6 +24,24 @@ public enum ContextSDK {
     return ModelResolver().resolve(model, bundledModelURL: bundledURL, downloadsDirectory: downloadsDirectory)
   }
 
+  /// Follows this build's over-the-air manifest once: downloads the models the rollout rule
+  /// picks for this device into `downloadsDirectory` (where `resolveModel` looks) and removes
+  /// retracted ones. Call it at launch or in the background; the bundled models stay the
+  /// fallback whatever happens. The install id that places this device in rollouts is kept in
+  /// `installIDDirectory`.
+  public static func updateModels(downloadsDirectory: URL, installIDDirectory: URL) async -> ModelUpdateReport {
+    guard let text = configuration.modelManifestURL, let url = URL(string: text) else {
+      return ModelUpdateReport(error: "this build has no over-the-air manifest URL")
+    }
+    let installID: String
+    do { installID = try InstallID.load(from: installIDDirectory) } catch {
+      return ModelUpdateReport(error: "no install id: \(error)")
+    }
+    return await ModelUpdater(
+      manifestURL: url, configuration: configuration, downloadsDirectory: downloadsDirectory, installID: installID
+    ).update()
+  }
+
   public static func isAllowed(bundleIdentifier: String?) -> Bool {
     configuration.bundleIdentifierCheck.isAllowed(bundleIdentifier: bundleIdentifier)
   }

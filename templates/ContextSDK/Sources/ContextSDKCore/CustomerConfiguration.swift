@@ -1,15 +1,22 @@
-/// What one customer's build of the SDK carries: who may run it and which models it bundles.
+/// What one customer's build of the SDK carries: who may run it, which models it bundles, and
+/// where its over-the-air manifest is published.
 public struct CustomerConfiguration: Equatable, Sendable {
   public let appID: String
   public let bundleIdentifiers: [String]
   public let sdkVersion: String
   public let models: [FlowModel]
+  /// The customer's `ota/<id>/models.json`; nil when the release published no models over the air.
+  public let modelManifestURL: String?
 
-  public init(appID: String, bundleIdentifiers: [String], sdkVersion: String, models: [FlowModel]) {
+  public init(
+    appID: String, bundleIdentifiers: [String], sdkVersion: String, models: [FlowModel],
+    modelManifestURL: String? = nil
+  ) {
     self.appID = appID
     self.bundleIdentifiers = bundleIdentifiers
     self.sdkVersion = sdkVersion
     self.models = models
+    self.modelManifestURL = modelManifestURL
   }
 
   public func model(forFlow flowName: String) -> FlowModel? {

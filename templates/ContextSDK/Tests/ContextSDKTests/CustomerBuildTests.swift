@@ -48,6 +48,23 @@ final class CustomerBuildTests: XCTestCase {
     XCTAssertNil(ContextSDK.resolveModel(forFlow: "no_such_flow", downloadsDirectory: emptyDownloads))
   }
 
+  /// Every input of every bundled model is a signal this SDK computes: introduced at or before
+  /// its version (the release tool checks the same before building; this is the SDK's word).
+  func testEveryModelInputIsASignalThisSDKComputes() throws {
+    func version(_ text: String) throws -> [Int] {
+      let parts = text.split(separator: ".").compactMap { Int($0) }
+      return try XCTUnwrap(parts.count == 3 ? parts : nil, text)
+    }
+    let sdk = try version(contextSDKVersion)
+    for model in configuration.models {
+      XCTAssertFalse(model.inputNames.isEmpty, model.flowName)
+      for input in model.inputNames {
+        let introduced = try XCTUnwrap(SDKSignals.introduced[input], "\(model.flowName): \(input) is no SDK signal")
+        XCTAssertFalse(sdk.lexicographicallyPrecedes(try version(introduced)), "\(input) is newer than this SDK")
+      }
+    }
+  }
+
   func testBundleIdentifierCheckAcceptsTheCustomersAppsOnly() {
     XCTAssertFalse(configuration.bundleIdentifiers.isEmpty)
     for identifier in configuration.bundleIdentifiers {

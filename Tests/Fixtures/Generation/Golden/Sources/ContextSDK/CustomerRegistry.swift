@@ -15,9 +15,9 @@ enum CustomerRegistry {
         flowId: 8362,
         flowName: "onboarding_upsell",
         modelVersion: 73,
-        sha256: "558843e1a949c8158a976eee4f390090aa1f9ab8f06c9620b8c614d75f37d3d8",
+        sha256: "bdd0db5cc77652eeec42f7cb1f284118a2f5fe22003622a971d4f25a305be659",
         inputNames: [
-          "sessions",
+          "session_count",
           "days_since_install",
         ],
         specificationVersion: 4,
@@ -27,11 +27,12 @@ enum CustomerRegistry {
         flowId: 8363,
         flowName: "paywall_timing",
         modelVersion: 14,
-        sha256: "2cd33e2d8c677df6e8b63944653adb04443f0f4c904aad8e47201b707a644999",
-        inputNames: ["screen_views"],
+        sha256: "676d3063b3eac7878ba48fdbbc02bb8dea5eb9d6d301a5d63c9f972e4c163860",
+        inputNames: ["screens_viewed"],
         specificationVersion: 4,
         resourceName: "paywall_timing_v14.mlmodel"
       ),
-    ]
+    ],
+    modelManifestURL: "https://sdk.example.com/contextsdk/ota/fixture-co/models.json"
   )
 }

@@ -1,0 +1,81 @@
+import Foundation
+import ReleaseManifest
+
+/// Before anything is built or published: reads `rollouts.json`, checks it against the
+/// manifest (a customer only gets models of its own flows) and every offered model against the
+/// store and the SDK being released (it must exist, run on that SDK and carry metadata that
+/// agrees with its place), and finds where the OTA manifests go. Bad input ends the run with
+/// exit 2 and nothing written.
+struct CheckOTAStep: Step {
+  let name = "check rollouts"
+
+  func skipReason(_ context: ReleaseContext) -> String? {
+    context.options.publish.isEmpty ? "no destination (--publish)" : nil
+  }
+
+  func run(_ context: ReleaseContext) throws {
+    guard let manifest = context.manifest, let store = context.modelStore, let inputs = context.inputs,
+      let catalog = inputs.signals
+    else { preconditionFailure("rollouts are checked after load inputs and alignment") }
+    let options = context.options
+    let rollouts = try RolloutState.load(
+      from: context.services.resolve(options.rolloutsPath), displayPath: options.rolloutsPath)
+    try OTAInputs.check(rollouts, against: manifest, displayPath: options.rolloutsPath)
+    var offered: [ModelReference: RolloutChange.OfferedModel] = [:]
+    var problems: [String] = []
+    for customer in manifest.customers {
+      for (flowName, flow) in (rollouts.customers[customer.id] ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for offer in flow.models {
+          let reference = ModelReference(flowName: flowName, version: offer.modelVersion)
+          if offered[reference] != nil { continue }
+          do {
+            let model = try OTAInputs.read(reference, from: store)
+            if let gap = ModelAlignment.gaps(
+              inputs: model.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion
+            ).first {
+              problems.append(
+                "\(options.rolloutsPath): customers.\(customer.id).\(flowName): offers \(reference), which \(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))"
+              )
+            }
+            offered[reference] = model
+          } catch {
+            problems.append("\(options.rolloutsPath): customers.\(customer.id).\(flowName): \(error)")
+          }
+        }
+      }
+    }
+    let stores = try OTADestination.stores(context)
+    if stores.isEmpty && !rollouts.customers.isEmpty {
+      problems.append(
+        "\(options.rolloutsPath): models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
+      )
+    }
+    if !problems.isEmpty { throw ReleaseError.invalidInput(problems.joined(separator: "\n")) }
+    context.ota = OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
+  }
+}
+
+/// What the OTA publish step publishes, checked before any work.
+struct OTAPlan: Sendable {
+  var rollouts: RolloutState
+  var offered: [ModelReference: RolloutChange.OfferedModel]
+  var stores: [ObjectStore]
+  /// The customers of the run: each gets a manifest (`release all` publishes those that ship).
+  var customers: [Customer]
+}
+
+/// Where the OTA manifests of a run go: every object-store destination of the run, or, when
+/// the run publishes only to releases repositories, `publish.otaDestination` of the config.
+enum OTADestination {
+  static func stores(_ context: ReleaseContext) throws -> [ObjectStore] {
+    let targets = try context.publishTargets ?? PublishStep.targets(context.options, context.services)
+    var stores: [ObjectStore] = targets.compactMap {
+      if case .objectStore(let store) = $0.resolved { return store }
+      return nil
+    }
+    if stores.isEmpty, let destination = context.options.otaDestination {
+      if case .objectStore(let store) = try destination.resolve(context.services) { stores.append(store) }
+    }
+    return stores
+  }
+}

@@ -1,3 +1,0 @@
-// `release` bumps the next line on every SDK release and checks it before generating a
-// package: keep it on one line, in exactly this shape.
-public let contextSDKVersion = "0.0.0-golden"
