@@ -168,7 +168,10 @@ final class RolloutCommandTests: XCTestCase {
         ["rollback", "ember", "onboarding_upsell", "75"],
         "rollback ember onboarding_upsell 75: onboarding_upsell v75 is not offered over the air (offered: v74)"
       ),
-      (["ota", "stat"], "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status or publish"),
+      (
+        ["ota", "stat"],
+        "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status or publish"
+      ),
     ]
     let before = Workspace.snapshot(workspace.root)
     for (arguments, expected) in cases {

@@ -114,6 +114,7 @@ struct PublishOTAStep: Step {
   ) throws -> Int? {
     let pointer = OTAManifest.pointerKey(customer.id)
     let current = try store.read(pointer)
+    FaultPoint.pause("ota.pointer-read")
     var revision = 0
     if let current {
       do { revision = try JSONDecoder().decode(OTAManifest.self, from: current.data).revision } catch {
