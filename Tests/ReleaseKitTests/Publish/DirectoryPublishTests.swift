@@ -37,7 +37,7 @@ final class DirectoryPublishTests: XCTestCase {
     // The lock publishers into this directory share while they merge indexes.
     var expectedFiles: Set<String> = ["index.json", ".release-publish.lock"]
     for release in releases {
-      expectedFiles.formUnion(release.artifactKeys)
+      expectedFiles.formUnion(release.artifactKeys + release.otaKeys)
       expectedFiles.insert("customers/\(release.record.customer.id)/index.json")
     }
     let snapshot = Workspace.snapshot(published)
@@ -51,6 +51,17 @@ final class DirectoryPublishTests: XCTestCase {
           try Data(contentsOf: release.localFile(forKey: key)), key)
       }
       XCTAssertEqual(snapshot[release.artifactKeys[0]], release.record.artifact.sha256)
+      // Its over-the-air manifest: every flow with the bundled version, nothing offered yet.
+      let ota = try jsonObject(
+        try Data(contentsOf: published.appendingPathComponent(release.otaKeys[0])), release.otaKeys[0])
+      XCTAssertEqual(ota["revision"] as? Int, 1)
+      XCTAssertEqual(ota["appID"] as? String, release.record.customer.appID)
+      let flows = try XCTUnwrap(ota["flows"] as? [String: [String: Any]])
+      XCTAssertEqual(Set(flows.keys), Set(release.record.models.map(\.flowName)))
+      for model in release.record.models {
+        XCTAssertEqual(flows[model.flowName]?["bundledVersion"] as? Int, model.modelVersion)
+        XCTAssertEqual((flows[model.flowName]?["models"] as? [Any])?.count, 0)
+      }
       let checksumLine = try String(
         contentsOf: published.appendingPathComponent(release.artifactKeys[1]), encoding: .utf8)
       XCTAssertEqual(checksumLine, "\(release.record.artifact.sha256)  \(release.record.artifact.file)\n")
@@ -144,17 +155,20 @@ final class DirectoryPublishTests: XCTestCase {
       index, Self.expectedCustomerIndex([acme], publicBase: "https://cdn.example.com/sdk"), "configured")
     let fromConfig = Workspace.snapshot(workspace.file("from-config"))
 
-    // --publish and --public-url replace the configured values.
+    // --publish and --public-url replace the configured values. Another public URL is another
+    // over-the-air manifest URL inside the package: a new release of acme.
     let flagged = workspace.run(
       [
         "all", "--skip-tests", "--allow-dirty", "--publish", "dir:from-flag", "--public-url",
         "https://other.example.com",
       ])
     XCTAssertEqual(flagged.exitCode, 0, flagged.allOutput)
+    let rebuilt = try ExpectedRelease(dist: workspace.dist, id: "acme")
+    XCTAssertNotEqual(rebuilt.record.version, acme.record.version)
     assertJSONEqual(
       try jsonObject(
         try Data(contentsOf: workspace.file("from-flag/customers/acme/index.json")), "from-flag acme index"),
-      Self.expectedCustomerIndex([acme], publicBase: "https://other.example.com"), "flagged")
+      Self.expectedCustomerIndex([rebuilt], publicBase: "https://other.example.com"), "flagged")
     XCTAssertEqual(
       Workspace.snapshot(workspace.file("from-config")), fromConfig, "the configured destination was not used"
     )
@@ -189,7 +203,7 @@ final class DirectoryPublishTests: XCTestCase {
       run.standardError.sorted(),
       [
         "release.config.json: extra: unknown key; expected one of: publish, models",
-        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed",
+        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed, otaDestination",
         "release.config.json: publish.s3Endpoint: expected a non-empty string, found 5",
       ].map { "error: \($0)" }.sorted(), run.allOutput)
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "nothing written")
@@ -221,7 +235,9 @@ final class DirectoryPublishTests: XCTestCase {
     record.files.removeAll { $0 == dropped }
     try record.encoded().write(to: recordURL)
 
-    let run = publish(workspace, ["--json"])
+    // No --public-url: the fixture was built without one, and a public URL is part of every
+    // package (its over-the-air manifest URL), so it would rebuild acme instead of checking it.
+    let run = workspace.run(["all", "--skip-tests", "--allow-dirty", "--publish", "dir:published", "--json"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {

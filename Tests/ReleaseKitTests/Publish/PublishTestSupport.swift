@@ -125,6 +125,12 @@ struct ExpectedRelease {
     record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
   }
 
+  /// The customer's over-the-air manifest, first revision: every published customer gets
+  /// one, with or without models offered.
+  var otaKeys: [String] {
+    ["ota/\(record.customer.id)/models.json", "ota/\(record.customer.id)/models-1.json"]
+  }
+
   var artifactKeys: [String] {
     let base = "artifacts/\(record.customer.id)/\(record.version)/\(record.artifact.file)"
     return [base, base + ".sha256"]

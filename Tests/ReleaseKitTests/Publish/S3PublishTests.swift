@@ -41,7 +41,7 @@ final class S3PublishTests: XCTestCase {
   func expectedKeys(_ releases: [ExpectedRelease]) -> Set<String> {
     var keys: Set<String> = ["sdk/index.json"]
     for release in releases {
-      keys.formUnion(release.artifactKeys.map { "sdk/\($0)" })
+      keys.formUnion((release.artifactKeys + release.otaKeys).map { "sdk/\($0)" })
       keys.insert("sdk/customers/\(release.record.customer.id)/index.json")
     }
     return keys
