@@ -43,7 +43,11 @@ public struct Customer: Equatable, Sendable {
 
   /// The generated Swift package's name: `acme` -> `ContextSDK_Acme`, `fjord-travel` ->
   /// `ContextSDK_FjordTravel`. Ids are validated slugs, so the result is a valid identifier.
-  public var packageName: String {
+  public var packageName: String { Self.packageName(ofID: id) }
+
+  /// Dashes drop out, so two ids can give one package name (`acme-2`, `acme2`): the manifest
+  /// validation refuses that, since packages, archives and dependencies are named by it.
+  public static func packageName(ofID id: String) -> String {
     let words = id.split(whereSeparator: { $0 == "-" || $0 == "_" }).map { word in
       word.prefix(1).uppercased() + word.dropFirst()
     }

@@ -18,6 +18,8 @@ struct ManifestValidator {
   /// First user of each effective id, app id (lower-cased) and bundle identifier (lower-cased,
   /// as the App Store treats them): later users are duplicates.
   private var idOwners: [String: CustomerLabel] = [:]
+  /// First user of each package name: ids that differ only in dashes give the same one.
+  private var packageNameOwners: [String: CustomerLabel] = [:]
   private var appIDOwners: [String: CustomerLabel] = [:]
   private var bundleIdentifierOwners: [String: (owner: CustomerLabel, path: String)] = [:]
   /// First use of each flowId and flowName, to catch a flowId that names different flows.
@@ -162,6 +164,15 @@ struct ManifestValidator {
         }
       } else {
         idOwners[id] = label
+        let packageName = Customer.packageName(ofID: id)
+        if let owner = packageNameOwners[packageName] {
+          report(
+            members["id"] != nil ? "\(path).id" : path, at: members["id"]?.value.position ?? entry.position,
+            "id \(id.quotedForMessage) gives the package name \(packageName), which \(owner) also gets; choose an id that differs in more than its dashes"
+          )
+        } else {
+          packageNameOwners[packageName] = label
+        }
       }
     }
     if let appID = fields.appID, let member = members["app_id"] {

@@ -141,6 +141,11 @@ enum ReleaseCommand {
       try services.map { try ReleaseConfiguration.load(explicitPath: parsed.value("--config"), services: $0) }
       ?? ReleaseConfiguration()
     options.modelsPath = parsed.value("--models") ?? configuration.models ?? options.modelsPath
+    if ModelStoreLocation.isRemote(options.modelsPath), URLCredentials.carriesCredential(options.modelsPath) {
+      throw ReleaseError.usage(
+        "--models \(URLCredentials.redacted(options.modelsPath)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
+      )
+    }
     options.templatesPath = parsed.value("--templates") ?? options.templatesPath
     options.statePath = parsed.value("--state") ?? options.statePath
     options.rolloutsPath = parsed.value("--rollouts") ?? options.rolloutsPath
@@ -158,6 +163,11 @@ enum ReleaseCommand {
     options.s3Endpoint = parsed.value("--s3-endpoint") ?? configuration.s3Endpoint
     options.s3Region = parsed.value("--s3-region") ?? configuration.s3Region
     let publicURL = parsed.value("--public-url") ?? configuration.publicURL
+    if let publicURL, URLCredentials.carriesCredential(publicURL) || publicURL.contains("@") {
+      throw ReleaseError.usage(
+        "--public-url \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
+      )
+    }
     options.publicURL = publicURL
     let given = parsed.values("--publish")
     if parsed.flag("--no-publish") && !given.isEmpty {

@@ -55,11 +55,18 @@ public final class GitHubActionsReporter: Reporter {
     let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
     guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
     output.write(
-      line: "::group::\(outcome.id) \(outcome.version) build log (\(outcome.status))", to: stream)
+      line: "::group::\(Self.escapeData("\(outcome.id) \(outcome.version) build log (\(outcome.status))"))",
+      to: stream)
+    // The runner reads commands anywhere in a line after leading white space, and splits lines
+    // on a bare CR: a log must not be able to run one. Between `::stop-commands::<token>` and
+    // `::<token>::` it runs none; the token is fresh, unguessable and not in the log.
+    var token = Self.fenceToken()
+    while text.contains(token) { token = Self.fenceToken() }
+    output.write(line: "::stop-commands::\(token)", to: stream)
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      // A log line starting with "::" would be read as a workflow command; break it.
-      output.write(line: line.hasPrefix("::") ? " " + line : String(line), to: stream)
+      output.write(line: String(line), to: stream)
     }
+    output.write(line: "::\(token)::", to: stream)
     output.write(line: "::endgroup::", to: stream)
   }
 
@@ -92,6 +99,12 @@ public final class GitHubActionsReporter: Reporter {
       lines.append("| " + cells.joined(separator: " | ") + " |")
     }
     return lines.joined(separator: "\n") + "\n\n"
+  }
+
+  /// 32 random hex digits.
+  static func fenceToken() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
   }
 
   /// Workflow-command escaping (as in @actions/core): data escapes %, CR, LF; properties

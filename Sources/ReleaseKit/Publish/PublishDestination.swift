@@ -46,9 +46,14 @@ public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
     }
     if text.hasPrefix("git:") {
       let template = String(text.dropFirst(4))
+      if URLCredentials.carriesCredential(template) {
+        throw ReleaseError.usage(
+          "--publish git:\(URLCredentials.redacted(template)): a credential in a URL ends up in every package's README, release.json and process list; remove it and let git find it (a credential helper, or an SSH key in ssh-agent)"
+        )
+      }
       guard template.contains("{id}") else {
         throw ReleaseError.usage(
-          "--publish \(text): expected a location with {id} for the customer, e.g. git:/srv/releases/{id}.git"
+          "--publish git:\(URLCredentials.redacted(template)): expected a location with {id} for the customer, e.g. git:/srv/releases/{id}.git"
         )
       }
       return .releasesRepositories(template: template)

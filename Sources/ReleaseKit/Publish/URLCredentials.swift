@@ -1,0 +1,43 @@
+import Foundation
+
+/// Credentials never travel in URLs the tool is given: a URL ends up in packages (README,
+/// release.json, the registry), in indexes, in `ps` and in messages. Credentials come from the
+/// environment (`AWS_*`), a git credential helper or an SSH agent instead.
+enum URLCredentials {
+  /// Whether `location` carries a credential: any user info in an `http(s)://` URL (a bare
+  /// token is a credential there), a password (`user:secret@`) in any other URL or in an
+  /// scp-like `user:secret@host:path`. A plain SSH user (`git@host:path`) is not one.
+  static func carriesCredential(_ location: String) -> Bool {
+    guard let userInfo = userInfo(of: location) else { return false }
+    let scheme = location.range(of: "://").map { location[..<$0.lowerBound].lowercased() }
+    if scheme == "http" || scheme == "https" { return true }
+    return userInfo.contains(":")
+  }
+
+  /// The location with its user info's secret replaced by `***`, safe for any message:
+  /// `https://x:***@host/…`, `https://***@host/…`.
+  static func redacted(_ location: String) -> String {
+    guard let userInfo = userInfo(of: location), let range = location.range(of: userInfo + "@") else {
+      return location
+    }
+    let shown =
+      userInfo.split(separator: ":", maxSplits: 1).count == 2 || userInfo.hasSuffix(":")
+      ? String(userInfo.prefix { $0 != ":" }) + ":***" : "***"
+    return location.replacingCharacters(in: range, with: shown + "@")
+  }
+
+  /// The user info part: between `://` and the last `@` of the authority, or for an scp-like
+  /// location before the first `@` (when there is a `:` after it).
+  private static func userInfo(of location: String) -> String? {
+    if let schemeEnd = location.range(of: "://") {
+      let rest = location[schemeEnd.upperBound...]
+      let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+      guard let at = authority.lastIndex(of: "@") else { return nil }
+      return String(authority[..<at])
+    }
+    guard let at = location.firstIndex(of: "@"), location[location.index(after: at)...].contains(":") else {
+      return nil
+    }
+    return String(location[..<at])
+  }
+}
