@@ -43,7 +43,8 @@ public enum ZipWriter {
 
     _ = processTimeZoneIsUTC
     let time = max(modificationTime, earliestModificationTime)
-    return try AtomicFile.produce(destination) { temporary in
+    // Staging: the release directory it is moved into is synced as a whole when renamed into place.
+    return try AtomicFile.produce(destination, durable: false) { temporary in
       let entries = try UTF8Locale.run {
         try writeArchive(items, to: temporary, reportedPath: destination.path, modificationTime: time)
       }

@@ -325,7 +325,7 @@ public enum PackageGenerator {
     switch file {
     case .contents(let bytes):
       if let existing = try? Data(contentsOf: url), existing == bytes { return }
-      try AtomicFile.write(bytes, to: url)
+      try AtomicFile.write(bytes, to: url, durable: false)
     case .model(let embedded):
       if let existing = try? SHA256Digest.hexAndSize(ofFileAt: url),
         existing.sha256 == embedded.sha256, existing.size == embedded.size
@@ -339,7 +339,7 @@ public enum PackageGenerator {
   /// Streams the model in fixed blocks (models can be large) and checks the bytes copied
   /// against the digest the registry records, so the package never ships a different file.
   private static func copyModel(_ embedded: EmbeddedModel, to url: URL) throws {
-    try AtomicFile.produce(url) { temporary in
+    try AtomicFile.produce(url, durable: false) { temporary in
       guard FileManager.default.createFile(atPath: temporary.path, contents: nil),
         let output = FileHandle(forWritingAtPath: temporary.path)
       else { throw SystemError.cannotWrite(path: temporary.path, reason: "cannot create file") }

@@ -39,12 +39,14 @@ public enum AtomicFile {
     return pid
   }
 
-  public static func write(_ data: Data, to url: URL) throws {
+  /// `durable`: fsync before and after the rename (see `rename`). Scratch files (generated
+  /// packages, diffs) pass false: they are remade after a crash, and syncing each costs time.
+  public static func write(_ data: Data, to url: URL, durable: Bool = true) throws {
     try createDirectory(url.deletingLastPathComponent())
     let temporary = temporarySibling(of: url)
     do {
       try data.write(to: temporary)
-      try rename(temporary, to: url)
+      try rename(temporary, to: url, durable: durable)
     } catch let error as SystemError {
       try? FileManager.default.removeItem(at: temporary)
       throw error
@@ -54,18 +56,18 @@ public enum AtomicFile {
     }
   }
 
-  public static func write(_ string: String, to url: URL) throws {
-    try write(Data(string.utf8), to: url)
+  public static func write(_ string: String, to url: URL, durable: Bool = true) throws {
+    try write(Data(string.utf8), to: url, durable: durable)
   }
 
   /// Produces a file through `body`, which writes to the temporary URL it is given;
   /// the result appears under `url` only if `body` returns.
-  public static func produce<T>(_ url: URL, _ body: (URL) throws -> T) throws -> T {
+  public static func produce<T>(_ url: URL, durable: Bool = true, _ body: (URL) throws -> T) throws -> T {
     try createDirectory(url.deletingLastPathComponent())
     let temporary = temporarySibling(of: url)
     do {
       let result = try body(temporary)
-      try rename(temporary, to: url)
+      try rename(temporary, to: url, durable: durable)
       return result
     } catch {
       try? FileManager.default.removeItem(at: temporary)
@@ -73,11 +75,42 @@ public enum AtomicFile {
     }
   }
 
-  /// Atomic replace (POSIX rename): the destination is either the old or the new file.
-  public static func rename(_ source: URL, to destination: URL) throws {
+  /// Atomic replace (POSIX rename): the destination is either the old or the new file. The
+  /// source's bytes reach the disk first and the directory entry after, so a power cut never
+  /// leaves a final name pointing at a file whose blocks were not written.
+  public static func rename(_ source: URL, to destination: URL, durable: Bool = true) throws {
+    if durable { sync(source) }
     if Foundation.rename(source.path, destination.path) != 0 {
       throw SystemError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
     }
+    if durable { sync(destination.deletingLastPathComponent()) }
+  }
+
+  /// fsync of a file, or of a directory and with it its entries (and, for a directory being
+  /// renamed into place, each file in it). Best effort: a file system without fsync still
+  /// gets the rename.
+  public static func sync(_ url: URL) {
+    var status = stat()
+    guard lstat(url.path, &status) == 0 else { return }
+    if status.st_mode & S_IFMT == S_IFDIR,
+      let names = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+    {
+      for name in names {
+        var entry = stat()
+        let path = url.appendingPathComponent(name).path
+        if lstat(path, &entry) == 0, entry.st_mode & S_IFMT == S_IFREG { syncDescriptor(path, O_RDONLY) }
+      }
+      syncDescriptor(url.path, O_RDONLY | O_DIRECTORY)
+    } else if status.st_mode & S_IFMT == S_IFREG {
+      syncDescriptor(url.path, O_RDONLY)
+    }
+  }
+
+  private static func syncDescriptor(_ path: String, _ flags: Int32) {
+    let descriptor = open(path, flags | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    close(descriptor)
   }
 
   /// Moves a file to `destination`, which is either the old or the new file at any moment, also

@@ -10,7 +10,8 @@ public final class FileLock: Sendable {
   /// Takes the lock, waiting up to `timeout` seconds (polling; 0 = fail at once if held).
   public init(_ url: URL, timeout: Double = 0) throws {
     try AtomicFile.createDirectory(url.deletingLastPathComponent())
-    let descriptor = open(url.path, O_RDWR | O_CREAT, 0o644)
+    // Close-on-exec: a child must never hold the lock after the run is gone.
+    let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
       throw SystemError.cannotWrite(path: url.path, reason: String(cString: strerror(errno)))
     }

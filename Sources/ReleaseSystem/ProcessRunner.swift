@@ -195,6 +195,8 @@ public struct SystemProcessRunner: ProcessRunning {
     if let directory = invocation.directory {
       cspawn_file_actions_addchdir(&actions, directory.path)
     }
+    // Last: everything but stdin, stdout and stderr closed in the child.
+    cspawn_file_actions_addclosefrom(&actions, 3)
     // An empty signal mask and default dispositions, whatever the spawning thread had; a
     // process group of its own.
     var emptyMask = sigset_t()
@@ -206,8 +208,14 @@ public struct SystemProcessRunner: ProcessRunning {
     sigdelset(&defaults, SIGSTOP)
     posix_spawnattr_setsigdefault(&attributes, &defaults)
     posix_spawnattr_setpgroup(&attributes, 0)
+    #if canImport(Darwin)
+      let closeOthers = POSIX_SPAWN_CLOEXEC_DEFAULT
+    #else
+      let closeOthers: Int32 = 0
+    #endif
     posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP | closeOthers)
+    )
 
     let arguments = [executable.path] + invocation.arguments
     let environment = (invocation.environment ?? ProcessInfo.processInfo.environment).map {

@@ -108,4 +108,26 @@ final class ProcessRunnerTests: XCTestCase {
         kill(pid, 0) != 0 || status.contains("State:\tZ"), "pid \(pid) survived: \(status.prefix(80))")
     }
   }
+
+  /// A child inherits only stdin, stdout and stderr: not a lock the run holds (an orphaned
+  /// child would keep it locked after the run is gone), nor its logs or sockets.
+  func testAChildInheritsNoDescriptorOfTheRun() throws {
+    #if os(Linux)
+      let directory = try TemporaryDirectory()
+      let lockFile = directory.url.appendingPathComponent("run.lock")
+      let lock = try FileLock(lockFile)
+      let held = FileHandle(forReadingAtPath: "/etc/hostname")
+      let result = try withExtendedLifetime((lock, held)) {
+        try SystemProcessRunner().run(
+          ProcessInvocation(
+            "sh", ["-c", "for f in /proc/$$/fd/*; do echo \"${f##*/} $(readlink $f)\"; done"]))
+      }
+      let descriptors = result.standardOutput.split(separator: "\n").map { String($0.prefix { $0 != " " }) }
+      XCTAssertFalse(result.standardOutput.contains(lockFile.path), result.standardOutput)
+      XCTAssertFalse(result.standardOutput.contains("/etc/hostname"), result.standardOutput)
+      XCTAssertTrue(Set(descriptors).isSubset(of: ["0", "1", "2", "3"]), result.standardOutput)
+    #else
+      XCTFail("open descriptors are read from /proc, which this platform lacks")
+    #endif
+  }
 }

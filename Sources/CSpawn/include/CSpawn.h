@@ -8,4 +8,10 @@
 /// working directory (which every thread of the run shares).
 int cspawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
 
+/// Closes every descriptor from `lowest` up in the child (glibc's
+/// `posix_spawn_file_actions_addclosefrom_np`; on Apple platforms `POSIX_SPAWN_CLOEXEC_DEFAULT`
+/// does it instead and this returns 0): a child must not inherit the run's lock files, logs or
+/// sockets, or an orphaned child would keep holding the run's locks.
+int cspawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int lowest);
+
 #endif

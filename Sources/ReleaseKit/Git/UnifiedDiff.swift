@@ -26,12 +26,12 @@ struct UnifiedDiff {
     try git.run(["init", "--quiet"])
     for file in files {
       if let old = file.old {
-        try AtomicFile.write(old, to: scratch.appendingPathComponent(diffPath(file.path)))
+        try AtomicFile.write(old, to: scratch.appendingPathComponent(diffPath(file.path)), durable: false)
       }
     }
     try git.run(["add", "--all", "--force", "."])
     for file in files {
-      try AtomicFile.write(file.new, to: scratch.appendingPathComponent(diffPath(file.path)))
+      try AtomicFile.write(file.new, to: scratch.appendingPathComponent(diffPath(file.path)), durable: false)
     }
     let created = files.filter { $0.old == nil }.map { diffPath($0.path) }
     if !created.isEmpty { try git.run(["add", "--intent-to-add", "--force", "--"] + created) }

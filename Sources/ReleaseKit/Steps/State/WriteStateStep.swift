@@ -19,14 +19,45 @@ struct WriteStateStep: Step {
     }
   }
 
-  func run(_ context: ReleaseContext) throws {
-    guard let state = updatedState(context) else { return }
-    let url = context.services.resolve(context.options.statePath)
-    try AtomicFile.produce(url) { temporary in
-      try state.encoded().write(to: temporary)
-      FaultPoint.reach("state.partial")
+  enum StateError: Error, CustomStringConvertible {
+    case changedMeanwhile(path: String, customer: String, found: String, expected: String)
+
+    var description: String {
+      switch self {
+      case .changedMeanwhile(let path, let customer, let found, let expected):
+        return
+          "\(path): another run recorded \(customer) \(found) while this one released \(expected); nothing was overwritten, rerun to record it"
+      }
     }
-    context.state = state
+  }
+
+  /// Runs with other `--dist`/`--cache` hold other run locks and may write the same state file:
+  /// it has a lock of its own, and under it the file is read again and this run's records
+  /// merged into what is there now, so no run drops another's record. A record another run
+  /// changed since this one read the file is not overwritten.
+  func run(_ context: ReleaseContext) throws {
+    guard let read = context.state else { return }
+    let url = context.services.resolve(context.options.statePath)
+    let lock = try FileLock(
+      url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock"), timeout: 60)
+    try withExtendedLifetime(lock) {
+      var current = try ReleaseState.load(from: url, displayPath: context.options.statePath)
+      for job in context.shippingJobs {
+        let ours = ReleaseState.CustomerEntry(version: job.version, sourceDigest: job.digest.source)
+        let now = current.customers[job.id]
+        if now != read.customers[job.id] && now != ours, let now {
+          throw StateError.changedMeanwhile(
+            path: context.options.statePath, customer: job.id, found: now.version.description,
+            expected: job.version.description)
+        }
+        current.customers[job.id] = ours
+      }
+      try AtomicFile.produce(url) { temporary in
+        try current.encoded().write(to: temporary)
+        FaultPoint.reach("state.partial")
+      }
+      context.state = current
+    }
   }
 
   private func updatedState(_ context: ReleaseContext) -> ReleaseState? {
