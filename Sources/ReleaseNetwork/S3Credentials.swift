@@ -11,6 +11,9 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
   let secretAccessKey: String
   let sessionToken: String?
 
+  /// Whether these are temporary credentials (a session token, itself never shown).
+  public var hasSessionToken: Bool { sessionToken?.isEmpty == false }
+
   public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
     self.accessKeyID = accessKeyID
     self.secretAccessKey = secretAccessKey

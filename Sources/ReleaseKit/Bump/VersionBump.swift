@@ -45,6 +45,11 @@ struct VersionBump {
     var state = try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath)
     let stateText = try read(statePath)
     let old = state.sdkVersion
+    guard old.canBump(part) else {
+      throw ReleaseError.invalidInput(
+        "\(statePath): sdkVersion \(old) cannot take another \(part.rawValue) release (each part has at most 9 digits)"
+      )
+    }
     let new = old.bumped(part)
     var files: [FileChange] = []
 

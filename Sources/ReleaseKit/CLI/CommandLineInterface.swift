@@ -220,6 +220,13 @@ enum ReleaseCommand {
     options.push = parsed.flag("--push")
     options.allowDirty = parsed.flag("--allow-dirty")
     options.remote = parsed.value("--remote") ?? options.remote
+    if let remote = options.remote,
+      remote.isEmpty || remote.hasPrefix("-")
+        || remote.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true })
+    {
+      throw ReleaseError.usage(
+        "--remote \(remote.prefix(60)): not a git remote name or URL; expected e.g. origin")
+    }
     if options.push && !options.tag {
       throw ReleaseError.usage("--push: pushes tags, so it needs --tag or --publish")
     }

@@ -79,7 +79,7 @@ struct ReleasesRepository {
     defer { for directory in [work, extracted] { try? FileManager.default.removeItem(at: directory) } }
     try AtomicFile.createDirectory(scratch)
     try GitRepository(scratch, runner: services.processRunner, environment: services.environment)
-      .run(["clone", "--quiet", "--no-checkout", url, work.lastPathComponent])
+      .run(["clone", "--quiet", "--no-checkout", "--", url, work.lastPathComponent])
     let git = GitRepository(
       work, runner: services.processRunner, environment: services.environment, fixedIdentity: true)
 
@@ -116,12 +116,15 @@ struct ReleasesRepository {
       ["commit", "--quiet", "--allow-empty", "--cleanup=verbatim", "-m", message], extraEnvironment: dates)
     try git.run(
       ["tag", "--annotate", "--cleanup=verbatim", "--message", message, tag], extraEnvironment: dates)
-    try git.run(["push", "--quiet", "--atomic", "origin", "HEAD:refs/heads/\(branch)", "refs/tags/\(tag)"])
+    try git.run([
+      "push", "--quiet", "--atomic", "--", "origin", "HEAD:refs/heads/\(branch)", "refs/tags/\(tag)",
+    ])
 
     // Read back: the remote's tag is the one made here.
     let local = try git.run(["rev-parse", "refs/tags/\(tag)"])
-    let remote = try git.run(["ls-remote", "origin", "refs/tags/\(tag)"]).split(separator: "\t").first.map(
-      String.init)
+    let remote = try git.run(["ls-remote", "--", "origin", "refs/tags/\(tag)"]).split(separator: "\t").first
+      .map(
+        String.init)
     guard remote == local else { throw PublishError.readBack(url: url, tag: tag, found: remote ?? "missing") }
     return .published(url: url, tag: tag)
   }

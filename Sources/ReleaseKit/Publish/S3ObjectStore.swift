@@ -55,6 +55,8 @@ struct S3ObjectStore: ObjectStore {
       try client.get(self.key(key), to: copy)
     } catch NetworkError.unexpectedStatus(_, _, 404, _, _, _, _) {
       return nil
+    } catch NetworkError.unexpectedStatus(_, _, 403, _, _, _, _) {
+      throw S3AccessError.forbidden(location: "\(displayName)/\(key)")
     }
     return try SHA256Digest.hexAndSize(ofFileAt: copy)
   }
@@ -78,7 +80,26 @@ struct S3ObjectStore: ObjectStore {
   }
 
   func read(_ key: String) throws -> StoredObject? {
-    try client.getWithETag(self.key(key)).map { StoredObject(data: $0.data, tag: $0.etag) }
+    do {
+      return try client.getWithETag(self.key(key)).map { StoredObject(data: $0.data, tag: $0.etag) }
+    } catch NetworkError.unexpectedStatus(_, _, 403, _, _, _, _) {
+      throw S3AccessError.forbidden(location: "\(displayName)/\(key)")
+    }
+  }
+}
+
+/// S3 answers 403, not 404, for a key that does not exist when the credentials lack
+/// `s3:ListBucket` on the bucket: a publish that only reads "is it there yet?" must say so
+/// rather than report a failed upload.
+enum S3AccessError: Error, CustomStringConvertible {
+  case forbidden(location: String)
+
+  var description: String {
+    switch self {
+    case .forbidden(let location):
+      return
+        "\(location): access denied (403) reading it. If it does not exist yet, S3 answers 403 instead of 404 to credentials without s3:ListBucket on the bucket: grant s3:ListBucket, s3:GetObject and s3:PutObject to these keys"
+    }
   }
 }
 
@@ -102,10 +123,24 @@ enum S3Settings {
       throw ReleaseError.invalidInput("\(purpose): \(error)")
     }
     let region = region ?? S3Credentials.region(fromEnvironment: environment) ?? defaultRegion
+    // The region goes into the default endpoint's host name: nothing but a region name.
+    guard isRegionName(region) else {
+      throw ReleaseError.usage(
+        "--s3-region \(region.prefix(60)): not a region name; expected lower-case letters, digits and '-' (e.g. us-east-1, or auto for R2)"
+      )
+    }
     let endpointText = endpoint ?? "https://s3.\(region).amazonaws.com"
     guard let endpointURL = URL(string: endpointText) else {
       throw ReleaseError.usage(
         "--s3-endpoint \(endpointText): not a URL; expected e.g. https://s3.example.com")
+    }
+    // A session token is a bearer credential sent in a header: never in clear text off this machine.
+    if endpointURL.scheme?.lowercased() == "http", credentials.hasSessionToken,
+      !isLoopback(endpointURL.host ?? "")
+    {
+      throw ReleaseError.usage(
+        "--s3-endpoint \(endpointText): plain http with AWS_SESSION_TOKEN set would send the token in clear text; use https (plain http only to 127.0.0.1, ::1 or localhost)"
+      )
     }
     do {
       return try S3Client(
@@ -113,6 +148,18 @@ enum S3Settings {
     } catch let error as NetworkError {
       throw ReleaseError.usage(endpoint == nil ? "\(purpose): \(error)" : "--s3-endpoint: \(error)")
     }
+  }
+
+  static func isRegionName(_ region: String) -> Bool {
+    (1...32).contains(region.count) && region.first != "-" && region.last != "-"
+      && region.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+      }
+  }
+
+  static func isLoopback(_ host: String) -> Bool {
+    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+    return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
   }
 
   static func trimmed(_ url: String) -> String {

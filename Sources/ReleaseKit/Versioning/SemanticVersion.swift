@@ -35,6 +35,19 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
 
   public enum Part: String, CaseIterable, Sendable { case major, minor, patch }
 
+  /// The largest part the state file reads back (nine digits): a version is never written
+  /// that the next run would refuse.
+  public static let maximumPart = 999_999_999
+
+  /// Whether `bumped(part)` stays readable.
+  public func canBump(_ part: Part) -> Bool {
+    switch part {
+    case .major: return major < Self.maximumPart
+    case .minor: return minor < Self.maximumPart
+    case .patch: return patch < Self.maximumPart
+    }
+  }
+
   public func bumped(_ part: Part) -> SemanticVersion {
     switch part {
     case .major: return SemanticVersion(major + 1, 0, 0)
@@ -74,5 +87,10 @@ public enum VersionRule {
     if last.sourceDigest == sourceDigest { return last.version }
     if sdkVersion > last.version { return sdkVersion }
     return last.version.bumped(.patch)
+  }
+
+  /// Why `last` cannot take another patch release, nil when it can.
+  public static func patchLimitReached(last: SemanticVersion, sdkVersion: SemanticVersion) -> Bool {
+    sdkVersion <= last && !last.canBump(.patch)
   }
 }

@@ -15,7 +15,8 @@ struct PlanStep: Step {
     // The first process the run starts: every input check before it runs none.
     inputs.toolchain = try Self.toolchainVersion(context.services)
     context.inputs = inputs
-    context.jobs = manifest.customers.map { customer in
+    var limitReached: [String] = []
+    let jobs = manifest.customers.map { customer in
       let digest = InputDigest(
         customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
         sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
@@ -24,6 +25,13 @@ struct PlanStep: Step {
         }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
         archiveModificationTime: context.options.archiveModificationTime)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
+      if let last, last.1 != digest.source,
+        VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)
+      {
+        limitReached.append(
+          "\(context.options.statePath): customers.\(customer.id): \(last.0) cannot take another patch release (each part has at most 9 digits); release a new SDK version (release bump minor)"
+        )
+      }
       let version = VersionRule.nextVersion(
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
       // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
@@ -48,6 +56,8 @@ struct PlanStep: Step {
       }
       return job
     }
+    if !limitReached.isEmpty { throw ReleaseError.invalidInput(limitReached.joined(separator: "\n")) }
+    context.jobs = jobs
     context.reporter.report(
       .plan(
         context.jobs.map {

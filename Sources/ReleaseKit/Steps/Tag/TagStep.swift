@@ -155,7 +155,8 @@ struct TagCheckStep: Step {
   /// The remote answers, and has none of the run's tags with other contents than here.
   private func checkRemote(_ remote: String, plan: TagPlan, _ repository: GitRepository) throws {
     let listing = try Self.badInput(prefix: "--push: cannot reach remote \(remote): ") {
-      try repository.run(["ls-remote", "--tags", remote])
+      // After `--`: a remote from the command line is never read as an option.
+      try repository.run(["ls-remote", "--tags", "--", remote])
     }
     var remoteTags: [String: String] = [:]
     for line in listing.split(separator: "\n") {
@@ -224,7 +225,7 @@ struct TagStep: Step {
           ? "tags already in place: \(plan.names.joined(separator: ", "))"
           : "tagged \(created.joined(separator: ", ")) on \(head.prefix(12))"))
     if context.options.push, let remote = context.options.remote {
-      try repository.run(["push", "--quiet", remote] + plan.names.map { "refs/tags/\($0)" })
+      try repository.run(["push", "--quiet", "--", remote] + plan.names.map { "refs/tags/\($0)" })
       context.reporter.report(.info("pushed \(plan.names.count) tags to \(remote)"))
     }
   }
