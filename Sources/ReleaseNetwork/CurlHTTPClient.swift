@@ -102,6 +102,8 @@ public struct CurlHTTPClient: HTTPClient {
       method: request.method.rawValue, displayURL: NetworkError.displayString(for: request.url))
     let transfer = try CurlTransfer(body: request.body, responseFile: responseFile)
     defer { transfer.closeFiles() }
+    transfer.maximumBodySize = request.maximumResponseSize
+    transfer.displayLocation = NetworkError.displayString(for: request.url)
 
     var headerLines = request.headers.map { "\($0.key): \($0.value)" }
     if let signing = request.signing {
@@ -122,7 +124,12 @@ public struct CurlHTTPClient: HTTPClient {
 
     try handle.set(CURLOPT_URL, request.url.absoluteString)
     try handle.set(CURLOPT_PROTOCOLS_STR, "http,https,file")
-    try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, request.redirectProtocols)
+    if let limit = request.maximumResponseSize {
+      // Refused before a byte arrives when the server announces more (Content-Length); the
+      // write callback stops the rest.
+      try handle.set(CURLOPT_MAXFILESIZE_LARGE, offset: limit)
+    }
     // Signed requests do not follow redirects: libcurl would not sign the request to another
     // host, and S3's own redirect (301 PermanentRedirect, wrong region) says more as an error.
     try handle.set(CURLOPT_FOLLOWLOCATION, request.signing == nil ? 1 : 0)
@@ -153,6 +160,10 @@ public struct CurlHTTPClient: HTTPClient {
 
     let (code, detail) = withExtendedLifetime((transfer, headerList)) { handle.perform() }
     if let localError = transfer.localError { throw localError }
+    if code == CURLE_FILESIZE_EXCEEDED, let limit = request.maximumResponseSize {
+      // The server announced more than the limit (Content-Length): refused before the body.
+      throw SystemError.tooLarge(location: NetworkError.displayString(for: request.url), limit: limit)
+    }
     guard code == CURLE_OK else {
       let summary = String(cString: curl_easy_strerror(code))
       return .failed(code, reason: detail.isEmpty ? summary : "\(summary): \(detail)")

@@ -27,6 +27,11 @@ final class CurlTransfer {
   private(set) var body = Data()
   /// A local file failure inside a callback, which libcurl only reports as an abort.
   private(set) var localError: SystemError?
+  /// The most body bytes of a successful response this transfer accepts, and for messages
+  /// where they come from.
+  var maximumBodySize: Int64?
+  var displayLocation = ""
+  private var receivedBodyBytes: Int64 = 0
 
   /// Opens the body file, if any; `responseFile` is where 2xx bodies are written (truncated
   /// first, so a previous attempt's partial bytes never survive).
@@ -100,6 +105,13 @@ final class CurlTransfer {
 
   /// Returns false to make libcurl abort the transfer.
   fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    if let maximumBodySize, status.map({ (200...299).contains($0) }) ?? true {
+      receivedBodyBytes += Int64(bytes.count)
+      if receivedBodyBytes > maximumBodySize {
+        localError = .tooLarge(location: displayLocation, limit: maximumBodySize)
+        return false
+      }
+    }
     guard bodyGoesToFile, let responseFile else {
       if self.responseFile == nil {
         body.append(contentsOf: bytes)

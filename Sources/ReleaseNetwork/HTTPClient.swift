@@ -62,6 +62,10 @@ public struct HTTPRequest: Sendable {
   public var signing: AWSSigV4?
   /// Statuses the caller handles; anything else is thrown as `NetworkError.unexpectedStatus`.
   public var acceptedStatuses: Set<Int>
+  /// The most body bytes accepted; the transfer stops as soon as more arrive.
+  public var maximumResponseSize: Int64?
+  /// Protocols a redirect may lead to (libcurl's list); `"https"` keeps a transfer on TLS.
+  public var redirectProtocols = "http,https"
 
   public static let successStatuses = Set(200...299)
 

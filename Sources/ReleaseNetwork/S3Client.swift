@@ -148,14 +148,18 @@ public struct S3Client: Sendable {
   }
 
   /// Downloads the object to `file`, which appears only once the download is complete.
-  public func get(_ key: String, to file: URL) throws {
+  /// `maximumSize`: the transfer stops as soon as more bytes arrive.
+  public func get(_ key: String, to file: URL, maximumSize: Int64? = nil) throws {
     var get = request(.get, try url(for: key), payloadSHA256: Self.emptyPayloadSHA256)
     get.destination = .file(file)
+    get.maximumResponseSize = maximumSize
     _ = try http.send(get)
   }
 
-  public func getData(_ key: String) throws -> Data {
-    try http.send(request(.get, try url(for: key), payloadSHA256: Self.emptyPayloadSHA256)).body
+  public func getData(_ key: String, maximumSize: Int64? = nil) throws -> Data {
+    var get = request(.get, try url(for: key), payloadSHA256: Self.emptyPayloadSHA256)
+    get.maximumResponseSize = maximumSize
+    return try http.send(get).body
   }
 
   /// The object's bytes and its ETag (quotes included), or nil when there is none: what a

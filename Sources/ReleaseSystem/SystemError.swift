@@ -7,6 +7,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
   case programNotFound(name: String)
   case processFailed(command: String, exitCode: Int32, logPath: String?)
   case locked(path: String, holder: String)
+  /// A download sent more bytes than it may: stopped as soon as they arrived.
+  case tooLarge(location: String, limit: Int64)
   /// The child ran past its time limit and was stopped, with everything it started.
   case timedOut(command: String, seconds: Double, option: String?)
 
@@ -32,6 +34,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
       return "\(name): program not found on PATH (install it, or put it on PATH)"
     case .processFailed(let command, let exitCode, let logPath):
       return "\(command): exited with status \(exitCode)" + (logPath.map { " (log: \($0))" } ?? "")
+    case .tooLarge(let location, let limit):
+      return "\(location): more than \(limit) bytes, the most it may have; the transfer was stopped"
     case .timedOut(let command, let seconds, let option):
       let limit = seconds.truncatingRemainder(dividingBy: 1) == 0 ? "\(Int(seconds))s" : "\(seconds)s"
       return "\(command): still running after \(limit), stopped with everything it started"

@@ -50,10 +50,18 @@ enum ModelStoreLocation {
         throw ReleaseError.usage(
           "--models \(location): expected an http(s) URL of a directory holding index.json")
       }
+      // Models decide what ships: they come over TLS, or from this machine.
+      if base.scheme?.lowercased() == "http", !S3Settings.isLoopback(base.host ?? "") {
+        throw ReleaseError.usage(
+          "--models \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+        )
+      }
       source = .http(base: base, client: http)
     }
     do {
-      return try RemoteModelStore(displayName: displayName, source: source, cacheDirectory: cache)
+      return try RemoteModelStore(
+        displayName: displayName, source: source, cacheDirectory: cache,
+        maximumModelSize: options.maximumModelSize)
     } catch let error as RemoteModelStoreError {
       throw ReleaseError.invalidInput(error.description)
     }

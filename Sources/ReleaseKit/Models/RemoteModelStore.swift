@@ -26,21 +26,27 @@ struct RemoteModelStore: ModelStore {
     let size: Int64?
   }
 
+  /// The most bytes an `index.json` may have: far more than any real store's listing.
+  static let maximumIndexSize: Int64 = 16 * 1024 * 1024
+
   let displayName: String
   let source: Source
   /// `<cache>/models`.
   let cacheDirectory: URL
   let entries: [ModelReference: Entry]
+  /// Bytes a model may have when the index gives no size (with one, exactly that size).
+  let maximumModelSize: Int64
 
   /// Opens the store: downloads and validates its `index.json`.
-  init(displayName: String, source: Source, cacheDirectory: URL) throws {
+  init(displayName: String, source: Source, cacheDirectory: URL, maximumModelSize: Int64) throws {
     self.displayName = displayName
     self.source = source
     self.cacheDirectory = cacheDirectory
+    self.maximumModelSize = maximumModelSize
     let indexLocation = Self.join(displayName, "index.json")
     let data: Data
     do {
-      data = try Self.fetchData("index.json", from: source)
+      data = try Self.fetchData("index.json", from: source, maximumSize: Self.maximumIndexSize)
     } catch {
       throw RemoteModelStoreError.indexUnavailable(location: indexLocation, reason: "\(error)")
     }
@@ -85,7 +91,11 @@ struct RemoteModelStore: ModelStore {
     defer { try? FileManager.default.removeItem(at: download) }
     let location = Self.join(displayName, entry.path)
     do {
-      try Self.fetch(entry.path, from: source, to: download)
+      // The index's size is enforced while downloading: a server sending more is cut off.
+      try Self.fetch(entry.path, from: source, to: download, maximumSize: entry.size ?? maximumModelSize)
+    } catch SystemError.tooLarge(_, let limit) {
+      // Not the model the index describes: bad input, like a wrong digest.
+      throw RemoteModelStoreError.tooLarge(reference: reference, location: location, limit: limit)
     } catch {
       throw RemoteModelStoreError.downloadFailed(reference: reference, location: location, reason: "\(error)")
     }
@@ -100,22 +110,33 @@ struct RemoteModelStore: ModelStore {
 
   // MARK: Transfers
 
-  private static func fetchData(_ path: String, from source: Source) throws -> Data {
+  private static func fetchData(_ path: String, from source: Source, maximumSize: Int64) throws -> Data {
     switch source {
     case .http(let base, let client):
-      return try client.send(HTTPRequest(.get, try url(base, path))).body
+      return try client.send(request(try url(base, path), maximumSize: maximumSize)).body
     case .s3(let client, let prefix):
-      return try client.getData(prefix.isEmpty ? path : "\(prefix)/\(path)")
+      return try client.getData(prefix.isEmpty ? path : "\(prefix)/\(path)", maximumSize: maximumSize)
     }
   }
 
-  private static func fetch(_ path: String, from source: Source, to file: URL) throws {
+  private static func fetch(_ path: String, from source: Source, to file: URL, maximumSize: Int64) throws {
     switch source {
     case .http(let base, let client):
-      _ = try client.send(HTTPRequest(.get, try url(base, path), destination: .file(file)))
+      var get = request(try url(base, path), maximumSize: maximumSize)
+      get.destination = .file(file)
+      _ = try client.send(get)
     case .s3(let client, let prefix):
-      try client.get(prefix.isEmpty ? path : "\(prefix)/\(path)", to: file)
+      try client.get(prefix.isEmpty ? path : "\(prefix)/\(path)", to: file, maximumSize: maximumSize)
     }
+  }
+
+  /// A GET that stays on TLS: a redirect may lead only to https (the store URL itself may be
+  /// plain http only on this machine, for tests).
+  private static func request(_ url: URL, maximumSize: Int64) -> HTTPRequest {
+    var request = HTTPRequest(.get, url)
+    request.maximumResponseSize = maximumSize
+    request.redirectProtocols = "https"
+    return request
   }
 
   private static func url(_ base: URL, _ path: String) throws -> URL {
@@ -192,6 +213,7 @@ enum RemoteModelStoreError: Error, CustomStringConvertible, Equatable {
   case downloadFailed(reference: ModelReference, location: String, reason: String)
   case digestMismatch(
     reference: ModelReference, location: String, expected: String, found: String, size: Int64)
+  case tooLarge(reference: ModelReference, location: String, limit: Int64)
 
   var description: String {
     switch self {
@@ -210,6 +232,9 @@ enum RemoteModelStoreError: Error, CustomStringConvertible, Equatable {
       return "\(file): no such model; the store's index.json has no flow \"\(reference.flowName)\" (\(known))"
     case .downloadFailed(let reference, let location, let reason):
       return "\(reference) (\(location)): download failed: \(reason)"
+    case .tooLarge(let reference, let location, let limit):
+      return
+        "\(reference) (\(location)): the server sent more than \(limit) bytes, the size index.json gives (or the --max-model-size limit); the download was stopped, nothing cached"
     case .digestMismatch(let reference, let location, let expected, let found, let size):
       return
         "\(reference) (\(location)): downloaded \(size) bytes with SHA-256 \(found), but index.json says "

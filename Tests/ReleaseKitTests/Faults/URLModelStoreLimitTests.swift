@@ -1,0 +1,110 @@
+import Foundation
+import ReleaseManifest
+import ReleaseNetwork
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseKit
+
+/// Issue 12, "URL model stores": a store is https (plain http only on this machine), a
+/// redirect may lead only to https, and a model may not be larger than the index says: the
+/// transfer stops as soon as more bytes arrive, and nothing of it is left in the cache.
+final class URLModelStoreLimitTests: XCTestCase {
+  private func open(_ location: String, cache: URL) throws -> ModelStore {
+    var options = ReleaseOptions()
+    options.modelsPath = location
+    options.cachePath = cache.path
+    let services = Services(
+      processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: cache, environment: [:],
+      output: CapturedOutput())
+    return try ModelStoreLocation.open(options, services: services)
+  }
+
+  func testAModelLargerThanTheIndexSaysIsCutOffAndLeavesNothing() throws {
+    let served = try TemporaryDirectory()
+    let store = served.url.appendingPathComponent("store")
+    try FileManager.default.copyItem(at: RepositoryRoot.url.appendingPathComponent("models"), to: store)
+    // The index says onboarding_upsell v73 has 100 bytes fewer than the file the server sends.
+    let indexFile = store.appendingPathComponent("index.json")
+    var index = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: indexFile)) as? [String: Any])
+    var models = try XCTUnwrap(index["models"] as? [[String: Any]])
+    let position = try XCTUnwrap(
+      models.firstIndex { $0["path"] as? String == "onboarding_upsell/73.mlmodel" })
+    let size = try XCTUnwrap(models[position]["size"] as? Int)
+    models[position]["size"] = size - 100
+    index["models"] = models
+    try JSONSerialization.data(withJSONObject: index).write(to: indexFile)
+    let server = try StaticHTTPServer(directory: served.url)
+    defer { server.shutDown() }
+    let cache = try TemporaryDirectory()
+
+    let opened = try open("\(server.baseURL)/store", cache: cache.url)
+    XCTAssertThrowsError(
+      try opened.localFile(for: ModelReference(flowName: "onboarding_upsell", version: 73))
+    ) {
+      XCTAssertTrue(
+        "\($0)".contains("the server sent more than \(size - 100) bytes, the size index.json gives"), "\($0)")
+    }
+    let left =
+      FileManager.default.enumerator(atPath: cache.url.path)?.allObjects.compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".mlmodel") || $0.contains("download") } ?? []
+    XCTAssertEqual(left, [], "nothing of the download is left")
+  }
+
+  func testAStoreRedirectMayLeadOnlyToHTTPS() throws {
+    // Every request, index.json included, answered with a redirect to a plain-http host elsewhere.
+    let server = try FaultServerProcess(
+      script: "redirect_server.py", arguments: ["http://models.example.invalid/store/index.json"])
+    defer { server.stop() }
+    let cache = try TemporaryDirectory()
+    XCTAssertThrowsError(try open("http://127.0.0.1:\(server.port)/store", cache: cache.url)) { error in
+      XCTAssertTrue("\(error)".contains("cannot download the model store's index"), "\(error)")
+      XCTAssertTrue("\(error)".lowercased().contains("protocol"), "refused for its protocol: \(error)")
+    }
+  }
+
+  func testAPlainHTTPStoreElsewhereIsRefused() throws {
+    let cache = try TemporaryDirectory()
+    XCTAssertThrowsError(try open("http://models.example.com/store", cache: cache.url)) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "--models http://models.example.com/store: plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+      )
+    }
+  }
+}
+
+/// A Python server of Tests/Fixtures/Network on a free port of 127.0.0.1, which prints its port.
+final class FaultServerProcess {
+  let process = Process()
+  let port: Int
+
+  init(script: String, arguments: [String] = []) throws {
+    let output = Pipe()
+    process.executableURL = try PublishFixtures.program("python3", install: "install Python 3")
+    process.arguments = [PublishFixtures.network.appendingPathComponent(script).path] + arguments
+    process.standardInput = Pipe()
+    process.standardOutput = output
+    try process.run()
+    var line = Data()
+    let deadline = Date().addingTimeInterval(15)
+    while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    guard
+      let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
+      process.terminate()
+      throw PublishSetupError(description: "fault_server.py did not report its port")
+    }
+    self.port = port
+  }
+
+  func stop() {
+    process.terminate()
+    process.waitUntilExit()
+  }
+}
