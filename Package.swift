@@ -22,14 +22,15 @@ let package = Package(
       providers: [.apt(["libssl-dev"])]),
     // curl_easy_setopt is variadic; Swift cannot call it, so typed wrappers live here.
     .target(name: "CCurlShim", dependencies: ["CCurl"]),
-    // posix_spawn's chdir file action, declared by glibc only under _GNU_SOURCE.
-    .target(name: "CSpawn"),
+    // What glibc declares only under _GNU_SOURCE (posix_spawn's chdir and closefrom actions,
+    // renameat2), so Swift can call it.
+    .target(name: "CSystemShim"),
 
     // Layers, bottom up: system services (hashing, processes, files), archive (libarchive),
     // network (libcurl) -> manifest + model store -> generation -> pipeline, steps and CLI.
     .target(
       name: "ReleaseSystem",
-      dependencies: ["CSpawn", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+      dependencies: ["CSystemShim", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "ReleaseArchive", dependencies: ["CArchive", "ReleaseSystem"]),
     .target(name: "ReleaseNetwork", dependencies: ["CCurlShim", "ReleaseSystem"]),
     .target(name: "ReleaseManifest", dependencies: ["ReleaseSystem"]),

@@ -21,6 +21,12 @@ public enum ArchiveError: Error, CustomStringConvertible, Equatable, Sendable {
   case unsafeEntryType(archive: String, entry: String, found: ZipEntry.Kind)
   /// `found` lists the top-level names, directories with a trailing `/`.
   case notOneTopLevelDirectory(archive: String, found: [String])
+  /// The same name twice: which one a reader gets is up to the reader.
+  case duplicateEntry(archive: String, entry: String)
+  /// Two names that one file system stores as one file (case folding, Unicode normalisation).
+  case collidingNames(archive: String, entry: String, other: String)
+  /// A control character (C0, DEL, C1) in a name: shown to people, it can rewrite a terminal.
+  case controlCharacter(archive: String, entry: String)
   case tooManyEntries(archive: String, limit: Int)
   case tooLarge(archive: String, limit: Int64)
   /// `read` is what the data held; when it exceeds `declared`, reading stopped there.
@@ -50,6 +56,13 @@ public enum ArchiveError: Error, CustomStringConvertible, Equatable, Sendable {
       return "\(archive): entry '\(entry)' has an empty or '.' path component (expected a normalised path)"
     case .unsafeEntryType(let archive, let entry, let found):
       return "\(archive): entry '\(entry)' is a \(found.phrase) (expected a regular file or directory)"
+    case .duplicateEntry(let archive, let entry):
+      return "\(archive): entry '\(Self.shown(entry))' is in it twice"
+    case .collidingNames(let archive, let entry, let other):
+      return
+        "\(archive): entry '\(Self.shown(entry))' and '\(Self.shown(other))' are one file on case-insensitive or normalising file systems"
+    case .controlCharacter(let archive, let entry):
+      return "\(archive): entry '\(Self.shown(entry))' has a control character in its name"
     case .notOneTopLevelDirectory(let archive, let found):
       let names = found.isEmpty ? "none" : found.map { "'\($0)'" }.joined(separator: ", ")
       return "\(archive): expected exactly one top-level directory, found \(names)"
@@ -64,6 +77,19 @@ public enum ArchiveError: Error, CustomStringConvertible, Equatable, Sendable {
     case .destinationExists(let path):
       return "\(path): already exists (extraction never overwrites)"
     }
+  }
+
+  /// A name as it may be printed: control and format characters as `\u{…}`.
+  static func shown(_ name: String) -> String {
+    var shown = ""
+    for scalar in name.unicodeScalars {
+      if ZipReader.isControl(scalar) || scalar.properties.generalCategory == .format {
+        shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      } else {
+        shown.unicodeScalars.append(scalar)
+      }
+    }
+    return shown
   }
 
   /// libarchive's own explanation of the last failure on `archive`.

@@ -148,6 +148,10 @@ public enum ZipReader {
     var inspection = Inspection()
     // Top-level names in first-seen order, and whether each is a directory.
     var topLevel: [(name: String, isDirectory: Bool)] = []
+    // Every name seen, exactly (by its bytes: Swift strings compare canonically equivalent
+    // names as equal) and folded (case and Unicode normalisation), to the first holder.
+    var seen = Set<[UInt8]>()
+    var folded: [String: String] = [:]
     var readToTheEnd = false
     do {
       let reader = try ArchiveReader(zip)
@@ -165,6 +169,17 @@ public enum ZipReader {
           continue
         case .success(let parts):
           components = parts
+        }
+        let path = entry.path.hasSuffix("/") ? String(entry.path.dropLast()) : entry.path
+        if !seen.insert(Array(path.utf8)).inserted {
+          inspection.problems.append(.duplicateEntry(archive: zip.path, entry: entry.path))
+        } else {
+          let key = Self.foldedName(path)
+          if let other = folded[key] {
+            inspection.problems.append(.collidingNames(archive: zip.path, entry: path, other: other))
+          } else {
+            folded[key] = path
+          }
         }
         let name = String(components[0])
         let isDirectory = components.count > 1 || entry.kind == .directory
@@ -194,11 +209,25 @@ public enum ZipReader {
     return inspection
   }
 
+  /// C0 controls, DEL and C1 controls.
+  static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+  }
+
+  /// The name a case-insensitive, normalising file system (APFS, NTFS, HFS+) stores: NFC, then
+  /// case-folded.
+  static func foldedName(_ path: String) -> String {
+    path.precomposedStringWithCanonicalMapping.lowercased()
+  }
+
   /// The entry's path components (without a directory's trailing empty one), or why the entry
   /// must not be extracted: its path is absolute, escapes, or is not normalised, or it is not a
   /// regular file or directory.
   private static func vet(_ entry: ZipEntry, in archive: String) -> Result<[Substring], ArchiveError> {
     let path = entry.path
+    if path.unicodeScalars.contains(where: isControl) {
+      return .failure(.controlCharacter(archive: archive, entry: path))
+    }
     if path.hasPrefix("/") { return .failure(.absolutePath(archive: archive, entry: path)) }
     var components = path.split(separator: "/", omittingEmptySubsequences: false)
     if path.hasSuffix("/") { components.removeLast() }

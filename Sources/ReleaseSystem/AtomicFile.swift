@@ -1,3 +1,4 @@
+import CSystemShim
 import Foundation
 
 /// Writes that never leave a partial file under a final name: data goes to a temporary
@@ -111,6 +112,27 @@ public enum AtomicFile {
     guard descriptor >= 0 else { return }
     _ = fsync(descriptor)
     close(descriptor)
+  }
+
+  /// Puts `source` (a complete directory or file) under `destination`, which may exist: swapped
+  /// in one step (renameat2 RENAME_EXCHANGE / renamex_np RENAME_SWAP), so a reader finds the
+  /// old or the new one at every moment, never nothing; the old one is then removed. Where the
+  /// file system cannot swap, the old one is moved aside first (a moment without it).
+  public static func replace(_ destination: URL, with source: URL) throws {
+    sync(source)
+    if csystem_exchange(source.path, destination.path) == 0 {
+      sync(destination.deletingLastPathComponent())
+      try? FileManager.default.removeItem(at: source)
+      return
+    }
+    if errno == ENOENT, !FileManager.default.fileExists(atPath: destination.path) {
+      try rename(source, to: destination)
+      return
+    }
+    let aside = temporarySibling(of: destination)
+    try rename(destination, to: aside)
+    try rename(source, to: destination)
+    try? FileManager.default.removeItem(at: aside)
   }
 
   /// Moves a file to `destination`, which is either the old or the new file at any moment, also

@@ -1,4 +1,4 @@
-import CSpawn
+import CSystemShim
 import Foundation
 
 #if canImport(Glibc)

@@ -238,6 +238,44 @@ final class ZipReaderTests: XCTestCase {
     try assertRefused(zip) { $0 == .unsafeEntryType(archive: zip.path, entry: "Pkg/passwd", found: .symlink) }
   }
 
+  /// Issue 12: names that would land on one file: the same entry twice, names equal after
+  /// case folding (APFS, NTFS) or Unicode normalisation (é precomposed and e + U+0301), and
+  /// control characters in a name.
+  func testDuplicateCollidingAndControlCharacterNamesAreRefused() throws {
+    let twice = try makeZip(
+      "twice", [Entry(name: "Pkg/a.txt", data: "a"), Entry(name: "Pkg/a.txt", data: "b")])
+    try assertRefused(twice) { $0 == .duplicateEntry(archive: twice.path, entry: "Pkg/a.txt") }
+
+    let cased = try makeZip(
+      "cased", [Entry(name: "Pkg/Package.swift", data: "a"), Entry(name: "Pkg/package.swift", data: "b")])
+    try assertRefused(cased) {
+      $0 == .collidingNames(archive: cased.path, entry: "Pkg/package.swift", other: "Pkg/Package.swift")
+    }
+
+    let normalised = try makeZip(
+      "normalised",
+      [Entry(name: "Pkg/caf\u{E9}.txt", data: "a"), Entry(name: "Pkg/cafe\u{301}.txt", data: "b")])
+    // libarchive 3.6 hands both names over in NFC, so the pair reads as one name twice; a
+    // reader that kept them apart would find them colliding. Refused either way.
+    try assertRefused(normalised) {
+      $0 == .duplicateEntry(archive: normalised.path, entry: "Pkg/caf\u{E9}.txt")
+        || $0
+          == .collidingNames(
+            archive: normalised.path, entry: "Pkg/cafe\u{301}.txt", other: "Pkg/caf\u{E9}.txt")
+    }
+
+    for (label, name) in [
+      ("bell", "Pkg/a\u{7}.txt"), ("escape", "Pkg/\u{1B}[31m.txt"), ("c1", "Pkg/a\u{85}b.txt"),
+    ] {
+      let zip = try makeZip(label, [Entry(name: "Pkg/ok.txt", data: "a"), Entry(name: name, data: "b")])
+      try assertRefused(zip) { $0 == .controlCharacter(archive: zip.path, entry: name) }
+      XCTAssertFalse(
+        ArchiveError.controlCharacter(archive: "x.zip", entry: name).description.unicodeScalars.contains {
+          $0.value < 0x20 || (0x7F...0x9F).contains($0.value)
+        }, "the message shows the name escaped")
+    }
+  }
+
   func testTwoTopLevelDirectoriesAreRefused() throws {
     let zip = try makeZip("two-tops", [Entry(name: "A/x.txt", data: "x"), Entry(name: "B/y.txt", data: "y")])
     try assertRefused(zip) { $0 == .notOneTopLevelDirectory(archive: zip.path, found: ["A/", "B/"]) }

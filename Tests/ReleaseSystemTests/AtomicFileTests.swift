@@ -59,4 +59,35 @@ final class AtomicFileTests: XCTestCase {
       XCTAssertTrue(error is SystemError, "\(error)")
     }
   }
+
+  /// Issue 12: replacing a release directory leaves no moment without one. A reader polls it
+  /// while it is replaced 200 times; it always finds a complete directory.
+  func testReplacingADirectoryLeavesNoMomentWithoutIt() throws {
+    let directory = try TemporaryDirectory()
+    let final = directory.url.appendingPathComponent("2.4.0")
+    try FileManager.default.createDirectory(at: final, withIntermediateDirectories: true)
+    try "0".write(to: final.appendingPathComponent("release.json"), atomically: true, encoding: .utf8)
+    let missing = Locked(0)
+    let stop = Locked(false)
+    let reader = Thread {
+      while !stop.value {
+        if !FileManager.default.fileExists(atPath: final.appendingPathComponent("release.json").path) {
+          missing.withLock { $0 += 1 }
+        }
+      }
+    }
+    reader.start()
+    for round in 1...200 {
+      let next = AtomicFile.temporarySibling(of: final)
+      try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
+      try "\(round)".write(to: next.appendingPathComponent("release.json"), atomically: true, encoding: .utf8)
+      try AtomicFile.replace(final, with: next)
+    }
+    stop.set(true)
+    while reader.isExecuting { usleep(1_000) }
+    XCTAssertEqual(missing.value, 0, "a reader found no release directory")
+    XCTAssertEqual(
+      try String(contentsOf: final.appendingPathComponent("release.json"), encoding: .utf8), "200")
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.url.path), ["2.4.0"])
+  }
 }

@@ -46,17 +46,9 @@ struct StageStep: CustomerStep {
   }
 
   /// Renames `temporary` to `final`; an earlier release directory of the same version (a
-  /// forced rebuild) is moved aside first and removed after.
+  /// forced rebuild) is swapped out in one step, so a reader never finds no release there.
   static func replace(_ final: URL, with temporary: URL, in parent: URL) throws {
-    let fileManager = FileManager.default
-    var previous: URL?
-    if fileManager.fileExists(atPath: final.path) {
-      let aside = AtomicFile.temporarySibling(of: final)
-      try AtomicFile.rename(final, to: aside)
-      previous = aside
-    }
-    try AtomicFile.rename(temporary, to: final)
-    if let previous { try? fileManager.removeItem(at: previous) }
+    try AtomicFile.replace(final, with: temporary)
   }
 
   /// Every regular file of the generated package with its SHA-256, sorted by path bytes.

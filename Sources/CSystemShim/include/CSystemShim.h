@@ -1,5 +1,5 @@
-#ifndef CSPAWN_H
-#define CSPAWN_H
+#ifndef CSYSTEMSHIM_H
+#define CSYSTEMSHIM_H
 
 #include <spawn.h>
 
@@ -13,5 +13,11 @@ int cspawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char
 /// does it instead and this returns 0): a child must not inherit the run's lock files, logs or
 /// sockets, or an orphaned child would keep holding the run's locks.
 int cspawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int lowest);
+
+
+/// Swaps two paths in one step (`renameat2(RENAME_EXCHANGE)` on Linux, `renamex_np(RENAME_SWAP)`
+/// on Apple platforms): replacing a directory this way leaves no moment without one. 0 on
+/// success, else -1 with errno set.
+int csystem_exchange(const char *first, const char *second);
 
 #endif
