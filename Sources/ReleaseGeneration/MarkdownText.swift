@@ -14,6 +14,9 @@ public struct MarkdownText: Equatable, Sendable, CustomStringConvertible {
   /// backslash-escaped (CommonMark allows that for any ASCII punctuation) and line breaks
   /// and other control characters become spaces, so the text stays inside its line.
   public static func escaping(_ text: String) -> MarkdownText {
+    // GitHub links bare URLs, www. names and e-mail addresses even when their punctuation is
+    // escaped; in a code span nothing is linked.
+    if autolinkTriggers.contains(where: { text.lowercased().contains($0) }) { return codeSpan(text) }
     var markdown = ""
     for scalar in text.unicodeScalars {
       if specialCharacters.contains(scalar) {
@@ -24,6 +27,8 @@ public struct MarkdownText: Equatable, Sendable, CustomStringConvertible {
         || scalar.properties.generalCategory == .paragraphSeparator
       {
         markdown += " "
+      } else if scalar.properties.generalCategory == .format {
+        markdown += visible(scalar)
       } else {
         markdown.unicodeScalars.append(scalar)
       }
@@ -33,10 +38,14 @@ public struct MarkdownText: Equatable, Sendable, CustomStringConvertible {
 
   /// `text` as an inline code span, fenced with more backticks than it contains in a row.
   public static func codeSpan(_ text: String) -> MarkdownText {
-    let flattened = String(
-      text.unicodeScalars.map { scalar -> Character in
-        scalar.properties.generalCategory == .control ? " " : Character(scalar)
-      })
+    var flattened = ""
+    for scalar in text.unicodeScalars {
+      switch scalar.properties.generalCategory {
+      case .control: flattened += " "
+      case .format: flattened += visible(scalar)
+      default: flattened.unicodeScalars.append(scalar)
+      }
+    }
     var longestRun = 0
     var run = 0
     for character in flattened {
@@ -71,6 +80,14 @@ public struct MarkdownText: Equatable, Sendable, CustomStringConvertible {
   static func literal(_ markdown: StaticString) -> MarkdownText {
     MarkdownText("\(markdown)")
   }
+
+  /// A format character (bidi override or isolate, zero-width character, BOM) shown as its
+  /// code point rather than left to reorder or hide the text around it.
+  private static func visible(_ scalar: Unicode.Scalar) -> String {
+    "U+" + String(scalar.value, radix: 16, uppercase: true)
+  }
+
+  private static let autolinkTriggers = ["://", "www.", "@"]
 
   private static let specialCharacters: Set<Unicode.Scalar> = [
     "\\", "`", "*", "_", "{", "}", "[", "]", "<", ">", "(", ")", "#", "!", "|", "&", "~",

@@ -2,8 +2,39 @@ import Foundation
 
 /// Where the tool's human and machine output goes. Writes are whole lines under a lock,
 /// so parallel customer jobs never interleave mid-line.
+/// Every line the tool prints goes through `write(line:to:)`, which shows control and format
+/// characters escaped (`TerminalText`): text from outside (S3 error messages, git's stderr, log
+/// tails, store names, release.json fields) can neither move the cursor, clear the screen, set
+/// the window title nor reorder what follows it. The live view's own cursor movements go
+/// through `writeControl`.
 public protocol OutputStreaming: AnyObject, Sendable {
   func write(line: String, to stream: OutputStream)
+  /// Writes `line` as it is, escape sequences included: only for text the tool itself composed.
+  func writeControl(line: String, to stream: OutputStream)
+}
+
+/// Text as it may reach a terminal: C0 controls but tab and line feed, DEL, C1 controls and
+/// Unicode format characters (bidi overrides and isolates, zero-width characters, BOM) become
+/// `\u{…}`.
+public enum TerminalText {
+  public static func escaped(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var shown = ""
+    for scalar in text.unicodeScalars {
+      if needsEscape(scalar) {
+        shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+      } else {
+        shown.unicodeScalars.append(scalar)
+      }
+    }
+    return shown
+  }
+
+  public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    if scalar == "\t" || scalar == "\n" { return false }
+    return scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+      || scalar.properties.generalCategory == .format
+  }
 }
 
 public enum OutputStream: Sendable { case standardOutput, standardError }
@@ -18,6 +49,10 @@ public final class StandardOutput: OutputStreaming {
   /// EPIPE instead of ending the process: from then on standard output is dropped, the run
   /// goes on (it may be half-way through publishing), and `readerWentAway` says so.
   public func write(line: String, to stream: OutputStream) {
+    writeControl(line: TerminalText.escaped(line), to: stream)
+  }
+
+  public func writeControl(line: String, to stream: OutputStream) {
     writing.withLock { readerGone in
       if stream == .standardOutput && readerGone { return }
       let descriptor = stream == .standardOutput ? STDOUT_FILENO : STDERR_FILENO
@@ -52,6 +87,10 @@ public final class CapturedOutput: OutputStreaming {
   public init() {}
 
   public func write(line: String, to stream: OutputStream) {
+    writeControl(line: TerminalText.escaped(line), to: stream)
+  }
+
+  public func writeControl(line: String, to stream: OutputStream) {
     captured.withLock { $0.append((stream, line)) }
   }
 

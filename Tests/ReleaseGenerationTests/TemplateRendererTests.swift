@@ -81,8 +81,11 @@ final class TemplateRendererTests: XCTestCase {
 final class MarkdownTextTests: XCTestCase {
   func testEscapingNeutralisesMarkdownAndHTML() {
     XCTAssertEqual(
-      MarkdownText.escaping("[click](https://x) <img> *bold* _it_ `code` | # & ~").markdown,
-      "\\[click\\]\\(https://x\\) \\<img\\> \\*bold\\* \\_it\\_ \\`code\\` \\| \\# \\& \\~")
+      MarkdownText.escaping("[click](x) <img> *bold* _it_ `code` | # & ~").markdown,
+      "\\[click\\]\\(x\\) \\<img\\> \\*bold\\* \\_it\\_ \\`code\\` \\| \\# \\& \\~")
+    // GitHub links a bare URL even with its punctuation escaped: such text is a code span.
+    XCTAssertEqual(
+      MarkdownText.escaping("[click](https://x) `code`").markdown, "`` [click](https://x) `code` ``")
     XCTAssertEqual(MarkdownText.escaping("two\nlines\r\n- item").markdown, "two lines  - item")
     XCTAssertEqual(MarkdownText.escaping("Café 2.4.0").markdown, "Café 2.4.0")
   }

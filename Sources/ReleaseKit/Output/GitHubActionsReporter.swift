@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseSystem
 
 /// Extra output when running under GitHub Actions (`GITHUB_ACTIONS=true`): manifest errors
@@ -95,7 +96,7 @@ public final class GitHubActionsReporter: Reporter {
       let cells = [
         outcome.id, outcome.version, status, outcome.shipped.map { $0 ? "yes" : "no" } ?? "-",
         String(format: "%.1fs", outcome.seconds), outcome.artifact ?? "-",
-      ].map { $0.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
+      ].map { MarkdownText.escaping($0).markdown }
       lines.append("| " + cells.joined(separator: " | ") + " |")
     }
     return lines.joined(separator: "\n") + "\n\n"

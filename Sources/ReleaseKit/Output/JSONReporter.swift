@@ -18,7 +18,25 @@ public final class JSONReporter: Reporter {
     guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
       return
     }
-    output.write(line: String(decoding: data, as: UTF8.self), to: .standardOutput)
+    output.write(
+      line: Self.escapingFormatCharacters(String(decoding: data, as: UTF8.self)), to: .standardOutput)
+  }
+
+  /// JSON's own `\uXXXX` for the characters the output stream would otherwise show as
+  /// `\u{…}` (inside a JSON string that would not be JSON): format characters and DEL/C1,
+  /// which JSONSerialization leaves as they are. The line stays valid JSON with the same value.
+  static func escapingFormatCharacters(_ json: String) -> String {
+    guard json.unicodeScalars.contains(where: TerminalText.needsEscape) else { return json }
+    var escaped = ""
+    for scalar in json.unicodeScalars {
+      if TerminalText.needsEscape(scalar) {
+        // Beyond the BMP (tag characters), JSON escapes the UTF-16 surrogate pair.
+        for unit in String(scalar).utf16 { escaped += String(format: "\\u%04X", unit) }
+      } else {
+        escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped
   }
 
   static func object(for event: ReleaseEvent) -> [String: Any]? {

@@ -67,7 +67,10 @@ enum JUnitReport {
       case "'": escaped += "&apos;"
       case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
       default:
-        escaped.unicodeScalars.append(scalar.value < 0x20 ? "\u{FFFD}" : scalar)
+        // XML 1.0 has no way to write C0 controls but tab, LF and CR, nor U+FFFE and U+FFFF
+        // (Swift strings hold no lone surrogates): a parser would refuse the whole report.
+        let unwritable = scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+        escaped.unicodeScalars.append(unwritable ? "\u{FFFD}" : scalar)
       }
     }
     return escaped

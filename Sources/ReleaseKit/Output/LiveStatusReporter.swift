@@ -114,6 +114,8 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
         "\u{1B}[2K  \(row.id.padding(toLength: width, withPad: " ", startingAt: 0))  \(row.version)  \(elapsed)  \(row.state)\n"
     }
     drawnLines = rows.count
-    output.write(line: String(text.dropLast()), to: .standardOutput)
+    // The view's own cursor movements; the rows' text (ids, versions, step names) is the
+    // tool's own or validated.
+    output.writeControl(line: String(text.dropLast()), to: .standardOutput)
   }
 }

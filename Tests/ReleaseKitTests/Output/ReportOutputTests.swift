@@ -79,7 +79,7 @@ final class ReportOutputTests: XCTestCase {
     let text = try String(contentsOf: summary, encoding: .utf8)
     XCTAssertTrue(text.hasPrefix("earlier step\n"))
     XCTAssertTrue(text.contains("| acme | 2.4.0 | built | - | 12.5s | dist/acme/2.4.0/a.zip |"), text)
-    XCTAssertTrue(text.contains("| bluebird | 2.4.1 | ❌ failed (build and test): "), text)
+    XCTAssertTrue(text.contains("| bluebird | 2.4.1 | ❌ failed \\(build and test\\): "), text)
   }
 
   func testSummaryTableAlignsColumns() {
