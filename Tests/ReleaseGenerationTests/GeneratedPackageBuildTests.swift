@@ -25,6 +25,11 @@ final class GeneratedPackageBuildTests: XCTestCase {
       try GenerationFixtures.input(for: GenerationFixtures.otherCustomer),
       templateDirectory: GenerationFixtures.templateDirectory, into: package)
     let warm = try buildAndTest(package, log: root.appendingPathComponent("warm.log"))
+    // Swift 6 language mode, complete data-race checking: the package builds without a warning.
+    for (name, build) in [("cold", cold), ("warm", warm)] {
+      let warnings = build.output.split(separator: "\n").filter { $0.contains("warning:") }
+      XCTAssertEqual(warnings, [], "\(name) build of the generated package printed warnings")
+    }
 
     let recompiled = Set(
       warm.output.split(separator: "\n").compactMap { line -> String? in
