@@ -55,7 +55,9 @@ struct S3ObjectStore: ObjectStore {
       try client.get(self.key(key), to: copy)
     } catch NetworkError.unexpectedStatus(_, _, 404, _, _, _, _) {
       return nil
-    } catch NetworkError.unexpectedStatus(_, _, 403, _, _, _, _) {
+    } catch NetworkError.unexpectedStatus(_, _, 403, _, let code, _, _)
+      where S3AccessError.meansMissingPermission(code)
+    {
       throw S3AccessError.forbidden(location: "\(displayName)/\(key)")
     }
     return try SHA256Digest.hexAndSize(ofFileAt: copy)
@@ -82,7 +84,9 @@ struct S3ObjectStore: ObjectStore {
   func read(_ key: String) throws -> StoredObject? {
     do {
       return try client.getWithETag(self.key(key)).map { StoredObject(data: $0.data, tag: $0.etag) }
-    } catch NetworkError.unexpectedStatus(_, _, 403, _, _, _, _) {
+    } catch NetworkError.unexpectedStatus(_, _, 403, _, let code, _, _)
+      where S3AccessError.meansMissingPermission(code)
+    {
       throw S3AccessError.forbidden(location: "\(displayName)/\(key)")
     }
   }
@@ -93,6 +97,10 @@ struct S3ObjectStore: ObjectStore {
 /// rather than report a failed upload.
 enum S3AccessError: Error, CustomStringConvertible {
   case forbidden(location: String)
+
+  /// `AccessDenied` (or no error document, as for a HEAD): a permission, not a bad signature
+  /// or an unknown key, which say so themselves.
+  static func meansMissingPermission(_ code: String?) -> Bool { code == nil || code == "AccessDenied" }
 
   var description: String {
     switch self {

@@ -87,4 +87,27 @@ final class InputLimitTests: XCTestCase {
     XCTAssertThrowsError(try store.read("index.json")) { XCTAssertEqual("\($0)", expected) }
     XCTAssertThrowsError(try store.digest(of: "index.json")) { XCTAssertEqual("\($0)", expected) }
   }
+
+  /// A 403 that names its own cause (a wrong secret, a clock off by minutes) is that cause,
+  /// not a missing permission: the message must not send the user to the bucket policy.
+  func testAForbiddenAnswerWithItsOwnCauseIsReportedAsIs() throws {
+    struct WrongSignature: HTTPClient {
+      func send(_ request: HTTPRequest) throws -> HTTPResponse {
+        throw NetworkError.unexpectedStatus(
+          method: request.method.rawValue, url: request.url.absoluteString, status: 403, expected: "2xx",
+          serverCode: "SignatureDoesNotMatch", serverMessage: "The signature does not match", attempts: 1)
+      }
+    }
+    let store = try S3ObjectStore.make(
+      bucket: "bucket-one", prefix: "sdk", endpoint: "http://127.0.0.1:9", region: nil, baseURL: nil,
+      environment: ["AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret-for-tests"],
+      http: WrongSignature())
+    for attempt in [{ _ = try store.read("index.json") }, { _ = try store.digest(of: "index.json") }] {
+      XCTAssertThrowsError(try attempt()) {
+        XCTAssertTrue("\($0)".contains("HTTP 403"), "\($0)")
+        XCTAssertTrue("\($0)".contains("SignatureDoesNotMatch"), "\($0)")
+        XCTAssertFalse("\($0)".contains("ListBucket"), "\($0)")
+      }
+    }
+  }
 }
