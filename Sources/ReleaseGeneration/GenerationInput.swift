@@ -47,10 +47,14 @@ public struct GenerationInput: Equatable, Sendable {
   /// The signals the SDK computes and since which version (the template's signals.json), for
   /// the SDK's own table `SDKSignals`.
   public var signals: [String: String]
+  /// The notes of this release and of every earlier one, newest first: the package's
+  /// `CHANGELOG.md`.
+  public var releaseNotes: [ReleaseNote]
 
   public init(
     customer: Customer, version: String, sdkVersion: String, models: [EmbeddedModel],
-    repositoryURL: String? = nil, modelManifestURL: String? = nil, signals: [String: String] = [:]
+    repositoryURL: String? = nil, modelManifestURL: String? = nil, signals: [String: String] = [:],
+    releaseNotes: [ReleaseNote] = []
   ) {
     self.customer = customer
     self.packageName = customer.packageName
@@ -60,6 +64,7 @@ public struct GenerationInput: Equatable, Sendable {
     self.repositoryURL = repositoryURL
     self.modelManifestURL = modelManifestURL
     self.signals = signals
+    self.releaseNotes = releaseNotes
   }
 }
 

@@ -20,6 +20,10 @@ public enum PackageGenerator {
   /// signals the SDK computes, which every model is checked against).
   public static let toolInputFiles: Set<String> = ["signals.json"]
 
+  /// The package's release notes, made by the tool (not a template): every release of this
+  /// customer's package, newest first.
+  public static let changelogFile = "CHANGELOG.md"
+
   static let packageManifestTemplate = "Package.swift.tmpl"
   static let registryTemplate = "Sources/ContextSDK/CustomerRegistry.swift.tmpl"
   static let readmeTemplate = "README.md.tmpl"
@@ -74,6 +78,11 @@ public enum PackageGenerator {
     for model in input.models {
       try plan(modelsDirectory + "/" + model.resourceName, .model(model))
     }
+    try plan(
+      changelogFile,
+      .contents(
+        ReleaseNotes.changelog(
+          customerName: input.customer.name ?? input.customer.id, notes: input.releaseNotes)))
     return outputs
   }
 

@@ -56,8 +56,35 @@ enum GenerationFixtures {
       models: try customer.customModels.map(embeddedModel),
       repositoryURL: "https://git.example.com/contextsdk/releases-\(customer.id).git",
       modelManifestURL: "https://sdk.example.com/contextsdk/ota/\(customer.id)/models.json",
-      signals: try templateSignals())
+      signals: try templateSignals(), releaseNotes: releaseNotes)
   }
+
+  /// Two releases of the fixture customer: the first, then a model change, a removed and an
+  /// added model, new bundle identifiers and a new SDK version whose changelog item and model
+  /// description carry Markdown, a link and a bidi override (escaped in the golden CHANGELOG.md).
+  static let releaseNotes: [ReleaseNote] = {
+    let first = ReleaseContents(
+      version: "3.0.0", previousVersion: nil, sdkVersion: "2.9.0", bundleIdentifiers: ["com.example.fixture"],
+      models: [
+        "onboarding_upsell": .init(flowId: 8362, modelVersion: 72, sha256: "aa", shortDescription: "Upsell"),
+        "rating_request": .init(flowId: 8365, modelVersion: 30, sha256: "bb", shortDescription: ""),
+      ])
+    let second = ReleaseContents(
+      version: "3.1.0", previousVersion: "3.0.0", sdkVersion: "3.0.0",
+      bundleIdentifiers: ["com.example.fixture", "com.example.fixture.widget"],
+      models: [
+        "onboarding_upsell": .init(
+          flowId: 8362, modelVersion: 73, sha256: "cc",
+          shortDescription: "Shows the *upsell* [now](https://evil.example) \u{202E}txt.exe"),
+        "paywall_timing": .init(
+          flowId: 8363, modelVersion: 14, sha256: "dd", shortDescription: "Paywall <b>"),
+      ])
+    let changelog = ["3.0.0": ["Faster `resolveModel`", "# not a heading"]]
+    return [
+      ReleaseNotes.note(for: second, previous: .recorded(first), sdkChangelog: changelog),
+      ReleaseNotes.note(for: first, previous: .none, sdkChangelog: changelog),
+    ]
+  }()
 
   /// `signals.json` of the template, read as plain JSON (the tool's own reader is ReleaseKit's).
   static func templateSignals() throws -> [String: String] {

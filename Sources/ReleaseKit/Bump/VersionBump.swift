@@ -32,7 +32,7 @@ struct VersionBump {
   let services: Services
   let statePath: String
   let templatesPath: String
-  let changelogPath = "CHANGELOG.md"
+  let changelogPath = ReleaseOptions.sdkChangelogPath
   let readmePath = "README.md"
 
   /// The template file holding `public let contextSDKVersion = "x.y.z"`.

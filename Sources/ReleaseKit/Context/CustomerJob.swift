@@ -18,6 +18,8 @@ public struct ReleaseInputs: Sendable {
   public var unavailableModels: [ModelReference: String] = [:]
   /// The template's signal catalog, once `AlignModelsStep` has read and checked it.
   public var signals: SignalCatalog? = nil
+  /// The SDK's CHANGELOG.md sections by version, for release notes.
+  public var sdkChangelog: [String: [String]] = [:]
 }
 
 /// What the tool knows of one model file of the store.
@@ -72,15 +74,19 @@ public final class CustomerJob: Sendable {
   public let digest: InputDigest
   /// Why the job builds (or why it is up to date), for `--dry-run` and the log.
   public let reason: String
+  /// What the release holds and how it differs from the customer's earlier releases.
+  public let releaseNotes: CustomerReleaseNotes?
   private let progress: Locked<Progress>
 
   public init(
-    customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String, status: Status
+    customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String, status: Status,
+    releaseNotes: CustomerReleaseNotes? = nil
   ) {
     self.customer = customer
     self.version = version
     self.digest = digest
     self.reason = reason
+    self.releaseNotes = releaseNotes
     self.progress = Locked(Progress(status: status))
   }
 

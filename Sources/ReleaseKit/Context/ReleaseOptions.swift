@@ -15,6 +15,8 @@ public struct ReleaseOptions: Equatable, Sendable {
   public var templatesPath = "templates/ContextSDK"
   public var distPath = "dist"
   public var statePath = "release-state.json"
+  /// The SDK's changelog, which `release bump` writes and release notes quote.
+  public static let sdkChangelogPath = "CHANGELOG.md"
   /// What devices are offered over the air (`rollouts.json`, committed).
   public var rolloutsPath = RolloutState.defaultPath
   /// Warm build slots, generated scratch packages and download caches (ignored by git).

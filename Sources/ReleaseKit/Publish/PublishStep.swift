@@ -188,7 +188,9 @@ struct PublishStep: Step {
         .init(
           flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256,
           inputs: $0.inputNames, minimumSDKVersion: $0.minimumSDKVersion)
-      })
+      },
+      // The job's notes, made from the state file by this run, not release.json's copy of them.
+      releaseNotes: release.job.releaseNotes?.note)
     for _ in 0..<Self.mergeAttempts {
       let current = try customerIndex(for: release, in: store)
       var index =

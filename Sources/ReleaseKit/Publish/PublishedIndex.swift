@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 
 /// `customers/<id>/index.json` in a publish destination: every published version of one
 /// customer's package, newest last, with what a client needs to fetch and check it.
@@ -22,6 +23,8 @@ struct CustomerIndex: Codable, Equatable {
     var sha256: String
     var size: Int64
     var models: [Model]
+    /// How this version differs from the customer's previous one (absent before tool 0.4.0).
+    var releaseNotes: ReleaseNote?
   }
 
   var id: String

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseSystem
 
 /// `dist/<id>/<version>/release.json`: what a release is, for people, `release verify`,
@@ -62,6 +63,8 @@ public struct ReleaseRecord: Codable, Equatable, Sendable {
   public var inputs: InputDigest
   /// Tests `swift test` ran on the package, when it reported a count.
   public var testCount: Int?
+  /// How this release differs from the customer's previous one (absent before tool 0.4.0).
+  public var releaseNotes: ReleaseNote?
 
   public static func load(from url: URL) throws -> ReleaseRecord {
     let data: Data

@@ -21,7 +21,9 @@ enum VerifyCommand {
       arguments,
       spec: .init(
         flags: ["--no-build"],
-        options: ["--manifest", "--models", "--templates", "--config", "--max-model-size", "--timeout"]),
+        options: [
+          "--manifest", "--models", "--templates", "--config", "--max-model-size", "--timeout", "--state",
+        ]),
       command: "verify")
     guard !parsed.positionals.isEmpty else {
       throw ReleaseError.usage(
@@ -29,6 +31,8 @@ enum VerifyCommand {
     }
     let manifestPath = parsed.value("--manifest") ?? ReleaseOptions().manifestPath
     let modelsPath = parsed.value("--models") ?? ReleaseOptions().modelsPath
+    // The package's CHANGELOG.md is made from the releases the state file records.
+    let statePath = parsed.value("--state") ?? ReleaseOptions().statePath
     let releases = try parsed.positionals.flatMap { try findReleases($0, services: services) }
 
     let store = DirectoryModelStore(
@@ -62,6 +66,9 @@ enum VerifyCommand {
         contentsOf: services.resolve(templates).appendingPathComponent(SignalCatalog.fileName),
         displayPath: templates + "/" + SignalCatalog.fileName
       ).introduced.mapValues(\.description),
+      state: try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath),
+      sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
+        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath),
       root: services.root)
 
     var failed = 0
@@ -134,25 +141,37 @@ enum VerifyCommand {
     /// The public URL of release.config.json: the base of the over-the-air manifest URL.
     let options: ReleaseOptions
     let signals: [String: String]
+    let state: ReleaseState
+    let sdkChangelog: [String: [String]]
     let root: URL
 
     func problems(record: ReleaseRecord, customer: Customer, releaseDirectory: URL) -> [String] {
       var problems = ReproductionCheck.recordProblems(record, customer: customer, version: record.version)
       do {
+        var facts: [ModelReference: ModelFacts] = [:]
         let models = try customer.customModels.map { model -> EmbeddedModel in
           let file = try store.localFile(for: model.reference)
           let info = try CoreMLModelInfo.load(contentsOf: file)
           let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+          facts[model.reference] = ModelFacts(
+            reference: model.reference, file: file, sha256: sha256, size: size, info: info)
           return EmbeddedModel(
             model: model, sourceFile: file, sha256: sha256, size: size, inputNames: info.inputNames,
             specificationVersion: info.specificationVersion)
         }
+        let sdkVersion = try PackageGenerator.templateSDKVersion(templateDirectory)
+        guard let version = SemanticVersion(record.version), let sdk = SemanticVersion(sdkVersion) else {
+          return problems + ["release.json: version \(record.version) is not a version this tool releases"]
+        }
+        let notes = CustomerReleaseNotes(
+          customer: customer, version: version, sdkVersion: sdk, models: facts,
+          recorded: state.customers[customer.id], sdkChangelog: sdkChangelog)
         let input = GenerationInput(
-          customer: customer, version: record.version,
-          sdkVersion: try PackageGenerator.templateSDKVersion(templateDirectory), models: models,
+          customer: customer, version: record.version, sdkVersion: sdkVersion, models: models,
           repositoryURL: repositoryTemplate.map {
             ReleasesRepository.url(template: $0, id: customer.id, root: root)
-          }, modelManifestURL: options.modelManifestURL(for: customer.id), signals: signals)
+          }, modelManifestURL: options.modelManifestURL(for: customer.id), signals: signals,
+          releaseNotes: notes.notes)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),
           topLevelDirectory: customer.packageName,

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseSystem
 
 /// The committed state file (`release-state.json`, like release-please's manifest): the SDK
@@ -7,10 +8,22 @@ public struct ReleaseState: Codable, Equatable, Sendable {
   public struct CustomerEntry: Codable, Equatable, Sendable {
     public var version: SemanticVersion
     public var sourceDigest: String
+    /// What each released version held, newest first: the release notes of the next release
+    /// are the difference to the first, and every package's CHANGELOG.md is made from all of
+    /// them. Absent in state files written before tool 0.4.0.
+    public var releases: [ReleaseContents]
 
-    public init(version: SemanticVersion, sourceDigest: String) {
+    public init(version: SemanticVersion, sourceDigest: String, releases: [ReleaseContents] = []) {
       self.version = version
       self.sourceDigest = sourceDigest
+      self.releases = releases
+    }
+
+    public init(from decoder: Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      version = try container.decode(SemanticVersion.self, forKey: .version)
+      sourceDigest = try container.decode(String.self, forKey: .sourceDigest)
+      releases = try container.decodeIfPresent([ReleaseContents].self, forKey: .releases) ?? []
     }
   }
 

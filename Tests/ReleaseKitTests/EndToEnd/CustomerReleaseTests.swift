@@ -40,6 +40,7 @@ final class CustomerReleaseTests: XCTestCase {
     let models = ["onboarding_upsell": 73, "paywall_timing": 14]
     var expected = Set(try Self.templateFiles(workspace.file("templates/ContextSDK"))).subtracting(
       PackageGenerator.toolInputFiles)
+    expected.insert(PackageGenerator.changelogFile)
     for (flow, version) in models {
       expected.insert("Sources/ContextSDK/Resources/Models/\(flow)_v\(version).mlmodel")
     }

@@ -142,7 +142,7 @@ struct ExpectedRelease {
 
   /// The entry this release must have in its customer's index.json.
   func indexEntry(publicBase: String) -> [String: Any] {
-    [
+    var entry: [String: Any] = [
       "version": record.version, "sdkVersion": record.sdkVersion, "minimumSDKVersion": record.sdkVersion,
       "url": "\(publicBase)/artifacts/\(record.customer.id)/\(record.version)/\(record.artifact.file)",
       "sha256": record.artifact.sha256, "size": Int(record.artifact.size),
@@ -153,6 +153,12 @@ struct ExpectedRelease {
         ] as [String: Any]
       },
     ]
+    // The notes' own content is checked by ReleaseNotesEndToEndTests; here, that the index
+    // carries the release's.
+    if let notes = record.releaseNotes {
+      entry["releaseNotes"] = try? JSONSerialization.jsonObject(with: JSONEncoder().encode(notes))
+    }
+    return entry
   }
 }
 

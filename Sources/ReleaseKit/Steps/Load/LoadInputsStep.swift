@@ -41,7 +41,9 @@ struct LoadInputsStep: Step {
     context.manifest = Manifest(path: manifest.path, customers: selected)
     context.inputs = ReleaseInputs(
       sdkVersion: state.sdkVersion, templateDirectory: templateDirectory, templateDigest: templateDigest,
-      models: models, unavailableModels: unavailable)
+      models: models, unavailableModels: unavailable,
+      sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
+        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath))
   }
 
   /// Narrows the manifest to the customers named on the command line (by slug or app id).

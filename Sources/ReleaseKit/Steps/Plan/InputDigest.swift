@@ -27,6 +27,9 @@ public struct InputDigest: Codable, Equatable, Sendable {
   /// The archive entries' modification time: the same sources zipped with another time are
   /// other bytes.
   public var archiveModificationTime: Int64
+  /// SHA-256 of the package's release notes (`CustomerReleaseNotes`): part of the build
+  /// digest only, since the notes name the version the source digest decides.
+  public var releaseNotes: String? = nil
 
   private struct CanonicalEntry: Encodable {
     var id: String
@@ -91,6 +94,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
     if modelManifestURL != earlier.modelManifestURL { changes.append("over-the-air manifest URL") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }
+    if releaseNotes != earlier.releaseNotes { changes.append("release notes") }
     if archiveModificationTime != earlier.archiveModificationTime {
       changes.append("archive time (SOURCE_DATE_EPOCH)")
     }

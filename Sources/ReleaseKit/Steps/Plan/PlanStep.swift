@@ -17,7 +17,7 @@ struct PlanStep: Step {
     context.inputs = inputs
     var limitReached: [String] = []
     let jobs = manifest.customers.map { customer in
-      let digest = InputDigest(
+      var digest = InputDigest(
         customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
         sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
         repositoryURL: context.options.releasesRepository.map {
@@ -34,6 +34,10 @@ struct PlanStep: Step {
       }
       let version = VersionRule.nextVersion(
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
+      let notes = CustomerReleaseNotes(
+        customer: customer, version: version, sdkVersion: inputs.sdkVersion, models: inputs.models,
+        recorded: state.customers[customer.id], sdkChangelog: inputs.sdkChangelog)
+      digest.releaseNotes = notes.digest
       // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
       let origin = context.mergeOrigins[customer.id]
       let dist = origin?.dist ?? context.distDirectory
@@ -47,7 +51,8 @@ struct PlanStep: Step {
         : record == nil ? .pending : .upToDate
       let job = CustomerJob(
         customer: customer, version: version, digest: digest,
-        reason: missing.isEmpty ? reason : missing.joined(separator: "; "), status: status)
+        reason: missing.isEmpty ? reason : missing.joined(separator: "; "), status: status,
+        releaseNotes: notes)
       if let record {
         job.archive = .init(
           path: job.releaseDirectory(in: dist).appendingPathComponent(record.artifact.file),

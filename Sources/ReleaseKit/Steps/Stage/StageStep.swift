@@ -89,6 +89,7 @@ struct StageStep: CustomerStep {
         file: job.archiveName, sha256: archive.sha256, size: archive.size,
         topLevelDirectory: customer.packageName),
       toolchain: inputs.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
-      inputDigest: job.digest.build, inputs: job.digest, testCount: job.testCount)
+      inputDigest: job.digest.build, inputs: job.digest, testCount: job.testCount,
+      releaseNotes: job.releaseNotes?.note)
   }
 }

@@ -14,8 +14,11 @@ struct WriteStateStep: Step {
   }
 
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    context.unrecordedJobs.map { job in
-      "would record \(job.id) \(job.version) in \(context.options.statePath)"
+    context.unrecordedJobs.flatMap { job in
+      ["would record \(job.id) \(job.version) in \(context.options.statePath), with release notes:"]
+        + (job.releaseNotes?.note.changes ?? []).flatMap { change in
+          ["  \(change.summary)"] + (change.sdkChanges ?? []).map { "    \($0)" }
+        }
     }
   }
 
@@ -43,8 +46,8 @@ struct WriteStateStep: Step {
     try withExtendedLifetime(lock) {
       var current = try ReleaseState.load(from: url, displayPath: context.options.statePath)
       for job in context.shippingJobs {
-        let ours = ReleaseState.CustomerEntry(version: job.version, sourceDigest: job.digest.source)
         let now = current.customers[job.id]
+        let ours = Self.entry(for: job, after: read.customers[job.id])
         if now != read.customers[job.id] && now != ours, let now {
           throw StateError.changedMeanwhile(
             path: context.options.statePath, customer: job.id, found: now.version.description,
@@ -63,8 +66,17 @@ struct WriteStateStep: Step {
   private func updatedState(_ context: ReleaseContext) -> ReleaseState? {
     guard var state = context.state else { return nil }
     for job in context.shippingJobs {
-      state.customers[job.id] = .init(version: job.version, sourceDigest: job.digest.source)
+      state.customers[job.id] = Self.entry(for: job, after: state.customers[job.id])
     }
     return state
+  }
+
+  /// The job's record: its version and source digest, and its contents first in the history
+  /// its release notes are made from.
+  private static func entry(for job: CustomerJob, after entry: ReleaseState.CustomerEntry?)
+    -> ReleaseState.CustomerEntry
+  {
+    job.releaseNotes?.recorded(after: entry, sourceDigest: job.digest.source)
+      ?? .init(version: job.version, sourceDigest: job.digest.source, releases: entry?.releases ?? [])
   }
 }

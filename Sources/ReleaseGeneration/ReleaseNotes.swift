@@ -1,0 +1,289 @@
+import Foundation
+
+/// What one release of a customer's package holds, as far as its notes compare releases. The
+/// tool records it for every released version (in release-state.json), so each release's notes
+/// are the difference to the one before, and every earlier release's notes can be made again,
+/// byte for byte, from what is committed.
+public struct ReleaseContents: Codable, Equatable, Sendable {
+  public struct Model: Codable, Equatable, Sendable {
+    public var flowId: Int
+    public var modelVersion: Int
+    public var sha256: String
+    /// The model's own short description (Core ML metadata), shown beside its name.
+    public var shortDescription: String
+
+    public init(flowId: Int, modelVersion: Int, sha256: String, shortDescription: String) {
+      self.flowId = flowId
+      self.modelVersion = modelVersion
+      self.sha256 = sha256
+      self.shortDescription = shortDescription
+    }
+  }
+
+  public var version: String
+  /// The customer's release this one followed; nil for its first.
+  public var previousVersion: String?
+  public var sdkVersion: String
+  public var bundleIdentifiers: [String]
+  /// By flow name.
+  public var models: [String: Model]
+
+  public init(
+    version: String, previousVersion: String?, sdkVersion: String, bundleIdentifiers: [String],
+    models: [String: Model]
+  ) {
+    self.version = version
+    self.previousVersion = previousVersion
+    self.sdkVersion = sdkVersion
+    self.bundleIdentifiers = bundleIdentifiers
+    self.models = models
+  }
+}
+
+/// The notes of one release: how it differs from the customer's previous release. Made from
+/// the contents of both, never from commit subjects, which speak of the SDK's code, not of
+/// what this customer receives.
+public struct ReleaseNote: Codable, Equatable, Sendable {
+  public struct Change: Codable, Equatable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+      case firstRelease, modelAdded, modelRemoved, modelChanged, bundleIdentifiersChanged, sdkVersionChanged
+      /// The previous release's contents were never recorded (a state file from before
+      /// release notes): what changed since it cannot be said.
+      case previousContentsUnknown
+      /// Rebuilt from changed inputs that change nothing listed here (the SDK's code).
+      case noListedChange
+    }
+
+    public var kind: Kind
+    /// One line for people, plain text: `onboarding_upsell v73 → v74: Decides whether …`.
+    public var summary: String
+    public var flowName: String? = nil
+    public var previousModelVersion: Int? = nil
+    public var modelVersion: Int? = nil
+    public var added: [String]? = nil
+    public var removed: [String]? = nil
+    public var previousSDKVersion: String? = nil
+    public var sdkVersion: String? = nil
+    /// For `sdkVersionChanged`: the items of the SDK's CHANGELOG section of the new version.
+    public var sdkChanges: [String]? = nil
+    /// The model's short description, for the model changes.
+    public var shortDescription: String? = nil
+  }
+
+  public var version: String
+  public var previousVersion: String?
+  public var sdkVersion: String
+  public var changes: [Change]
+}
+
+/// Release notes from recorded contents, and the package's `CHANGELOG.md` made from them.
+public enum ReleaseNotes {
+  /// What the release before the one being described was.
+  public enum Previous: Equatable, Sendable {
+    case none
+    case recorded(ReleaseContents)
+    case unrecorded(version: String)
+  }
+
+  /// The note of `current` against `previous`. `sdkChangelog` holds the SDK's CHANGELOG
+  /// sections by version (`sections(ofSDKChangelog:)`); a missing section gives no items.
+  public static func note(
+    for current: ReleaseContents, previous: Previous, sdkChangelog: [String: [String]]
+  ) -> ReleaseNote {
+    typealias Change = ReleaseNote.Change
+    var changes: [Change] = []
+    func describe(_ model: ReleaseContents.Model) -> String {
+      model.shortDescription.isEmpty ? "" : ": \(model.shortDescription)"
+    }
+    switch previous {
+    case .none:
+      changes.append(
+        Change(
+          kind: .firstRelease,
+          summary:
+            "First release, with ContextSDK \(current.sdkVersion) for \(current.bundleIdentifiers.joined(separator: ", "))",
+          added: current.bundleIdentifiers, sdkVersion: current.sdkVersion))
+      for (flow, model) in current.models.sorted(by: { $0.key < $1.key }) {
+        changes.append(
+          Change(
+            kind: .modelAdded, summary: "\(flow) v\(model.modelVersion) added\(describe(model))",
+            flowName: flow, modelVersion: model.modelVersion, shortDescription: model.shortDescription))
+      }
+    case .unrecorded(let version):
+      changes.append(
+        Change(
+          kind: .previousContentsUnknown,
+          summary:
+            "What changed since \(version) is not known (its contents were not recorded); this release holds "
+            + current.models.sorted(by: { $0.key < $1.key }).map { "\($0.key) v\($0.value.modelVersion)" }
+            .joined(separator: ", ") + " with ContextSDK \(current.sdkVersion)"))
+    case .recorded(let last):
+      changes += modelChanges(from: last, to: current, describe: describe)
+      let added = current.bundleIdentifiers.filter { !last.bundleIdentifiers.contains($0) }
+      let removed = last.bundleIdentifiers.filter { !current.bundleIdentifiers.contains($0) }
+      if !added.isEmpty || !removed.isEmpty {
+        let parts =
+          (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
+          + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
+        changes.append(
+          Change(
+            kind: .bundleIdentifiersChanged, summary: "Bundle identifiers: " + parts.joined(separator: "; "),
+            added: added, removed: removed))
+      }
+      if last.sdkVersion != current.sdkVersion {
+        changes.append(
+          Change(
+            kind: .sdkVersionChanged, summary: "ContextSDK \(last.sdkVersion) → \(current.sdkVersion)",
+            previousSDKVersion: last.sdkVersion, sdkVersion: current.sdkVersion,
+            sdkChanges: sdkChangelog[current.sdkVersion] ?? []))
+      }
+      if changes.isEmpty {
+        changes.append(
+          Change(
+            kind: .noListedChange,
+            summary:
+              "Rebuilt with the same models, bundle identifiers and SDK version (the SDK's code changed)"))
+      }
+    }
+    let previousVersion: String? =
+      switch previous {
+      case .none: nil
+      case .recorded(let last): last.version
+      case .unrecorded(let version): version
+      }
+    return ReleaseNote(
+      version: current.version, previousVersion: previousVersion, sdkVersion: current.sdkVersion,
+      changes: changes)
+  }
+
+  private static func modelChanges(
+    from last: ReleaseContents, to current: ReleaseContents,
+    describe: (ReleaseContents.Model) -> String
+  ) -> [ReleaseNote.Change] {
+    var changes: [ReleaseNote.Change] = []
+    for flow in Set(last.models.keys).union(current.models.keys).sorted() {
+      switch (last.models[flow], current.models[flow]) {
+      case (nil, let now?):
+        changes.append(
+          .init(
+            kind: .modelAdded, summary: "\(flow) v\(now.modelVersion) added\(describe(now))",
+            flowName: flow, modelVersion: now.modelVersion, shortDescription: now.shortDescription))
+      case (let before?, nil):
+        changes.append(
+          .init(
+            kind: .modelRemoved, summary: "\(flow) v\(before.modelVersion) removed", flowName: flow,
+            previousModelVersion: before.modelVersion))
+      case (let before?, let now?) where before != now:
+        let what =
+          before.modelVersion == now.modelVersion
+          ? "\(flow) v\(now.modelVersion): the model file changed"
+          : "\(flow) v\(before.modelVersion) → v\(now.modelVersion)"
+        changes.append(
+          .init(
+            kind: .modelChanged, summary: what + describe(now), flowName: flow,
+            previousModelVersion: before.modelVersion, modelVersion: now.modelVersion,
+            shortDescription: now.shortDescription))
+      default:
+        continue
+      }
+    }
+    return changes
+  }
+
+  /// The package's `CHANGELOG.md`: every release's note, newest first.
+  public static func changelog(customerName: String, notes: [ReleaseNote]) -> Data {
+    var lines: [MarkdownText] = [
+      .literal("# Changelog"), .literal(""),
+      .concatenating([
+        .literal("What changed in each release of ContextSDK for "), .escaping(customerName),
+        .literal(
+          ", newest first: models, bundle identifiers and SDK version, compared with the release before."),
+      ]),
+    ]
+    for note in notes {
+      lines += [.literal(""), .concatenating([.literal("## "), .escaping(note.version)]), .literal("")]
+      for change in note.changes {
+        lines.append(.concatenating([.literal("- "), markdown(change)]))
+        for item in change.sdkChanges ?? [] {
+          lines.append(.concatenating([.literal("  - "), .escaping(item)]))
+        }
+      }
+    }
+    return Data((MarkdownText.lines(lines).markdown + "\n").utf8)
+  }
+
+  /// A change as Markdown: names and versions as code spans, descriptions escaped.
+  private static func markdown(_ change: ReleaseNote.Change) -> MarkdownText {
+    func description() -> [MarkdownText] {
+      guard let text = change.shortDescription, !text.isEmpty else { return [] }
+      return [.literal(": "), .escaping(text)]
+    }
+    func list(_ values: [String]) -> [MarkdownText] {
+      values.enumerated().flatMap { index, value in
+        index == 0 ? [MarkdownText.codeSpan(value)] : [.literal(", "), .codeSpan(value)]
+      }
+    }
+    let flow = MarkdownText.codeSpan(change.flowName ?? "")
+    switch change.kind {
+    case .modelAdded:
+      return .concatenating(
+        [flow, .literal(" "), .escaping("v\(change.modelVersion ?? 0)"), .literal(" added")] + description())
+    case .modelRemoved:
+      return .concatenating([
+        flow, .literal(" "), .escaping("v\(change.previousModelVersion ?? 0)"), .literal(" removed"),
+      ])
+    case .modelChanged:
+      let versions: MarkdownText =
+        change.previousModelVersion == change.modelVersion
+        ? .concatenating([.escaping("v\(change.modelVersion ?? 0)"), .literal(": the model file changed")])
+        : .escaping("v\(change.previousModelVersion ?? 0) → v\(change.modelVersion ?? 0)")
+      return .concatenating([flow, .literal(" "), versions] + description())
+    case .bundleIdentifiersChanged:
+      var parts: [MarkdownText] = [.literal("Bundle identifiers: ")]
+      if let added = change.added, !added.isEmpty { parts += [.literal("added ")] + list(added) }
+      if let removed = change.removed, !removed.isEmpty {
+        if change.added?.isEmpty == false { parts.append(.literal("; ")) }
+        parts += [.literal("removed ")] + list(removed)
+      }
+      return .concatenating(parts)
+    case .firstRelease:
+      return .concatenating(
+        [.literal("First release, with ContextSDK "), .escaping(change.sdkVersion ?? ""), .literal(" for ")]
+          + list(change.added ?? []))
+    case .sdkVersionChanged:
+      return .concatenating([
+        .literal("ContextSDK "), .escaping(change.previousSDKVersion ?? ""), .literal(" → "),
+        .escaping(change.sdkVersion ?? ""),
+      ])
+    case .previousContentsUnknown, .noListedChange:
+      return .escaping(change.summary)
+    }
+  }
+
+  /// The SDK's `CHANGELOG.md` (as `release bump` writes it: `## <version> - <date>` sections of
+  /// `- ` items) as items by version. Lines that are not items are kept as items too, so
+  /// nothing written under a version is lost.
+  public static func sections(ofSDKChangelog text: String) -> [String: [String]] {
+    var sections: [String: [String]] = [:]
+    var current: String?
+    for line in text.components(separatedBy: "\n") {
+      if line.hasPrefix("## ") {
+        let heading = line.dropFirst(3).trimmingCharacters(in: .whitespaces)
+        let version = String(heading.prefix { $0 != " " })
+        current = version
+        if sections[version] == nil { sections[version] = [] }
+        continue
+      }
+      if line.hasPrefix("# ") {
+        current = nil
+        continue
+      }
+      guard let version = current else { continue }
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      guard !trimmed.isEmpty else { continue }
+      sections[version, default: []].append(
+        trimmed.hasPrefix("- ") || trimmed.hasPrefix("* ") ? String(trimmed.dropFirst(2)) : trimmed)
+    }
+    return sections
+  }
+}
