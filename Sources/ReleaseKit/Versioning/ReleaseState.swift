@@ -19,11 +19,22 @@ public struct ReleaseState: Codable, Equatable, Sendable {
       self.releases = releases
     }
 
+    private enum CodingKeys: String, CodingKey { case version, sourceDigest, releases }
+
     public init(from decoder: Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       version = try container.decode(SemanticVersion.self, forKey: .version)
       sourceDigest = try container.decode(String.self, forKey: .sourceDigest)
       releases = try container.decodeIfPresent([ReleaseContents].self, forKey: .releases) ?? []
+    }
+
+    /// Without recorded releases, the entry is written as before them, so a state file from an
+    /// earlier tool changes only where a release is recorded.
+    public func encode(to encoder: Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(version, forKey: .version)
+      try container.encode(sourceDigest, forKey: .sourceDigest)
+      if !releases.isEmpty { try container.encode(releases, forKey: .releases) }
     }
   }
 
