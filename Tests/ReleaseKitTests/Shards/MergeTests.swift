@@ -87,6 +87,47 @@ final class MergeTests: XCTestCase {
       try Data(contentsOf: workspace.file("state-single.json")))
   }
 
+  /// The release-commit flow: shards built from a state that records the release, merged,
+  /// published to a directory and tagged, exactly as after a single-machine run.
+  func testTheMergedResultPublishesAndTags() throws {
+    let workspace = try built()
+    // The single run recorded every customer; shards of the release commit plan from that.
+    try Data(contentsOf: workspace.file("state-single.json")).write(to: workspace.file("state-release.json"))
+    for shard in 1...3 {
+      let run = workspace.run([
+        "all", "--skip-tests", "--shard", "\(shard)/3", "--dist", "release-shard-\(shard)", "--state",
+        "state-release.json",
+      ])
+      XCTAssertEqual(run.exitCode, 0, run.allOutput)
+    }
+    try GitFixture.commitAll(workspace.root, message: "release")
+    let publish = workspace.run([
+      "merge", "release-shard-1", "release-shard-2", "release-shard-3", "--dist", "release-merged", "--state",
+      "state-release.json", "--publish", "dir:published", "--allow-dirty",
+    ])
+    XCTAssertEqual(publish.exitCode, 0, publish.allOutput)
+
+    let single = releaseFiles(workspace.file("single"))
+    let archives = single.filter { $0.key.hasSuffix(".zip") }
+    XCTAssertFalse(archives.isEmpty)
+    let published = Workspace.snapshot(workspace.file("published"))
+    for (path, digest) in archives {
+      XCTAssertEqual(published["artifacts/" + path], digest, "\(path): published as the single run built it")
+    }
+    let index = try jsonObject(
+      try Data(contentsOf: workspace.file("published/index.json")), "published/index.json")
+    let ids = Set(archives.keys.map { String($0.prefix { $0 != "/" }) })
+    XCTAssertEqual(
+      Set((index["customers"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []), ids)
+    let tags = try SystemProcessRunner().run(ProcessInvocation("git", ["tag", "--list"], in: workspace.root))
+    for id in ids {
+      XCTAssertTrue(tags.standardOutput.contains("\(id)/v"), "\(id) tagged: \(tags.standardOutput)")
+    }
+    XCTAssertEqual(
+      try Data(contentsOf: workspace.file("state-release.json")),
+      try Data(contentsOf: workspace.file("state-single.json")), "nothing new to record")
+  }
+
   func testShardsThatDoNotFitAreRefusedWritingNothing() throws {
     let workspace = try built()
     let fileManager = FileManager.default
