@@ -10,11 +10,12 @@ import Foundation
 /// network code against a real socket on any machine (no Python, no network): fixed responses
 /// by path, one connection at a time on a thread of its own, `Connection: close`. Test-only.
 final class LocalHTTPServer: @unchecked Sendable {
-  // @unchecked: `routes` and `requested` are read and written only while holding `lock`;
-  // `listener` and `port` are set once in init, before the serving thread starts.
+  // @unchecked: `routes`, `requested` and `stopped` are read and written only while holding
+  // `lock`; `listener` and `port` are set once in init, before the serving thread starts.
   private let lock = NSLock()
   private var routes: [String: (status: Int, body: Data)] = [:]
   private var requested: [String] = []
+  private var stopped = false
   private let listener: Int32
   let port: UInt16
 
@@ -63,16 +64,33 @@ final class LocalHTTPServer: @unchecked Sendable {
 
   func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-  /// Stops accepting: later requests find nothing listening (connection refused).
+  /// Stops accepting: later requests find nothing listening (connection refused). Safe to
+  /// call twice. Only the serving thread closes the listener, once it has left `accept`:
+  /// closing it here would free its descriptor number while that thread may still use it,
+  /// and the next test's socket (or a second `stop`) could then be hit by the wrong call.
   func stop() {
+    lock.lock()
+    defer { lock.unlock() }
+    guard !stopped else { return }
+    stopped = true
     shutdown(listener, Int32(SHUT_RDWR))
-    close(listener)
+  }
+
+  private var isStopped: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return stopped
   }
 
   private func serve() {
-    while true {
+    defer { close(listener) }
+    while !isStopped {
       let connection = accept(listener, nil, nil)
-      if connection < 0 { return }
+      if connection < 0 {
+        // A signal or a client that gave up is no reason to stop serving.
+        if errno == EINTR || errno == ECONNABORTED { continue }
+        return
+      }
       handle(connection)
       close(connection)
     }
