@@ -58,6 +58,10 @@ final class PublishPassedTests: XCTestCase {
       (bluebird["reason"] as? String)?.contains("does not record bluebird") == true, "\(bluebird)")
     let report = try String(contentsOf: workspace.file("dist/report.xml"), encoding: .utf8)
     XCTAssertTrue(report.contains(#"failures="1""#), report)
+    XCTAssertEqual(
+      report.components(separatedBy: #"<property name="shipped" value="true"/>"#).count, 2, report)
+    XCTAssertEqual(
+      report.components(separatedBy: #"<property name="shipped" value="false"/>"#).count, 2, report)
     // acme is tagged, bluebird is not.
     let tags = try Self.git(["tag", "--list"], in: workspace.root)
     XCTAssertTrue(tags.contains("acme/v"), tags)
