@@ -82,6 +82,25 @@ struct OTAManifest: Codable, Equatable, Sendable {
       flows: flows)
   }
 
+  /// A manifest read back from a destination: one this tool published for `customer`, or an
+  /// `unreadablePointer` error naming `location`. Publishing over anything else could hide
+  /// someone's mistake (another customer's file, another format) from every device.
+  static func published(_ data: Data, customer: String, location: String) throws -> OTAManifest {
+    let manifest: OTAManifest
+    do { manifest = try JSONDecoder().decode(OTAManifest.self, from: data) } catch {
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(location: location, reason: "\(error)")
+    }
+    guard manifest.schemaVersion == schemaVersion else {
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(
+        location: location, reason: "schemaVersion \(manifest.schemaVersion), expected \(schemaVersion)")
+    }
+    guard manifest.customer == customer else {
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(
+        location: location, reason: "the manifest of \"\(manifest.customer)\", expected \"\(customer)\"")
+    }
+    return manifest
+  }
+
   /// Stable bytes: sorted keys, a trailing newline.
   func encoded() throws -> Data {
     let encoder = JSONEncoder()

@@ -6,28 +6,32 @@ import ReleaseSystem
 /// and the model files it names, after the packages:
 /// 1. every offered model as `ota/models/<sha256>.mlmodel`, create-only and read back (the same
 ///    bytes already there count as done; others are an error), before any manifest names it;
-/// 2. per customer whose offer changed: the next revision as `ota/<id>/models-<n>.json`
-///    (create-only, immutable), then the pointer `models.json`, replaced only if it still holds
-///    the revision that was read (If-Match with its ETag on S3, a lock in a directory). A
-///    publisher that lost the race fails clearly instead of overwriting the other's change: no
-///    revision is ever lost.
+/// 2. per customer whose offer changed: the next free revision above the pointer's as
+///    `ota/<id>/models-<n>.json` (create-only, immutable), then the pointer `models.json`,
+///    replaced only if it still holds the revision that was read (If-Match with its ETag on S3,
+///    a lock in a directory). A publisher that lost the race fails clearly instead of
+///    overwriting the other's change: no revision is ever lost.
+///
+/// A revision file above the pointer's that holds other contents was never named by the
+/// pointer (it only ever moves up from what it held): a publish died or lost the race before
+/// it could name it. It stays as it is, and the next number is taken, so an interrupted
+/// publish never blocks the next one.
 struct PublishOTAStep: Step {
   let name = "publish over the air"
   let changesState = true
 
   enum OTAPublishError: Error, CustomStringConvertible {
-    case changedMeanwhile(location: String, revision: Int)
-    case revisionTaken(location: String)
+    /// The pointer no longer holds what this publish read: another publisher's revision is
+    /// there now (`now`; nil when it cannot be read as one).
+    case changedMeanwhile(location: String, read: Int, now: Int?)
     case unreadablePointer(location: String, reason: String)
 
     var description: String {
       switch self {
-      case .changedMeanwhile(let location, let revision):
+      case .changedMeanwhile(let location, let read, let now):
+        let found = now.map { "it now holds revision \($0)" } ?? "it no longer holds a readable manifest"
         return
-          "\(location): changed while this publish read revision \(revision) (another rollout was published); nothing was overwritten: rerun 'release ota publish' to publish on top of it"
-      case .revisionTaken(let location):
-        return
-          "\(location): already published with other contents (another publisher took this revision); nothing was overwritten: rerun to publish the next one"
+          "\(location): changed while this publish held revision \(read): \(found) (another rollout was published); nothing was overwritten: rerun 'release ota publish' to publish on top of it"
       case .unreadablePointer(let location, let reason):
         return
           "\(location): not an OTA manifest written by release (\(reason)); fix or remove it, nothing was published"
@@ -113,38 +117,57 @@ struct PublishOTAStep: Step {
     for customer: Customer, ota: OTAPlan, catalog: SignalCatalog, to store: ObjectStore
   ) throws -> Int? {
     let pointer = OTAManifest.pointerKey(customer.id)
+    let location = "\(store.displayName)/\(pointer)"
     let current = try store.read(pointer)
     FaultPoint.pause("ota.pointer-read")
-    var revision = 0
-    if let current {
-      do { revision = try JSONDecoder().decode(OTAManifest.self, from: current.data).revision } catch {
-        throw OTAPublishError.unreadablePointer(
-          location: "\(store.displayName)/\(pointer)", reason: "\(error)")
-      }
+    let published = try current.map {
+      try OTAManifest.published($0.data, customer: customer.id, location: location)
     }
+    let revision = published?.revision ?? 0
     let desired = OTAManifest.make(
       customer: customer, rollouts: ota.rollouts, offered: ota.offered, catalog: catalog, revision: revision,
       modelURL: store.publicURL(for:))
-    if let current, (try? JSONDecoder().decode(OTAManifest.self, from: current.data)) == desired {
-      return nil
+    if published == desired { return nil }
+    var next = revision + 1
+    var bytes = try desired.at(revision: next).encoded()
+    // Ends: each pass either publishes the revision file or steps over one that exists, and
+    // a store holds finitely many.
+    while !(try createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store)) {
+      // Another publisher's, named by the pointer now, or an orphan (see above) when the
+      // pointer still holds what was read.
+      let now = try store.read(pointer)
+      guard now?.tag == current?.tag else {
+        throw OTAPublishError.changedMeanwhile(
+          location: location, read: revision, now: revisionNumber(now, customer.id, location))
+      }
+      next += 1
+      bytes = try desired.at(revision: next).encoded()
     }
-    let next = desired.at(revision: revision + 1)
-    let bytes = try next.encoded()
-    let revisionKey = OTAManifest.revisionKey(customer.id, revision + 1)
+    FaultPoint.reach("ota.revision-created")
+    FaultPoint.pause("ota.revision-created")
+    guard
+      try store.replace(pointer, with: bytes, contentType: "application/json", ifUnchanged: current?.tag)
+    else {
+      // Read again, to say whose change is there, rather than overwrite it.
+      throw OTAPublishError.changedMeanwhile(
+        location: location, read: revision,
+        now: revisionNumber(try? store.read(pointer), customer.id, location))
+    }
+    return next
+  }
+
+  /// Creates the immutable revision file; false when the key holds other contents. The same
+  /// bytes there (a rerun of a publish that died before the pointer) count as created.
+  private func createRevision(_ bytes: Data, key: String, in store: ObjectStore) throws -> Bool {
     let scratch = try TemporaryFiles.shared.makeDirectory(prefix: "release-ota")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let file = scratch.appendingPathComponent("models.json")
     try AtomicFile.write(bytes, to: file)
-    if !(try store.createOnly(revisionKey, from: file, contentType: "application/json")) {
-      guard try store.digest(of: revisionKey)?.sha256 == SHA256Digest.hex(of: bytes) else {
-        throw OTAPublishError.revisionTaken(location: "\(store.displayName)/\(revisionKey)")
-      }
-    }
-    guard
-      try store.replace(pointer, with: bytes, contentType: "application/json", ifUnchanged: current?.tag)
-    else {
-      throw OTAPublishError.changedMeanwhile(location: "\(store.displayName)/\(pointer)", revision: revision)
-    }
-    return revision + 1
+    if try store.createOnly(key, from: file, contentType: "application/json") { return true }
+    return try store.digest(of: key)?.sha256 == SHA256Digest.hex(of: bytes)
+  }
+
+  private func revisionNumber(_ object: StoredObject?, _ customer: String, _ location: String) -> Int? {
+    object.flatMap { try? OTAManifest.published($0.data, customer: customer, location: location).revision }
   }
 }
