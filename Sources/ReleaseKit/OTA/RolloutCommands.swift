@@ -187,6 +187,9 @@ enum RolloutCommand {
     change: (RolloutState) throws -> RolloutState, summary: () -> String
   ) throws {
     let dryRun = parsed.flag("--dry-run")
+    // Refused on the state as read, before the lock: a refused command leaves no lock file.
+    // Under the lock the change is made again on the state as it is then.
+    _ = try refusingBadInput { try change(inputs.rollouts) }
     // A dry run writes nothing, not even a lock file; it previews against the state it read.
     let lock =
       dryRun

@@ -184,6 +184,25 @@ final class RolloutCommandTests: XCTestCase {
     print("RolloutCommandTests: \(cases.count) refused commands")
   }
 
+  /// A store file copied under another version still says its own version inside: refused as
+  /// what it is, not as a model no SDK can run.
+  func testAModelWhoseMetadataDisagreesWithItsPlaceIsRefused() throws {
+    let workspace = try Workspace()
+    try FileManager.default.copyItem(
+      at: workspace.file("models/onboarding_upsell/74.mlmodel"),
+      to: workspace.file("models/onboarding_upsell/75.mlmodel"))
+    let before = Workspace.snapshot(workspace.root)
+    let result = run(["rollout", "acme", "onboarding_upsell", "75", "--percent", "10"], in: workspace)
+    XCTAssertEqual(result.code, 2, result.all)
+    XCTAssertEqual(
+      result.standardError,
+      [
+        #"error: rollout acme onboarding_upsell 75: onboarding_upsell v75 has modelVersion "74" in its metadata; its place in the model store says 75"#
+      ])
+    XCTAssertEqual(result.standardOutput, [])
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+  }
+
   func testABrokenOrStaleRolloutFileIsRefusedWithEveryProblem() throws {
     let workspace = try Workspace()
     try """

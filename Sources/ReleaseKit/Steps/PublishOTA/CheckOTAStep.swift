@@ -25,21 +25,33 @@ struct CheckOTAStep: Step {
     var problems: [String] = []
     for customer in manifest.customers {
       for (flowName, flow) in (rollouts.customers[customer.id] ?? [:]).sorted(by: { $0.key < $1.key }) {
+        let path = "\(options.rolloutsPath): customers.\(customer.id).\(flowName)"
+        let flowId = customer.customModels.first { $0.flowName == flowName }?.flowId
         for offer in flow.models {
           let reference = ModelReference(flowName: flowName, version: offer.modelVersion)
-          if offered[reference] != nil { continue }
-          do {
-            let model = try OTAInputs.read(reference, from: store)
+          let model: RolloutChange.OfferedModel
+          if let known = offered[reference] {
+            model = known
+          } else {
+            do { model = try OTAInputs.read(reference, from: store) } catch {
+              problems.append("\(path): \(error)")
+              continue
+            }
+            offered[reference] = model
             if let gap = ModelAlignment.gaps(
               inputs: model.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion
             ).first {
               problems.append(
-                "\(options.rolloutsPath): customers.\(customer.id).\(flowName): offers \(reference), which \(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))"
+                "\(path): offers \(reference), which \(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))"
               )
             }
-            offered[reference] = model
-          } catch {
-            problems.append("\(options.rolloutsPath): customers.\(customer.id).\(flowName): \(error)")
+          }
+          // Per customer: the flow id it is checked against is the customer's.
+          for mismatch in ModelAlignment.metadataMismatches(model.info, reference: reference, flowId: flowId)
+          {
+            problems.append(
+              "\(path): offers \(reference), which has \(mismatch.key) \"\(mismatch.found)\" in its metadata; \(mismatch.source) says \(mismatch.expected)"
+            )
           }
         }
       }
