@@ -115,6 +115,8 @@ enum HelpText {
       --no-build          content checks only
       --manifest <file>   manifest to check against (default: customers.json)
       --models <dir>      model store for the foreign-model scan (default: models)
+      --public-url <url>  the --public-url the release was built with (default: publish.publicURL
+                          of release.config.json); the package's manifest URL is made from it
 
     Exit status: 0 all verified, 1 a check failed, 2 bad arguments or input.
     """
