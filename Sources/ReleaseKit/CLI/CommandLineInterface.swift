@@ -30,7 +30,10 @@ public enum CommandLineInterface {
       }
       switch name {
       case "-h", "--help", "help":
-        let text = invocation.arguments.first.flatMap { Command.named($0)?.help } ?? HelpText.overview
+        let text =
+          invocation.arguments.first.flatMap {
+            Command.named($0)?.help(for: Array(invocation.arguments.dropFirst()))
+          } ?? HelpText.overview
         services.output.write(line: text, to: .standardOutput)
         return 0
       case "--version", "version":
@@ -46,7 +49,7 @@ public enum CommandLineInterface {
         throw ReleaseError.usage("'\(name)': unknown command\(hint ?? ""); see 'release --help'")
       }
       if invocation.arguments.contains("--help") || invocation.arguments.contains("-h") {
-        services.output.write(line: command.help, to: .standardOutput)
+        services.output.write(line: command.help(for: invocation.arguments), to: .standardOutput)
         return 0
       }
       try command.run(invocation)
