@@ -88,7 +88,7 @@ struct OTAManifest: Codable, Equatable, Sendable {
   static func published(_ data: Data, customer: String, location: String) throws -> OTAManifest {
     let manifest: OTAManifest
     do { manifest = try JSONDecoder().decode(OTAManifest.self, from: data) } catch {
-      throw PublishOTAStep.OTAPublishError.unreadablePointer(location: location, reason: "\(error)")
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(location: location, reason: reason(error))
     }
     guard manifest.schemaVersion == schemaVersion else {
       throw PublishOTAStep.OTAPublishError.unreadablePointer(
@@ -99,6 +99,20 @@ struct OTAManifest: Codable, Equatable, Sendable {
         location: location, reason: "the manifest of \"\(manifest.customer)\", expected \"\(customer)\"")
     }
     return manifest
+  }
+
+  /// A decoding error in one short clause: where in the file, and what.
+  private static func reason(_ error: Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    switch error {
+    case .keyNotFound(let key, let context):
+      return "no \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return (path.isEmpty ? "" : "\(path): ") + context.debugDescription
+    @unknown default:
+      return "\(error)"
+    }
   }
 
   /// Stable bytes: sorted keys, a trailing newline.

@@ -28,13 +28,21 @@ struct PublishOTAStep: Step {
 
     var description: String {
       switch self {
-      case .changedMeanwhile(let location, let read, let now):
+      case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _):
+        return "\(location): \(message)"
+      }
+    }
+
+    /// What is wrong with the object at `location`.
+    var message: String {
+      switch self {
+      case .changedMeanwhile(_, let read, let now):
         let found = now.map { "it now holds revision \($0)" } ?? "it no longer holds a readable manifest"
         return
-          "\(location): changed while this publish held revision \(read): \(found) (another rollout was published); nothing was overwritten: rerun 'release ota publish' to publish on top of it"
-      case .unreadablePointer(let location, let reason):
+          "changed while this publish held revision \(read): \(found) (another rollout was published); nothing was overwritten: rerun 'release ota publish' to publish on top of it"
+      case .unreadablePointer(_, let reason):
         return
-          "\(location): not an OTA manifest written by release (\(reason)); fix or remove it, nothing was published"
+          "not an OTA manifest written by release for this customer (\(reason)); fix or remove it, then publish again"
       }
     }
   }
