@@ -423,6 +423,15 @@ final class FaultProxy {
     }
   }
 
+  /// The path of every PUT relayed so far, in the order the client sent them.
+  func relayedPuts() throws -> [String] {
+    try input.fileHandleForWriting.write(contentsOf: Data("puts\n".utf8))
+    guard let line = readLine(timeout: 10), readLine(timeout: 10) == "ok" else {
+      throw PublishSetupError(description: "fault_proxy.py did not answer \"puts\"")
+    }
+    return line.split(separator: " ").map(String.init)
+  }
+
   func shutDown() {
     try? input.fileHandleForWriting.close()
     stopProcess(process)

@@ -25,10 +25,13 @@ struct PublishOTAStep: Step {
     /// there now (`now`; nil when it cannot be read as one).
     case changedMeanwhile(location: String, read: Int, now: Int?)
     case unreadablePointer(location: String, reason: String)
+    /// `ota/models/<sha256>.mlmodel` holding bytes with another digest.
+    case modelDiffers(location: String, sha256: String, size: Int64)
 
     var description: String {
       switch self {
-      case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _):
+      case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _),
+        .modelDiffers(let location, _, _):
         return "\(location): \(message)"
       }
     }
@@ -43,6 +46,9 @@ struct PublishOTAStep: Step {
       case .unreadablePointer(_, let reason):
         return
           "not an OTA manifest written by release for this customer (\(reason)); fix or remove it, then publish again"
+      case .modelDiffers(_, let sha256, let size):
+        return
+          "holds bytes with sha256 \(sha256) (\(size) bytes), not the model its name says; a published model is never overwritten: find out what wrote it"
       }
     }
   }
@@ -69,10 +75,19 @@ struct PublishOTAStep: Step {
     }
     let customers = customers(context, ota)
     for store in ota.stores {
-      var uploaded = 0
+      // Every model's key is checked before anything is written: one holding other bytes
+      // fails the publish with the store as it was.
+      var missing: [RolloutChange.OfferedModel] = []
       for model in ota.offered.values.sorted(by: { $0.reference < $1.reference }) {
-        if try upload(model, to: store, from: models) { uploaded += 1 }
+        let key = OTAManifest.modelKey(sha256: model.sha256)
+        if let remote = try store.digest(of: key) {
+          try check(remote, holds: model, at: "\(store.displayName)/\(key)")
+        } else {
+          missing.append(model)
+        }
       }
+      var uploaded = 0
+      for model in missing where try upload(model, to: store, from: models) { uploaded += 1 }
       var changed: [String] = []
       for customer in customers {
         if let revision = try publishManifest(
@@ -94,29 +109,37 @@ struct PublishOTAStep: Step {
     context.jobs.isEmpty ? ota.customers : context.shippingJobs.map(\.customer)
   }
 
-  /// Uploads a model under its digest, read back; false when it was already there (with the
-  /// same bytes).
+  /// Uploads a model under its digest, create-only, and reads it back; false when another
+  /// publisher created it first (with the same bytes).
   private func upload(_ model: RolloutChange.OfferedModel, to store: ObjectStore, from models: ModelStore)
-    throws
-    -> Bool
+    throws -> Bool
   {
     let key = OTAManifest.modelKey(sha256: model.sha256)
     let location = "\(store.displayName)/\(key)"
-    if let remote = try store.digest(of: key) {
-      guard remote.sha256 == model.sha256, remote.size == model.size else {
-        throw PublishStep.PublishError.immutableObjectDiffers(
-          location: location, published: remote.sha256, local: model.sha256)
-      }
-      return false
-    }
     let created = try store.createOnly(
       key, from: try models.localFile(for: model.reference), contentType: "application/octet-stream")
-    guard let remote = try store.digest(of: key), remote.sha256 == model.sha256, remote.size == model.size
-    else {
+    guard let remote = try store.digest(of: key) else {
       throw PublishStep.PublishError.readBackMismatch(
-        location: location, expected: "sha256 \(model.sha256) (\(model.size) bytes)", found: "other bytes")
+        location: location, expected: "\(model.size) bytes", found: "no object")
     }
+    if created, remote.sha256 != model.sha256 || remote.size != model.size {
+      throw PublishStep.PublishError.readBackMismatch(
+        location: location, expected: "sha256 \(model.sha256) (\(model.size) bytes)",
+        found: "sha256 \(remote.sha256) (\(remote.size) bytes)")
+    }
+    try check(remote, holds: model, at: location)
     return created
+  }
+
+  /// A model's key names its SHA-256: other bytes under it were not written by this tool.
+  private func check(
+    _ remote: (sha256: String, size: Int64), holds model: RolloutChange.OfferedModel, at location: String
+  )
+    throws
+  {
+    guard remote.sha256 == model.sha256, remote.size == model.size else {
+      throw OTAPublishError.modelDiffers(location: location, sha256: remote.sha256, size: remote.size)
+    }
   }
 
   /// Publishes the customer's manifest when its offer changed; returns the new revision, or nil
