@@ -9,7 +9,7 @@ import ReleaseManifest
 /// {"schemaVersion": 1, "customer": "acme", "appID": "<uuid>", "revision": 3,
 ///  "flows": {"onboarding_upsell": {"flowId": 8362, "bundledVersion": 73, "paused": false,
 ///    "models": [{"modelVersion": 74, "url": "<public url>", "sha256": "<hex>", "size": 1234,
-///                "minimumSDKVersion": "2.4.0", "inputs": ["session_count"], "specificationVersion": 4,
+///                "minimumSDKVersion": "1.0.0", "inputs": ["session_count"], "specificationVersion": 4,
 ///                "rolloutPercent": 10, "salt": "<hex>", "status": "active"}]}}}
 /// ```
 struct OTAManifest: Codable, Equatable, Sendable {
