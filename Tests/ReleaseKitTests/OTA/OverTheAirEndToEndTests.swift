@@ -26,11 +26,12 @@ final class OverTheAirEndToEndTests: XCTestCase {
 
   @discardableResult
   private func run(
-    _ workspace: Workspace, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line
+    _ workspace: Workspace, _ arguments: [String], environment: [String: String] = [:],
+    file: StaticString = #filePath, line: UInt = #line
   )
     -> Workspace.Run
   {
-    let result = workspace.run(arguments)
+    let result = workspace.run(arguments, environment: environment)
     XCTAssertEqual(result.exitCode, 0, "\(arguments): \(result.allOutput)", file: file, line: line)
     return result
   }
@@ -72,9 +73,37 @@ final class OverTheAirEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
     let server = try StaticHTTPServer(directory: published)
     defer { server.shutDown() }
+    try assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
+      workspace, destination: ["--publish", "dir:published", "--public-url", server.baseURL], environment: [:]
+    ) { key in try Data(contentsOf: published.appendingPathComponent(key)) }
+  }
+
+  /// The same against moto_server with signatures checked: the release and the manifests are
+  /// published to a bucket, and the devices read it through a "CDN" that signs every request
+  /// to moto (Tests/Fixtures/Network/signing_proxy.py), as a CDN with origin access does.
+  func testTheSameThroughABucketWithSignaturesChecked() throws {
+    let moto = try S3PublishTests.moto()
+    let bucket = try moto.makeBucket()
+    let proxy = try SigningProxy(moto: moto, bucket: bucket, prefix: "sdk")
+    defer { proxy.shutDown() }
+    let workspace = try Workspace(manifest: Self.manifest)
+    try assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
+      workspace,
+      destination: [
+        "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint, "--public-url", proxy.baseURL,
+      ], environment: moto.credentials
+    ) { key in try moto.getObject(bucket, "sdk/" + key).data }
+  }
+
+  /// Publishes a release with `destination`, rolls out a challenger to 10% and publishes it
+  /// over the air, runs 2,000 devices, rolls back, publishes, runs them again. `read` gives
+  /// the bytes of a published key, read back from the destination, not from the tool.
+  private func assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
+    _ workspace: Workspace, destination: [String], environment: [String: String],
+    read: (String) throws -> Data
+  ) throws {
     try GitFixture.commitAll(workspace.root)
-    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
-    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination)
+    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: environment)
     run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
     // The rollout drew a random salt; a fixed one (rollouts.json is a committed input) makes the
     // share of devices the same on every run of this test.
@@ -84,19 +113,16 @@ final class OverTheAirEndToEndTests: XCTestCase {
     try String(contentsOf: rollouts, encoding: .utf8)
       .replacingOccurrences(of: String(drawn), with: "00000000000000000000000000000001")
       .write(to: rollouts, atomically: true, encoding: .utf8)
-    run(workspace, ["ota", "publish"] + destination)
+    run(workspace, ["ota", "publish"] + destination, environment: environment)
 
-    // What was published, read back from the directory (not from the tool).
-    let manifest = try jsonObject(
-      Data(contentsOf: published.appendingPathComponent("ota/acme/models.json")), "models.json")
+    // What was published, read back from the destination (not from the tool).
+    let manifest = try jsonObject(try read("ota/acme/models.json"), "models.json")
     let flows = try XCTUnwrap(manifest["flows"] as? [String: Any])
     let upsell = try XCTUnwrap(flows["onboarding_upsell"] as? [String: Any])
     let offer = try XCTUnwrap((upsell["models"] as? [[String: Any]])?.first)
     let salt = try XCTUnwrap(offer["salt"] as? String)
     let challengerSHA = try XCTUnwrap(offer["sha256"] as? String)
-    XCTAssertEqual(
-      try SHA256Digest.hex(ofFileAt: published.appendingPathComponent("ota/models/\(challengerSHA).mlmodel")),
-      challengerSHA)
+    XCTAssertEqual(SHA256Digest.hex(of: try read("ota/models/\(challengerSHA).mlmodel")), challengerSHA)
     let bundledSHA = try SHA256Digest.hex(ofFileAt: workspace.file("models/onboarding_upsell/73.mlmodel"))
 
     let work = workspace.file("ota-devices")
@@ -130,7 +156,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
     print("OverTheAirEndToEndTests: \(challengers.count) of \(Self.devices) devices took the challenger")
 
     run(workspace, ["rollback", "acme", "onboarding_upsell", "74"])
-    run(workspace, ["ota", "publish"] + destination)
+    run(workspace, ["ota", "publish"] + destination, environment: environment)
     let (rolledBack, after) = try devices(workspace, work: work)
     XCTAssertEqual(
       after,
