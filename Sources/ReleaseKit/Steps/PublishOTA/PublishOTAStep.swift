@@ -87,7 +87,9 @@ struct PublishOTAStep: Step {
         }
       }
       var uploaded = 0
-      for model in missing where try upload(model, to: store, from: models) { uploaded += 1 }
+      for model in missing {
+        if try upload(model, to: store, from: models) { uploaded += 1 }
+      }
       var changed: [String] = []
       for customer in customers {
         if let revision = try publishManifest(
@@ -198,6 +200,7 @@ struct PublishOTAStep: Step {
     return try store.digest(of: key)?.sha256 == SHA256Digest.hex(of: bytes)
   }
 
+  /// The revision a pointer read again holds, for the message; nil when it is gone or unreadable.
   private func revisionNumber(_ object: StoredObject?, _ customer: String, _ location: String) -> Int? {
     object.flatMap { try? OTAManifest.published($0.data, customer: customer, location: location).revision }
   }
