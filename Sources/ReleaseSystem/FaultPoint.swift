@@ -7,7 +7,9 @@ import Foundation
 public enum FaultPoint {
   private static let target = ProcessInfo.processInfo.environment["RELEASE_KILL_AT"]
 
-  /// Every point the tool passes, in the order a release reaches them.
+  /// Every point a release build passes, in the order it reaches them. An over-the-air publish
+  /// has its own, `ota.revision-created` (between a revision file and the pointer naming it),
+  /// which PublishOTAStepTests kills at.
   public static let all = [
     "generate.partial", "archive.partial", "stage.assembled", "state.partial",
   ]

@@ -11,6 +11,9 @@ struct Command: Sendable {
   /// `release <name> --help`.
   let help: String
   let run: @Sendable (CommandInvocation) throws -> Void
+  /// `release <name> <subcommand>`: each listed in the overview, with its own help
+  /// (`release ota publish --help`); `run` dispatches to them.
+  var subcommands: [Command] = []
 
   /// Every command, in the order the overview lists them.
   static let all: [Command] = [
@@ -35,22 +38,31 @@ struct Command: Sendable {
       summary: "bump the SDK version (major, minor or patch) everywhere it appears", help: HelpText.bump,
       run: { try BumpCommand.run(arguments: $0.arguments, services: $0.services) }),
     Command(
-      name: "rollout", synopsis: "rollout <id> <flow> <v>",
+      name: "rollout", synopsis: "rollout <id> <flow> <version>",
       summary: "offer a model over the air to a share of a customer's devices", help: HelpText.rollout,
       run: RolloutCommand.rollout),
     Command(
       name: "pause", synopsis: "pause <id> <flow>", summary: "stop devices downloading new models of a flow",
       help: HelpText.pause, run: RolloutCommand.pause),
     Command(
-      name: "rollback", synopsis: "rollback <id> <flow> <v>",
+      name: "rollback", synopsis: "rollback <id> <flow> <version>",
       summary: "retract a model: devices delete it and fall back", help: HelpText.rollback,
       run: RolloutCommand.rollback),
     Command(
-      name: "ota", synopsis: "ota status [<id>]", summary: "what each flow offers over the air",
-      help: HelpText.ota, run: OTACommand.run),
+      name: "ota", synopsis: "ota <subcommand>", summary: "over-the-air models: status, publish",
+      help: HelpText.ota, run: OTACommand.run, subcommands: OTACommand.subcommands),
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+
+  /// The help for `arguments` (what follows the command's name): the subcommand's when the
+  /// first one names a subcommand, else the command's own.
+  func help(for arguments: [String]) -> String {
+    guard let first = arguments.first, let subcommand = subcommands.first(where: { $0.name == first }) else {
+      return help
+    }
+    return subcommand.help
+  }
 }
 
 /// One run of a command: its arguments (after the command's name), the machine, and the

@@ -30,7 +30,10 @@ public enum CommandLineInterface {
       }
       switch name {
       case "-h", "--help", "help":
-        let text = invocation.arguments.first.flatMap { Command.named($0)?.help } ?? HelpText.overview
+        let text =
+          invocation.arguments.first.flatMap {
+            Command.named($0)?.help(for: Array(invocation.arguments.dropFirst()))
+          } ?? HelpText.overview
         services.output.write(line: text, to: .standardOutput)
         return 0
       case "--version", "version":
@@ -46,7 +49,7 @@ public enum CommandLineInterface {
         throw ReleaseError.usage("'\(name)': unknown command\(hint ?? ""); see 'release --help'")
       }
       if invocation.arguments.contains("--help") || invocation.arguments.contains("-h") {
-        services.output.write(line: command.help, to: .standardOutput)
+        services.output.write(line: command.help(for: invocation.arguments), to: .standardOutput)
         return 0
       }
       try command.run(invocation)
@@ -162,12 +165,7 @@ enum ReleaseCommand {
     options.skipTests = parsed.flag("--skip-tests")
     options.s3Endpoint = parsed.value("--s3-endpoint") ?? configuration.s3Endpoint
     options.s3Region = parsed.value("--s3-region") ?? configuration.s3Region
-    let publicURL = parsed.value("--public-url") ?? configuration.publicURL
-    if let publicURL, URLCredentials.carriesCredential(publicURL) || publicURL.contains("@") {
-      throw ReleaseError.usage(
-        "--public-url \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
-      )
-    }
+    let publicURL = try checkedPublicURL(parsed.value("--public-url") ?? configuration.publicURL)
     options.publicURL = publicURL
     let given = parsed.values("--publish")
     if parsed.flag("--no-publish") && !given.isEmpty {
@@ -231,6 +229,16 @@ enum ReleaseCommand {
       throw ReleaseError.usage("--push: pushes tags, so it needs --tag or --publish")
     }
     return options
+  }
+
+  /// `--public-url` (or `publish.publicURL`), refused when it carries a credential.
+  static func checkedPublicURL(_ publicURL: String?) throws -> String? {
+    if let publicURL, URLCredentials.carriesCredential(publicURL) || publicURL.contains("@") {
+      throw ReleaseError.usage(
+        "--public-url \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
+      )
+    }
+    return publicURL
   }
 
   /// The ordered steps of a release.

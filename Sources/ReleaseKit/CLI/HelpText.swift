@@ -2,9 +2,15 @@
 enum HelpText {
   /// `release --help`: the commands come from `Command.all`.
   static var overview: String {
-    let rows = Command.all.map { ($0.synopsis, $0.summary) } + [("help [command]", "show help for a command")]
+    let rows =
+      Command.all.flatMap { command in
+        command.subcommands.isEmpty
+          ? [(command.synopsis, command.summary)] : command.subcommands.map { ($0.synopsis, $0.summary) }
+      } + [("help [command]", "show help for a command")]
+    // As wide as the longest synopsis: a synopsis is never cut.
+    let width = rows.map(\.0.count).max() ?? 0
     let commands = rows.map { synopsis, summary in
-      "  " + synopsis.padding(toLength: 18, withPad: " ", startingAt: 0) + "  " + summary
+      "  " + synopsis.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary
     }
     return """
       release — build and ship a custom copy of the SDK to every customer
@@ -27,6 +33,8 @@ enum HelpText {
                           index.json; downloads are verified by SHA-256 and cached in --cache
       --templates <dir>   SDK package template (default: templates/ContextSDK)
       --state <file>      version state file (default: release-state.json)
+      --rollouts <file>   what devices are offered over the air (default: rollouts.json);
+                          published with the packages by --publish
       --dist <dir>        output directory (default: dist)
       --cache <dir>       warm build slots and scratch packages (default: .release-cache)
       --config <file>     publishing defaults (default: release.config.json, if present)
@@ -115,19 +123,30 @@ enum HelpText {
       --no-build          content checks only
       --manifest <file>   manifest to check against (default: customers.json)
       --models <dir>      model store for the foreign-model scan (default: models)
+      --public-url <url>  the --public-url the release was built with (default: publish.publicURL
+                          of release.config.json); the package's manifest URL is made from it
 
     Exit status: 0 all verified, 1 a check failed, 2 bad arguments or input.
     """
 
-  static let otaOptions = """
-    OPTIONS:
-      --dry-run           print the change to rollouts.json as a diff; write nothing
+  /// The inputs of the over-the-air commands, for their help.
+  static let otaInputs = """
       --rollouts <file>   rollout state (default: rollouts.json; created on first rollout)
       --manifest <file>   customer manifest (default: customers.json)
       --models <dir|url>  model store (default: models)
       --templates <dir>   SDK package template, for signals.json (default: templates/ContextSDK)
       --state <file>      version state file, for the SDK version (default: release-state.json)
+      --cache <dir>       where a URL model store's downloads are kept (default: .release-cache)
+      --s3-endpoint <url>, --s3-region <name>
+                          for an s3:// model store
     """
+
+  /// `rollout`, `pause` and `rollback`: they change rollouts.json.
+  static let changeOptions = """
+    OPTIONS:
+      --dry-run           print the change to rollouts.json as a diff; write nothing
+
+    """ + otaInputs
 
   static let rollout = """
     release rollout — offer a model over the air to a share of a customer's devices
@@ -140,11 +159,14 @@ enum HelpText {
     percentage. Changes rollouts.json and prints the change as a diff; commit it, then
     'release ota publish'. Refused: a customer or flow not in customers.json (a customer only
     gets models of its own flows), a version not above the bundled one, a model the SDK
-    being released cannot run (signals.json), a version that was rolled back.
+    being released cannot run (signals.json), a model whose own metadata names another flow,
+    version or flow id, a version that was rolled back.
 
-    """ + otaOptions + """
-        --percent <n>       share of devices, 0 to 100 (required)
-      """
+    OPTIONS:
+      --percent <n>       share of devices, 0 to 100 (required)
+      --dry-run           print the change to rollouts.json as a diff; write nothing
+
+    """ + otaInputs
 
   static let pause = """
     release pause — stop devices downloading new models of a flow
@@ -154,7 +176,7 @@ enum HelpText {
     Devices download nothing new for the flow and keep the model they run. 'release rollout'
     resumes the flow.
 
-    """ + otaOptions
+    """ + changeOptions
 
   static let rollback = """
     release rollback — retract a model offered over the air
@@ -164,17 +186,68 @@ enum HelpText {
     Devices that downloaded the version delete it and fall back to the best remaining offer or
     the bundled model. A retracted version is never offered again.
 
-    """ + otaOptions
+    """ + changeOptions
 
   static let ota = """
-    release ota — over-the-air models
+    release ota — over-the-air models: what is offered, and publishing it
+
+    USAGE: release ota status [<customer>] [options]
+           release ota publish [--publish <dest>]... [options]
+
+    SUBCOMMANDS:
+      status              a table of what each customer's flows offer over the air, to how many
+                          percent, and the oldest SDK version that can run each offer
+      publish             publish the manifests and their models only (no build, no tags)
+
+    Run 'release ota <subcommand> --help' for its options.
+    """
+
+  static let otaStatus = """
+    release ota status — what each flow offers over the air
 
     USAGE: release ota status [<customer>] [options]
 
-    status              a table of what each customer's flows offer over the air, to how many
-                        percent, and the oldest SDK version that can run each offer
+    A table of every customer's flows (or the named customer's): the bundled version, each
+    version offered over the air with its percentage and status, and the oldest SDK version
+    that can run it. Reads rollouts.json; writes nothing.
 
-    """ + otaOptions
+    OPTIONS:
+
+    """ + otaInputs
+
+  static let otaPublish = """
+    release ota publish — publish the over-the-air manifests and their models
+
+    USAGE: release ota publish [--publish <dest>]... [options]
+
+    From the work tree as it is (no build, no tags, no push): uploads every offered model as
+    ota/models/<sha256>.mlmodel (create-only), then, for each customer whose offer changed,
+    the next revision as ota/<id>/models-<revision>.json and the pointer ota/<id>/models.json,
+    replaced only if it still holds the revision that was read. Destinations: --publish, else
+    release.config.json's publish.destinations; when those are all git: releases repositories,
+    publish.otaDestination. Refused before anything is published (exit 2): no destination, an
+    offered model that is missing from the store, that the SDK being released cannot run or
+    whose metadata disagrees with where it is offered, a published models.json this tool did
+    not write.
+
+    OPTIONS:
+      --publish <dest>    dir:<path> | s3://<bucket>[/<prefix>]; repeatable
+      --public-url <url>  where the destination is served; base of the model URLs in manifests
+      --s3-endpoint <url> S3-compatible endpoint (R2, MinIO, moto); credentials from
+                          AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN)
+      --s3-region <name>  signing region (default: AWS_REGION, else us-east-1; R2: auto)
+      --config <file>     publishing defaults (default: release.config.json, if present)
+      --dry-run           print what would be published; publish nothing
+      --json              newline-delimited JSON events on stdout
+      --rollouts <file>   rollout state (default: rollouts.json)
+      --manifest <file>   customer manifest (default: customers.json)
+      --models <dir|url>  model store (default: models)
+      --templates <dir>   SDK package template, for signals.json (default: templates/ContextSDK)
+      --state <file>      version state file, for the SDK version (default: release-state.json)
+      --cache <dir>       where a URL model store's downloads are kept (default: .release-cache)
+      --max-model-size <size>
+                          bytes one model of a URL store may have (default: 512MB)
+    """
 
   static let plan = """
     release plan — split the customers over N CI machines

@@ -9,7 +9,7 @@ import ReleaseManifest
 /// {"schemaVersion": 1, "customer": "acme", "appID": "<uuid>", "revision": 3,
 ///  "flows": {"onboarding_upsell": {"flowId": 8362, "bundledVersion": 73, "paused": false,
 ///    "models": [{"modelVersion": 74, "url": "<public url>", "sha256": "<hex>", "size": 1234,
-///                "minimumSDKVersion": "2.4.0", "inputs": ["session_count"], "specificationVersion": 4,
+///                "minimumSDKVersion": "1.0.0", "inputs": ["session_count"], "specificationVersion": 4,
 ///                "rolloutPercent": 10, "salt": "<hex>", "status": "active"}]}}}
 /// ```
 struct OTAManifest: Codable, Equatable, Sendable {
@@ -80,6 +80,39 @@ struct OTAManifest: Codable, Equatable, Sendable {
     return OTAManifest(
       schemaVersion: schemaVersion, customer: customer.id, appID: customer.appID, revision: revision,
       flows: flows)
+  }
+
+  /// A manifest read back from a destination: one this tool published for `customer`, or an
+  /// `unreadablePointer` error naming `location`. Publishing over anything else could hide
+  /// someone's mistake (another customer's file, another format) from every device.
+  static func published(_ data: Data, customer: String, location: String) throws -> OTAManifest {
+    let manifest: OTAManifest
+    do { manifest = try JSONDecoder().decode(OTAManifest.self, from: data) } catch {
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(location: location, reason: reason(error))
+    }
+    guard manifest.schemaVersion == schemaVersion else {
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(
+        location: location, reason: "schemaVersion \(manifest.schemaVersion), expected \(schemaVersion)")
+    }
+    guard manifest.customer == customer else {
+      throw PublishOTAStep.OTAPublishError.unreadablePointer(
+        location: location, reason: "the manifest of \"\(manifest.customer)\", expected \"\(customer)\"")
+    }
+    return manifest
+  }
+
+  /// A decoding error in one short clause: where in the file, and what.
+  private static func reason(_ error: Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    switch error {
+    case .keyNotFound(let key, let context):
+      return "no \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return (path.isEmpty ? "" : "\(path): ") + context.debugDescription
+    @unknown default:
+      return "\(error)"
+    }
   }
 
   /// Stable bytes: sorted keys, a trailing newline.

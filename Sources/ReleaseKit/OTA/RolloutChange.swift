@@ -10,6 +10,9 @@ enum RolloutChange {
     case foreignFlow(command: String, customer: String, flowName: String, flows: [String])
     case notAboveBundled(command: String, flowName: String, version: Int, bundled: Int)
     case unaligned(command: String, reason: String)
+    /// The model file's own metadata names another flow, version or flow id than where it is
+    /// offered: a file copied under the wrong name.
+    case metadataMismatch(command: String, model: String, key: String, found: String, says: String)
     case retracted(command: String, flowName: String, version: Int)
     case nothingOffered(command: String, customer: String, flowName: String)
     case notOffered(command: String, flowName: String, version: Int, offered: [Int])
@@ -24,6 +27,8 @@ enum RolloutChange {
           "\(command): \(flowName) v\(version) is not above the bundled v\(bundled); devices already run v\(bundled), offer a newer model"
       case .unaligned(let command, let reason):
         return "\(command): \(reason); no released SDK version can run it"
+      case .metadataMismatch(let command, let model, let key, let found, let says):
+        return "\(command): \(model) has \(key) \"\(found)\" in its metadata; \(says)"
       case .retracted(let command, let flowName, let version):
         return
           "\(command): \(flowName) v\(version) was rolled back; a retracted version is never offered again (offer a new version)"
@@ -61,11 +66,9 @@ enum RolloutChange {
     if let mismatch = ModelAlignment.metadataMismatches(
       model.info, reference: model.reference, flowId: bundled.flowId
     ).first {
-      throw Refusal.unaligned(
-        command: command,
-        reason:
-          "\(model.reference) has \(mismatch.key) \"\(mismatch.found)\" in its metadata; \(mismatch.source) says \(mismatch.expected)"
-      )
+      throw Refusal.metadataMismatch(
+        command: command, model: model.reference.description, key: mismatch.key, found: mismatch.found,
+        says: "\(mismatch.source) says \(mismatch.expected)")
     }
     // The newest released SDK is the one being released now; a model it cannot run, no
     // device can run.

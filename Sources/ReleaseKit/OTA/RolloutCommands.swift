@@ -187,6 +187,9 @@ enum RolloutCommand {
     change: (RolloutState) throws -> RolloutState, summary: () -> String
   ) throws {
     let dryRun = parsed.flag("--dry-run")
+    // Refused on the state as read, before the lock: a refused command leaves no lock file.
+    // Under the lock the change is made again on the state as it is then.
+    _ = try refusingBadInput { try change(inputs.rollouts) }
     // A dry run writes nothing, not even a lock file; it previews against the state it read.
     let lock =
       dryRun
@@ -233,30 +236,68 @@ enum RolloutCommand {
 
 /// `release ota status [<customer>]` and `release ota publish`.
 enum OTACommand {
+  static let subcommands = [
+    Command(
+      name: "status", synopsis: "ota status [<id>]",
+      summary: "what each flow offers over the air, to how many, from which SDK", help: HelpText.otaStatus,
+      run: status),
+    Command(
+      name: "publish", synopsis: "ota publish",
+      summary: "publish the over-the-air manifests and their models only", help: HelpText.otaPublish,
+      run: publish),
+  ]
+
   static func run(_ invocation: CommandInvocation) throws {
-    guard let subcommand = invocation.arguments.first else {
-      throw ReleaseError.usage("ota: expected a subcommand, status or publish; found nothing")
+    let names = subcommands.map(\.name)
+    guard let name = invocation.arguments.first else {
+      throw ReleaseError.usage(
+        "ota: expected a subcommand, \(names.joined(separator: " or ")); found nothing")
+    }
+    guard let subcommand = subcommands.first(where: { $0.name == name }) else {
+      let hint = Suggestion.closest(to: name, among: names).map { " (did you mean '\($0)'?)" }
+      throw ReleaseError.usage(
+        "ota: '\(name)' is not a subcommand\(hint ?? ""); expected \(names.joined(separator: " or "))")
     }
     let rest = CommandInvocation(
       arguments: Array(invocation.arguments.dropFirst()), services: invocation.services,
       reporter: invocation.reporter)
-    switch subcommand {
-    case "status": try status(rest)
-    case "publish":
-      // Only the manifests and their models, from the work tree as it is: no build, no tags.
-      let options = try ReleaseCommand.options(
-        command: "ota publish", arguments: rest.arguments, services: invocation.services)
-      invocation.reporter = ReporterFactory.make(options: options, services: invocation.services)
-      let context = ReleaseContext(
-        services: invocation.services, options: options, reporter: invocation.reporter)
-      try Pipeline([LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), PublishOTAStep()]).run(context)
-    default:
-      let hint = Suggestion.closest(to: subcommand, among: ["status", "publish"]).map {
-        " (did you mean '\($0)'?)"
-      }
+    defer { invocation.reporter = rest.reporter }
+    try subcommand.run(rest)
+  }
+
+  /// Options of a release that `ota publish` accepts; the others (builds, tags, pushes,
+  /// dist/) mean nothing to it and are refused rather than silently ignored.
+  static let publishOptions: Set<String> = [
+    "--dry-run", "--json", "--manifest", "--models", "--templates", "--state", "--rollouts", "--cache",
+    "--publish", "--s3-endpoint", "--s3-region", "--public-url", "--config", "--max-model-size",
+  ]
+
+  /// Only the manifests and their models, from the work tree as it is: no build, no tags.
+  static func publish(_ invocation: CommandInvocation) throws {
+    let parsed = try Arguments(
+      invocation.arguments,
+      spec: .init(flags: ReleaseCommand.flags, options: ReleaseCommand.valueOptions), command: "ota publish")
+    for name in ReleaseCommand.flags.union(ReleaseCommand.valueOptions).subtracting(publishOptions).sorted()
+    where parsed.flag(name) || !parsed.values(name).isEmpty {
       throw ReleaseError.usage(
-        "ota: '\(subcommand)' is not a subcommand\(hint ?? ""); expected status or publish")
+        "\(name): not an option of 'release ota publish', which publishes the over-the-air manifests and their models only (no build, no tags, no push); see 'release ota publish --help'"
+      )
     }
+    if let extra = parsed.positionals.first {
+      throw ReleaseError.usage(
+        "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
+    }
+    let options = try ReleaseCommand.options(
+      command: "ota publish", arguments: invocation.arguments, services: invocation.services)
+    if options.publish.isEmpty {
+      throw ReleaseError.usage(
+        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
+      )
+    }
+    invocation.reporter = ReporterFactory.make(options: options, services: invocation.services)
+    let context = ReleaseContext(
+      services: invocation.services, options: options, reporter: invocation.reporter)
+    try Pipeline([LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), PublishOTAStep()]).run(context)
   }
 
   /// A table of what each flow offers over the air, to how many percent, from which SDK version.

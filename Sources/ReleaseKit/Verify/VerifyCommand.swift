@@ -23,6 +23,7 @@ enum VerifyCommand {
         flags: ["--no-build"],
         options: [
           "--manifest", "--models", "--templates", "--config", "--max-model-size", "--timeout", "--state",
+          "--public-url",
         ]),
       command: "verify")
     guard !parsed.positionals.isEmpty else {
@@ -55,7 +56,9 @@ enum VerifyCommand {
     let configuration = try ReleaseConfiguration.load(
       explicitPath: parsed.value("--config"), services: services)
     var urls = ReleaseOptions()
-    urls.publicURL = configuration.publicURL
+    // As `release all` takes it: the flag, else the config's; it is in every package.
+    urls.publicURL = try ReleaseCommand.checkedPublicURL(
+      parsed.value("--public-url") ?? configuration.publicURL)
     let reproduction = Reproduction(
       store: store, templateDirectory: services.resolve(templates), templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in

@@ -13,6 +13,8 @@ Commands, one per line on stdin; each is answered with "ok" on stdout once in ef
   fail-after-puts N   relay N more PUT connections, then drop every connection
   drop N              drop the next N connections, then relay again
   heal                relay everything
+  puts                print the request line of every PUT relayed so far, in order, on one
+                      line (separated by spaces), before the "ok"
 Exits when stdin closes. Each client request uses its own connection (the release tool
 opens one per request), so connections and requests correspond one to one.
 """
@@ -23,6 +25,7 @@ import threading
 upstream_port = int(sys.argv[1])
 lock = threading.Lock()
 state = {"puts_left": None, "drop": 0, "dead": False}
+relayed_puts = []
 
 
 def decide(first_bytes):
@@ -42,6 +45,8 @@ def decide(first_bytes):
                 # This PUT goes through; every later connection is dropped.
                 state["dead"] = True
                 state["puts_left"] = None
+        if first_bytes.startswith(b"PUT "):
+            relayed_puts.append(first_bytes.split(b" ", 2)[1].decode("ascii", "replace"))
         return True
 
 
@@ -65,7 +70,8 @@ def handle(client):
     try:
         first = b""
         client.settimeout(10)
-        while len(first) < 4:
+        # The method, and for a PUT its whole request line (for "puts").
+        while len(first) < 4 or (first.startswith(b"PUT ") and b"\r\n" not in first and len(first) < 8192):
             block = client.recv(65536)
             if not block:
                 return
@@ -113,6 +119,8 @@ def main():
                 state.update(puts_left=None, drop=int(words[1]), dead=False)
             elif words[0] == "heal":
                 state.update(puts_left=None, drop=0, dead=False)
+            elif words[0] == "puts":
+                print(" ".join(relayed_puts), flush=True)
         print("ok", flush=True)
 
 

@@ -173,4 +173,29 @@ final class VersionBumpTests: XCTestCase {
       try PackageGenerator.checkTemplateVersion(
         workspace.file("templates/ContextSDK"), expected: new.description))
   }
+
+  /// The README's "Models over the air" examples (a signal catalog, an error message, a
+  /// manifest) show versions that are history, not the SDK version a reader copies: the bump
+  /// of the repository's own README, from its current SDK version, must leave the section as
+  /// it is.
+  func testBumpingTheRepositoryReadmeLeavesTheOverTheAirExamplesAlone() throws {
+    let readme = try String(
+      contentsOf: RepositoryRoot.url.appendingPathComponent("README.md"), encoding: .utf8)
+    let current = try ReleaseState.load(
+      from: RepositoryRoot.url.appendingPathComponent("release-state.json"), displayPath: "release-state.json"
+    ).sdkVersion
+    func section(_ text: String) throws -> String {
+      let start = try XCTUnwrap(text.range(of: "## Models over the air"))
+      let end = try XCTUnwrap(text.range(of: "\n## ", range: start.upperBound..<text.endIndex))
+      return String(text[start.lowerBound..<end.lowerBound])
+    }
+    for part in [SemanticVersion.Part.major, .minor, .patch] {
+      let bumped = VersionBump.replacingInCodeBlocks(
+        readme, current.description, with: current.bumped(part).description)
+      XCTAssertEqual(try section(bumped), try section(readme), "\(part) bump from \(current)")
+    }
+    XCTAssertNotEqual(
+      VersionBump.replacingInCodeBlocks(readme, current.description, with: "99.0.0"), readme,
+      "the README's code blocks do show the current version elsewhere")
+  }
 }

@@ -16,17 +16,40 @@ final class CommandLineTests: XCTestCase {
   }
 
   func testHelpForEveryCommand() {
-    for arguments in [
-      ["--help"], ["help"], ["all", "--help"], ["customer", "-h"], ["verify", "--help"], ["bump", "--help"],
-    ] {
+    // Each asks for its own text: the line naming it is the first of the help printed.
+    let cases: [([String], String)] = [
+      (["--help"], "release — "), (["help"], "release — "), (["all", "--help"], "release all — "),
+      (["customer", "-h"], "release customer — "), (["verify", "--help"], "release verify — "),
+      (["bump", "--help"], "release bump — "), (["rollout", "--help"], "release rollout — "),
+      (["pause", "--help"], "release pause — "), (["rollback", "-h"], "release rollback — "),
+      (["ota", "--help"], "release ota — "), (["ota", "status", "--help"], "release ota status — "),
+      (["ota", "publish", "--help"], "release ota publish — "),
+      (["ota", "publish", "--publish", "dir:x", "-h"], "release ota publish — "),
+      (["help", "ota", "publish"], "release ota publish — "), (["help", "rollout"], "release rollout — "),
+    ]
+    for (arguments, title) in cases {
       let (code, output) = run(arguments)
       XCTAssertEqual(code, 0, "\(arguments)")
-      XCTAssertTrue(output.standardOutput.joined().contains("USAGE: release"), "\(arguments)")
+      let lines = output.standardOutput.joined(separator: "\n").split(separator: "\n").map(String.init)
+      XCTAssertTrue(lines.first?.hasPrefix(title) == true, "\(arguments): \(lines.first ?? "")")
+      XCTAssertTrue(lines.contains { $0.hasPrefix("USAGE: release") }, "\(arguments)")
+      // An option line holds one option: two run together means a missing newline.
+      for line in lines where line.trimmingCharacters(in: .whitespaces).hasPrefix("--") {
+        let text = line.trimmingCharacters(in: .whitespaces).drop { !$0.isWhitespace }
+        XCTAssertNil(text.firstMatch(of: /\s{2,}--[a-z]/), "\(arguments): \(line)")
+      }
     }
     let (_, overview) = run(["--help"])
-    for command in ["all", "customer", "verify", "bump"] {
-      XCTAssertTrue(overview.standardOutput.joined().contains("  \(command)"), command)
+    let text = overview.standardOutput.joined(separator: "\n")
+    for synopsis in [
+      "all", "customer <id>...", "verify <path>...", "bump <part>", "rollout <id> <flow> <version>",
+      "pause <id> <flow>", "rollback <id> <flow> <version>", "ota status [<id>]", "ota publish",
+    ] {
+      XCTAssertTrue(text.contains("\n  \(synopsis)  "), synopsis)
     }
+    // What a command's help promises, the command takes.
+    XCTAssertFalse(run(["ota", "status", "--help"]).output.standardOutput.joined().contains("--dry-run"))
+    XCTAssertTrue(run(["all", "--help"]).output.standardOutput.joined().contains("--rollouts <file>"))
   }
 
   func testBadArgumentsExitTwoWithOneLineNamingTheArgument() {
@@ -44,7 +67,21 @@ final class CommandLineTests: XCTestCase {
       (["all", "--dry-run=yes"], "--dry-run: takes no value"),
       (["bump", "huge"], "bump: expected one of major, minor, patch; found \"huge\""),
       (["verify"], "verify: expected a zip, a release directory"),
+      (["ota"], "ota: expected a subcommand, status or publish; found nothing"),
+      (["ota", "status", "--dry-run"], "--dry-run: unknown option for 'release ota status'"),
+      (["ota", "publish", "acme"], "'acme': 'release ota publish' takes no arguments"),
     ]
+    // `ota publish` builds, tags and pushes nothing: a release's options for that are refused.
+    let publishOnly =
+      ", which publishes the over-the-air manifests and their models only (no build, no tags, no push); see 'release ota publish --help'"
+    for option in [
+      ["--tag"], ["--push"], ["--force"], ["--jobs", "2"], ["--dist", "out"], ["--skip-tests"],
+    ] {
+      let (code, output) = run(["ota", "publish", "--publish", "dir:published"] + option)
+      XCTAssertEqual(code, 2, "\(option)")
+      XCTAssertEqual(
+        output.standardError, ["error: \(option[0]): not an option of 'release ota publish'\(publishOnly)"])
+    }
     for (arguments, expected) in cases {
       let (code, output) = run(arguments)
       XCTAssertEqual(code, 2, "\(arguments)")

@@ -46,4 +46,35 @@ final class VerifyCommandTests: XCTestCase {
       },
       drifted.allOutput)
   }
+
+  /// A release built with `--public-url` carries its manifest URL in the package; verify
+  /// regenerates the package with the same option (as `release all` takes it) to compare.
+  func testAReleaseBuiltWithAPublicURLVerifiesWithTheSameURL() throws {
+    let workspace = try Workspace(manifest: OverTheAirEndToEndTests.manifest)
+    let url = "http://127.0.0.1:8000"
+    let release = workspace.run(["all", "--skip-tests", "--public-url", url])
+    XCTAssertEqual(release.exitCode, 0, release.allOutput)
+
+    let without = workspace.run(["verify", "dist", "--no-build"])
+    XCTAssertEqual(without.exitCode, 1, without.allOutput)
+    XCTAssertTrue(
+      without.standardError.contains { $0.contains("Sources/ContextSDK/CustomerRegistry.swift") },
+      without.allOutput)
+
+    let same = workspace.run(["verify", "dist", "--no-build", "--public-url", url])
+    XCTAssertEqual(same.exitCode, 0, same.allOutput)
+    XCTAssertEqual(same.standardOutput.last, "1 of 1 release verified")
+
+    let other = workspace.run(["verify", "dist", "--no-build", "--public-url", "http://127.0.0.1:9000"])
+    XCTAssertEqual(other.exitCode, 1, other.allOutput)
+
+    let secret = "s3cr3t-\(UUID().uuidString)"
+    let credential = workspace.run([
+      "verify", "dist", "--no-build", "--public-url", "https://user:\(secret)@cdn.example.com",
+    ])
+    XCTAssertEqual(credential.exitCode, 2, credential.allOutput)
+    XCTAssertEqual(credential.standardError.count, 1, credential.allOutput)
+    XCTAssertTrue(credential.standardError[0].hasPrefix("error: --public-url "), credential.allOutput)
+    XCTAssertFalse(credential.allOutput.contains(secret))
+  }
 }

@@ -9,6 +9,11 @@ import XCTest
 /// back; without a compare-and-replace the later write drops the earlier customer. Each publish
 /// here runs in its own process from its own checkout, started together, twenty times over.
 final class ConcurrentPublishTests: XCTestCase {
+  override class func tearDown() {
+    S3PublishTests.shutDownMoto()
+    super.tearDown()
+  }
+
   /// Two checkouts, one releasing acme and one bluebird, each built and committed once.
   private func checkouts() throws -> [(workspace: Workspace, customer: String)] {
     try ["acme", "bluebird"].map { customer in

@@ -73,6 +73,52 @@ final class ReleasesRepositoryTests: XCTestCase {
     return archived
   }
 
+  /// A run that publishes only to releases repositories puts the over-the-air manifests and
+  /// models in `publish.otaDestination` of release.config.json; without one it is refused
+  /// before anything is published.
+  func testAGitOnlyReleasePublishesOverTheAirToTheConfiguredObjectStoreOrIsRefused() throws {
+    let scratch = try TemporaryDirectory()
+    let releases = scratch.url.appendingPathComponent("releases")
+    let workspace = try Workspace(manifest: Self.manifest(modelVersion: 73))
+    let root = workspace.root
+    let config = workspace.file("release.config.json")
+    let gitOnly = #"{"publish": {"destinations": ["git:\#(releases.path)/{id}.git"]"#
+    try (gitOnly + "}}").write(to: config, atomically: true, encoding: .utf8)
+    try TestGit.initialize(root)
+    let rollout = workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
+    XCTAssertEqual(rollout.exitCode, 0, rollout.allOutput)
+    let record = run(workspace, ["--no-publish"])
+    XCTAssertEqual(record.exitCode, 0, record.allOutput)
+    try TestGit.commitAll(root, message: "Release acme, rollout of onboarding_upsell v74")
+
+    let refused = run(workspace, [])
+    XCTAssertEqual(refused.exitCode, 2, refused.allOutput)
+    XCTAssertEqual(
+      refused.standardError,
+      [
+        "error: rollouts.json: models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
+      ])
+    XCTAssertFalse(FileManager.default.fileExists(atPath: releases.path), "nothing published")
+
+    try (gitOnly + #", "otaDestination": "dir:ota-published"}}"#).write(
+      to: config, atomically: true, encoding: .utf8)
+    try TestGit.commitAll(root, message: "Over-the-air manifests to ota-published")
+    let published = run(workspace, [])
+    XCTAssertEqual(published.exitCode, 0, published.allOutput)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: releases.appendingPathComponent("acme.git").path))
+    let manifest = try jsonObject(
+      try Data(contentsOf: workspace.file("ota-published/ota/acme/models.json")), "models.json")
+    let flows = try XCTUnwrap(manifest["flows"] as? [String: Any])
+    let offer = try XCTUnwrap(
+      ((flows["onboarding_upsell"] as? [String: Any])?["models"] as? [[String: Any]])?.first)
+    XCTAssertEqual(offer["modelVersion"] as? Int, 74)
+    XCTAssertEqual(offer["rolloutPercent"] as? Int, 10)
+    let sha256 = try SHA256Digest.hex(ofFileAt: workspace.file("models/onboarding_upsell/74.mlmodel"))
+    XCTAssertEqual(offer["sha256"] as? String, sha256)
+    XCTAssertEqual(
+      try SHA256Digest.hex(ofFileAt: workspace.file("ota-published/ota/models/\(sha256).mlmodel")), sha256)
+  }
+
   func testTheReleasesRepositoryServesTheCustomerPackageToAConsumerAndANewVersionResolves() throws {
     let scratch = try TemporaryDirectory()
     let releases = scratch.url.appendingPathComponent("releases")

@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseArchive
 import ReleaseSystem
 import XCTest
 
@@ -7,11 +6,17 @@ import XCTest
 
 /// Issue 10's proof: a release published to a directory served over HTTP on 127.0.0.1, a
 /// challenger rolled out to 10% and published over the air, and the real SDK of the release's
-/// archive updating 2,000 devices against it: the devices the device rule picks — computed here
+/// archive updating 2,000 devices against it (through Scripts/ota-devices, as the README's
+/// walkthrough does): the devices the device rule picks — computed here
 /// independently, with the tool's libcrypto SHA-256 — and only those take the challenger, with
 /// exactly the published bytes; after a rollback every device is back on the bundled model and
 /// the challenger's file is gone.
 final class OverTheAirEndToEndTests: XCTestCase {
+  override class func tearDown() {
+    S3PublishTests.shutDownMoto()
+    super.tearDown()
+  }
+
   static let manifest = """
     [{"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],
       "app_id": "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10",
@@ -21,52 +26,45 @@ final class OverTheAirEndToEndTests: XCTestCase {
 
   @discardableResult
   private func run(
-    _ workspace: Workspace, _ arguments: [String], file: StaticString = #filePath, line: UInt = #line
+    _ workspace: Workspace, _ arguments: [String], environment: [String: String] = [:],
+    file: StaticString = #filePath, line: UInt = #line
   )
     -> Workspace.Run
   {
-    let result = workspace.run(arguments)
+    let result = workspace.run(arguments, environment: environment)
     XCTAssertEqual(result.exitCode, 0, "\(arguments): \(result.allOutput)", file: file, line: line)
     return result
   }
 
-  /// Builds the probe against the SDK package of the release archive; returns its executable.
-  private func buildProbe(sdkArchive: URL, in scratch: URL) throws -> URL {
-    let sdk = try ZipReader.extract(sdkArchive, into: scratch.appendingPathComponent("sdk"))
-    let probe = scratch.appendingPathComponent("probe")
-    let fixture = RepositoryRoot.url.appendingPathComponent("Tests/Fixtures/OTA/Probe")
-    try FileManager.default.createDirectory(
-      at: probe.appendingPathComponent("Sources"), withIntermediateDirectories: true)
-    try FileManager.default.copyItem(
-      at: fixture.appendingPathComponent("Sources/OTAProbe"),
-      to: probe.appendingPathComponent("Sources/OTAProbe"))
-    let manifest = try String(contentsOf: fixture.appendingPathComponent("Package.swift.in"), encoding: .utf8)
-      .replacingOccurrences(of: "{{sdkPath}}", with: sdk.path)
-      .replacingOccurrences(of: "{{sdkPackage}}", with: sdk.lastPathComponent)
-    try manifest.write(to: probe.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
-    let build = try SystemProcessRunner().run(
-      ProcessInvocation("swift", ["build"], in: probe, timeLimit: 900))
-    XCTAssertEqual(build.exitCode, 0, build.standardOutput + build.standardError)
-    let bin = try SystemProcessRunner().run(
-      ProcessInvocation("swift", ["build", "--show-bin-path"], in: probe))
-    return URL(fileURLWithPath: bin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))
-      .appendingPathComponent("OTAProbe")
-  }
-
-  /// Device → (version or "bundled", SHA-256 of the file in use), from the probe's output.
-  private func probe(_ executable: URL, root: URL) throws -> [String: (version: String, sha256: String)] {
+  /// `Scripts/ota-devices` (the README's walkthrough) for every device: it builds its probe
+  /// against the customer's package in the workspace's dist/ and runs the SDK's updater as
+  /// each device. Device → (version or "bundled", SHA-256 of the file in use), from its
+  /// per-device lines; and its summary lines.
+  private func devices(_ workspace: Workspace, work: URL) throws -> (
+    devices: [String: (version: String, sha256: String)], summary: [String]
+  ) {
     let result = try SystemProcessRunner().run(
-      ProcessInvocation(executable.path, [root.path, String(Self.devices)], timeLimit: 900))
-    XCTAssertEqual(result.exitCode, 0, result.standardError)
+      ProcessInvocation(
+        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
+        [
+          "acme", "--devices", String(Self.devices), "--list", "--work", work.path, "--downloads",
+          work.appendingPathComponent("devices").path,
+        ], in: workspace.root, timeLimit: 900))
+    XCTAssertEqual(result.exitCode, 0, result.standardOutput.suffix(2000) + result.standardError)
     var devices: [String: (String, String)] = [:]
-    for line in result.standardOutput.split(separator: "\n") {
+    var summary: [String] = []
+    for line in result.standardOutput.split(separator: "\n").map(String.init) {
+      guard line.hasPrefix("install-") else {
+        summary.append(line)
+        continue
+      }
       let fields = line.split(separator: " ").map(String.init)
-      XCTAssertEqual(fields.count, 4, String(line))
-      XCTAssertNotEqual(fields[1], "error", String(line))
+      XCTAssertEqual(fields.count, 4, line)
+      XCTAssertNotEqual(fields[1], "error", line)
       if fields.count == 4 { devices[fields[0]] = (fields[2], fields[3]) }
     }
     XCTAssertEqual(devices.count, Self.devices)
-    return devices
+    return (devices, summary)
   }
 
   func testAChallengerAt10PercentReachesExactlyItsDevicesAndARollbackTakesItBack() throws {
@@ -75,9 +73,37 @@ final class OverTheAirEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
     let server = try StaticHTTPServer(directory: published)
     defer { server.shutDown() }
+    try assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
+      workspace, destination: ["--publish", "dir:published", "--public-url", server.baseURL], environment: [:]
+    ) { key in try Data(contentsOf: published.appendingPathComponent(key)) }
+  }
+
+  /// The same against moto_server with signatures checked: the release and the manifests are
+  /// published to a bucket, and the devices read it through a "CDN" that signs every request
+  /// to moto (Tests/Fixtures/Network/signing_proxy.py), as a CDN with origin access does.
+  func testTheSameThroughABucketWithSignaturesChecked() throws {
+    let moto = try S3PublishTests.moto()
+    let bucket = try moto.makeBucket()
+    let proxy = try SigningProxy(moto: moto, bucket: bucket, prefix: "sdk")
+    defer { proxy.shutDown() }
+    let workspace = try Workspace(manifest: Self.manifest)
+    try assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
+      workspace,
+      destination: [
+        "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint, "--public-url", proxy.baseURL,
+      ], environment: moto.credentials
+    ) { key in try moto.getObject(bucket, "sdk/" + key).data }
+  }
+
+  /// Publishes a release with `destination`, rolls out a challenger to 10% and publishes it
+  /// over the air, runs 2,000 devices, rolls back, publishes, runs them again. `read` gives
+  /// the bytes of a published key, read back from the destination, not from the tool.
+  private func assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
+    _ workspace: Workspace, destination: [String], environment: [String: String],
+    read: (String) throws -> Data
+  ) throws {
     try GitFixture.commitAll(workspace.root)
-    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
-    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination)
+    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: environment)
     run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
     // The rollout drew a random salt; a fixed one (rollouts.json is a committed input) makes the
     // share of devices the same on every run of this test.
@@ -87,48 +113,54 @@ final class OverTheAirEndToEndTests: XCTestCase {
     try String(contentsOf: rollouts, encoding: .utf8)
       .replacingOccurrences(of: String(drawn), with: "00000000000000000000000000000001")
       .write(to: rollouts, atomically: true, encoding: .utf8)
-    run(workspace, ["ota", "publish"] + destination)
+    run(workspace, ["ota", "publish"] + destination, environment: environment)
 
-    // What was published, read back from the directory (not from the tool).
-    let manifest = try jsonObject(
-      Data(contentsOf: published.appendingPathComponent("ota/acme/models.json")), "models.json")
+    // What was published, read back from the destination (not from the tool).
+    let manifest = try jsonObject(try read("ota/acme/models.json"), "models.json")
     let flows = try XCTUnwrap(manifest["flows"] as? [String: Any])
     let upsell = try XCTUnwrap(flows["onboarding_upsell"] as? [String: Any])
     let offer = try XCTUnwrap((upsell["models"] as? [[String: Any]])?.first)
     let salt = try XCTUnwrap(offer["salt"] as? String)
     let challengerSHA = try XCTUnwrap(offer["sha256"] as? String)
-    XCTAssertEqual(
-      try SHA256Digest.hex(ofFileAt: published.appendingPathComponent("ota/models/\(challengerSHA).mlmodel")),
-      challengerSHA)
+    XCTAssertEqual(SHA256Digest.hex(of: try read("ota/models/\(challengerSHA).mlmodel")), challengerSHA)
     let bundledSHA = try SHA256Digest.hex(ofFileAt: workspace.file("models/onboarding_upsell/73.mlmodel"))
 
-    let scratch = workspace.file("probe-scratch")
-    let archive = try XCTUnwrap(
-      FileManager.default.enumerator(atPath: workspace.dist.path)?.allObjects.compactMap { $0 as? String }
-        .first { $0.hasSuffix(".zip") })
-    let executable = try buildProbe(sdkArchive: workspace.dist.appendingPathComponent(archive), in: scratch)
-    let root = scratch.appendingPathComponent("devices")
+    let work = workspace.file("ota-devices")
+    let root = work.appendingPathComponent("devices")
 
     // The device rule, computed independently of the SDK.
     func bucket(_ installID: String) -> Int {
       Int(UInt32(SHA256Digest.hex(of: Data("\(salt):\(installID)".utf8)).prefix(8), radix: 16)! % 100)
     }
     let chosen = Set((0..<Self.devices).map { "install-\($0)" }.filter { bucket($0) < 10 })
-    let share = Double(chosen.count) / Double(Self.devices)
-    XCTAssertTrue((0.08...0.12).contains(share), "the rule itself picks \(share * 100)%")
+    let picked = Double(chosen.count) / Double(Self.devices)
+    XCTAssertTrue((0.08...0.12).contains(picked), "the rule itself picks \(picked * 100)%")
 
-    let rolledOut = try probe(executable, root: root)
+    let (rolledOut, summary) = try devices(workspace, work: work)
     let challengers = Set(rolledOut.filter { $0.value.version == "74" }.keys)
     XCTAssertEqual(challengers, chosen, "exactly the devices the rule picks take the challenger")
     for (device, state) in rolledOut {
       XCTAssertEqual(state.sha256, chosen.contains(device) ? challengerSHA : bundledSHA, device)
       if !chosen.contains(device) { XCTAssertEqual(state.version, "bundled", device) }
     }
+    let share = { (count: Int) in
+      String(
+        format: "%d of %d devices (%.1f%%)", count, Self.devices, 100 * Double(count) / Double(Self.devices))
+    }
+    XCTAssertEqual(
+      summary,
+      [
+        "onboarding_upsell: \(share(chosen.count)) on v74, \(share(Self.devices - chosen.count)) on the bundled model",
+        "model files on the devices: \(chosen.count)",
+      ])
     print("OverTheAirEndToEndTests: \(challengers.count) of \(Self.devices) devices took the challenger")
 
     run(workspace, ["rollback", "acme", "onboarding_upsell", "74"])
-    run(workspace, ["ota", "publish"] + destination)
-    let rolledBack = try probe(executable, root: root)
+    run(workspace, ["ota", "publish"] + destination, environment: environment)
+    let (rolledBack, after) = try devices(workspace, work: work)
+    XCTAssertEqual(
+      after,
+      ["onboarding_upsell: \(share(Self.devices)) on the bundled model", "model files on the devices: 0"])
     XCTAssertTrue(rolledBack.values.allSatisfy { $0.version == "bundled" && $0.sha256 == bundledSHA })
     let leftovers =
       FileManager.default.enumerator(atPath: root.path)?.allObjects.compactMap { $0 as? String }
@@ -177,10 +209,12 @@ final class OverTheAirEndToEndTests: XCTestCase {
       XCTAssertEqual(losers.count, 1)
       for loser in losers {
         XCTAssertEqual(loser.exitCode, 1, loser.allOutput)
+        // Whether it lost at the revision file (the winner's, named by the pointer by then) or
+        // at the pointer's If-Match, it says the pointer moved past what it read.
         XCTAssertTrue(
-          loser.standardError.contains("changed while this publish read revision")
-            || loser.standardError.contains("already published with other contents"), loser.allOutput)
-        XCTAssertTrue(loser.standardError.contains("nothing was overwritten"), loser.allOutput)
+          loser.standardError.contains(
+            "ota/acme/models.json: changed while this publish held revision \(revisions): it now holds revision \(revisions + 1) (another rollout was published); nothing was overwritten"
+          ), loser.allOutput)
       }
       let (data, _) = try moto.getObject(bucket, "sdk/ota/acme/models.json")
       let pointer = try jsonObject(data, "models.json")

@@ -101,6 +101,33 @@ final class RolloutCommandTests: XCTestCase {
     XCTAssertEqual(Workspace.snapshot(workspace.root), before)
   }
 
+  func testDryRunOfPauseAndRollbackPrintsTheDiffAndWritesNothing() throws {
+    let workspace = try Workspace()
+    XCTAssertEqual(
+      run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"], in: workspace).code, 0)
+    let before = Workspace.snapshot(workspace.root)
+    let cases: [([String], String, String)] = [
+      (
+        ["pause", "acme", "onboarding_upsell", "--dry-run"], "+        \"paused\" : true",
+        "dry run: acme: onboarding_upsell paused; devices download nothing new and keep what they run; rollouts.json not written"
+      ),
+      (
+        ["rollback", "acme", "onboarding_upsell", "74", "--dry-run"],
+        "+            \"status\" : \"retracted\"",
+        "dry run: acme: onboarding_upsell v74 retracted; devices that downloaded it delete it; rollouts.json not written"
+      ),
+    ]
+    for (arguments, changedLine, summary) in cases {
+      let preview = run(arguments, in: workspace)
+      XCTAssertEqual(preview.code, 0, preview.all)
+      let diff = preview.standardOutput.joined(separator: "\n").split(separator: "\n").map(String.init)
+      XCTAssertTrue(diff.contains(changedLine), "\(arguments): \(preview.all)")
+      XCTAssertTrue(diff.contains("+++ b/rollouts.json"), preview.all)
+      XCTAssertEqual(preview.standardError, [summary])
+      XCTAssertEqual(Workspace.snapshot(workspace.root), before, "\(arguments): nothing written")
+    }
+  }
+
   func testBadInputIsRefusedWithOneLineExitTwoAndNothingWritten() throws {
     let workspace = try Workspace()
     // An earlier rollout and rollback, so the refusals that depend on the state have one.
@@ -169,6 +196,38 @@ final class RolloutCommandTests: XCTestCase {
         "rollback ember onboarding_upsell 75: onboarding_upsell v75 is not offered over the air (offered: v74)"
       ),
       (
+        ["pause", "acm", "onboarding_upsell"],
+        "pause: customer \"acm\" is not in customers.json (did you mean \"acme\"?); expected one of: \(ids)"
+      ),
+      (
+        ["rollback", "zeta", "onboarding_upsell", "74"],
+        "rollback: customer \"zeta\" is not in customers.json; expected one of: \(ids)"
+      ),
+      (
+        ["ota", "status", "acm"],
+        "ota status: customer \"acm\" is not in customers.json (did you mean \"acme\"?); expected one of: \(ids)"
+      ),
+      (
+        ["rollout", "acme", "no_such_flow", "74", "--percent", "10"],
+        "rollout acme no_such_flow 74: acme has no no_such_flow model in customers.json (its flows: onboarding_upsell, paywall_timing); a customer only gets models of its own flows"
+      ),
+      (
+        ["pause", "acme", "no_such_flow"],
+        "pause acme no_such_flow: acme has no no_such_flow model in customers.json (its flows: onboarding_upsell, paywall_timing); a customer only gets models of its own flows"
+      ),
+      (
+        ["rollback", "acme", "no_such_flow", "74"],
+        "rollback acme no_such_flow 74: acme has no no_such_flow model in customers.json (its flows: onboarding_upsell, paywall_timing); a customer only gets models of its own flows"
+      ),
+      (
+        ["rollback", "acme", "tracking_permission", "5"],
+        "rollback acme tracking_permission 5: acme has no tracking_permission model in customers.json (its flows: onboarding_upsell, paywall_timing); a customer only gets models of its own flows"
+      ),
+      (
+        ["rollback", "acme", "onboarding_upsell", "74"],
+        "rollback acme onboarding_upsell 74: onboarding_upsell v74 is not offered over the air (offered: none)"
+      ),
+      (
         ["ota", "stat"],
         "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status or publish"
       ),
@@ -182,6 +241,25 @@ final class RolloutCommandTests: XCTestCase {
       XCTAssertEqual(Workspace.snapshot(workspace.root), before, "\(arguments): nothing written")
     }
     print("RolloutCommandTests: \(cases.count) refused commands")
+  }
+
+  /// A store file copied under another version still says its own version inside: refused as
+  /// what it is, not as a model no SDK can run.
+  func testAModelWhoseMetadataDisagreesWithItsPlaceIsRefused() throws {
+    let workspace = try Workspace()
+    try FileManager.default.copyItem(
+      at: workspace.file("models/onboarding_upsell/74.mlmodel"),
+      to: workspace.file("models/onboarding_upsell/75.mlmodel"))
+    let before = Workspace.snapshot(workspace.root)
+    let result = run(["rollout", "acme", "onboarding_upsell", "75", "--percent", "10"], in: workspace)
+    XCTAssertEqual(result.code, 2, result.all)
+    XCTAssertEqual(
+      result.standardError,
+      [
+        #"error: rollout acme onboarding_upsell 75: onboarding_upsell v75 has modelVersion "74" in its metadata; its place in the model store says 75"#
+      ])
+    XCTAssertEqual(result.standardOutput, [])
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
   }
 
   func testABrokenOrStaleRolloutFileIsRefusedWithEveryProblem() throws {

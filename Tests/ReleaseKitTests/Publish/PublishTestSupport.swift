@@ -429,6 +429,71 @@ final class FaultProxy {
     }
   }
 
+  /// The path of every PUT relayed so far, in the order the client sent them.
+  func relayedPuts() throws -> [String] {
+    try input.fileHandleForWriting.write(contentsOf: Data("puts\n".utf8))
+    guard let line = readLine(timeout: 10), readLine(timeout: 10) == "ok" else {
+      throw PublishSetupError(description: "fault_proxy.py did not answer \"puts\"")
+    }
+    return line.split(separator: " ").map(String.init)
+  }
+
+  func shutDown() {
+    try? input.fileHandleForWriting.close()
+    stopProcess(process)
+  }
+}
+
+/// Tests/Fixtures/Network/signing_proxy.py: a read-only "CDN" in front of a bucket prefix of
+/// moto, which devices read without credentials while every request to moto is signed.
+final class SigningProxy {
+  let process = Process()
+  private let input = Pipe()
+  private let output = Pipe()
+  let baseURL: String
+
+  init(moto: Moto, bucket: String, prefix: String) throws {
+    // boto3 comes with moto: the Python beside moto_server (Scripts/setup installs it in a
+    // virtual environment), else the one on PATH.
+    let motoServer = try PublishFixtures.program(
+      "moto_server", install: "install it with: python3 -m pip install 'moto[server]'")
+    let beside = motoServer.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(
+      "python3")
+    process.executableURL =
+      FileManager.default.isExecutableFile(atPath: beside.path)
+      ? beside : try PublishFixtures.program("python3", install: "install Python 3")
+    process.arguments = [
+      PublishFixtures.network.appendingPathComponent("signing_proxy.py").path, moto.endpoint, bucket, prefix,
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment["AWS_ACCESS_KEY_ID"] = moto.accessKeyID
+    environment["AWS_SECRET_ACCESS_KEY"] = moto.secret
+    environment["AWS_CONFIG_FILE"] = "/dev/null"
+    environment["AWS_SHARED_CREDENTIALS_FILE"] = "/dev/null"
+    environment.removeValue(forKey: "AWS_SESSION_TOKEN")
+    environment.removeValue(forKey: "AWS_PROFILE")
+    process.environment = environment
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.standardError
+    try process.run()
+    // The port, on the first line; bounded by the pipe closing if the script dies.
+    var line = Data()
+    let deadline = Date().addingTimeInterval(30)
+    while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    guard
+      let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
+      stopProcess(process)
+      throw PublishSetupError(description: "signing_proxy.py did not report its port")
+    }
+    baseURL = "http://127.0.0.1:\(port)"
+  }
+
   func shutDown() {
     try? input.fileHandleForWriting.close()
     stopProcess(process)

@@ -10,6 +10,15 @@ import XCTest
 final class S3PublishTests: XCTestCase {
   private static let server = Locked<Result<Moto, Error>?>(nil)
 
+  /// Stops the shared moto_server; every class that used it calls this in its class tearDown,
+  /// so none outlives the test process.
+  static func shutDownMoto() {
+    server.withLock { started in
+      if case .success(let moto)? = started { moto.shutDown() }
+      started = nil
+    }
+  }
+
   /// One moto_server for the class, started by the first test that needs it.
   static func moto() throws -> Moto {
     try server.withLock { started in
@@ -19,10 +28,7 @@ final class S3PublishTests: XCTestCase {
   }
 
   override class func tearDown() {
-    server.withLock { started in
-      if case .success(let moto)? = started { moto.shutDown() }
-      started = nil
-    }
+    shutDownMoto()
     super.tearDown()
   }
 

@@ -4,8 +4,8 @@ import ReleaseManifest
 /// Before anything is built or published: reads `rollouts.json`, checks it against the
 /// manifest (a customer only gets models of its own flows) and every offered model against the
 /// store and the SDK being released (it must exist, run on that SDK and carry metadata that
-/// agrees with its place), and finds where the OTA manifests go. Bad input ends the run with
-/// exit 2 and nothing written.
+/// agrees with its place), finds where the OTA manifests go and reads the manifests published
+/// there. Bad input ends the run with exit 2 and nothing written.
 struct CheckOTAStep: Step {
   let name = "check rollouts"
 
@@ -22,24 +22,40 @@ struct CheckOTAStep: Step {
       from: context.services.resolve(options.rolloutsPath), displayPath: options.rolloutsPath)
     try OTAInputs.check(rollouts, against: manifest, displayPath: options.rolloutsPath)
     var offered: [ModelReference: RolloutChange.OfferedModel] = [:]
-    var problems: [String] = []
+    // One line each, every problem of the run.
+    var problems: [Diagnostic] = []
     for customer in manifest.customers {
       for (flowName, flow) in (rollouts.customers[customer.id] ?? [:]).sorted(by: { $0.key < $1.key }) {
+        func problem(_ message: String) {
+          problems.append(
+            Diagnostic(
+              file: options.rolloutsPath, path: "customers.\(customer.id).\(flowName)", message: message))
+        }
+        let flowId = customer.customModels.first { $0.flowName == flowName }?.flowId
         for offer in flow.models {
           let reference = ModelReference(flowName: flowName, version: offer.modelVersion)
-          if offered[reference] != nil { continue }
-          do {
-            let model = try OTAInputs.read(reference, from: store)
+          let model: RolloutChange.OfferedModel
+          if let known = offered[reference] {
+            model = known
+          } else {
+            do { model = try OTAInputs.read(reference, from: store) } catch {
+              problem("\(error)")
+              continue
+            }
+            offered[reference] = model
             if let gap = ModelAlignment.gaps(
               inputs: model.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion
             ).first {
-              problems.append(
-                "\(options.rolloutsPath): customers.\(customer.id).\(flowName): offers \(reference), which \(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))"
-              )
+              problem(
+                "offers \(reference), which \(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))")
             }
-            offered[reference] = model
-          } catch {
-            problems.append("\(options.rolloutsPath): customers.\(customer.id).\(flowName): \(error)")
+          }
+          // Per customer: the flow id it is checked against is the customer's.
+          for mismatch in ModelAlignment.metadataMismatches(model.info, reference: reference, flowId: flowId)
+          {
+            problem(
+              "offers \(reference), which has \(mismatch.key) \"\(mismatch.found)\" in its metadata; \(mismatch.source) says \(mismatch.expected)"
+            )
           }
         }
       }
@@ -47,10 +63,27 @@ struct CheckOTAStep: Step {
     let stores = try OTADestination.stores(context)
     if stores.isEmpty && !rollouts.customers.isEmpty {
       problems.append(
-        "\(options.rolloutsPath): models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
-      )
+        Diagnostic(
+          file: options.rolloutsPath, path: "",
+          message:
+            "models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
+        ))
     }
-    if !problems.isEmpty { throw ReleaseError.invalidInput(problems.joined(separator: "\n")) }
+    // A published pointer that is not this customer's manifest as this tool writes it would
+    // stop the publish halfway: found here, nothing is published (or built).
+    for store in stores {
+      for customer in manifest.customers {
+        let key = OTAManifest.pointerKey(customer.id)
+        let location = "\(store.displayName)/\(key)"
+        guard let current = try store.read(key) else { continue }
+        do {
+          _ = try OTAManifest.published(current.data, customer: customer.id, location: location)
+        } catch let error as PublishOTAStep.OTAPublishError {
+          problems.append(Diagnostic(file: location, path: "", message: error.message))
+        }
+      }
+    }
+    if !problems.isEmpty { throw ValidationFailure(problems) }
     context.ota = OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
   }
 }

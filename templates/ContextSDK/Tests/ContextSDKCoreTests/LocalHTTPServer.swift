@@ -10,11 +10,12 @@ import Foundation
 /// network code against a real socket on any machine (no Python, no network): fixed responses
 /// by path, one connection at a time on a thread of its own, `Connection: close`. Test-only.
 final class LocalHTTPServer: @unchecked Sendable {
-  // @unchecked: `routes`, `requested` and `stopped` are read and written only while holding
-  // `lock`; `listener` and `port` are set once in init, before the serving thread starts.
+  // @unchecked: `routes`, `requested` and `sent` are read and written only while holding `lock`;
+  // `listener` and `port` are set once in init, before the serving thread starts.
   private let lock = NSLock()
-  private var routes: [String: (status: Int, body: Data)] = [:]
+  private var routes: [String: (status: Int, body: Data, announcesLength: Bool, paced: Bool)] = [:]
   private var requested: [String] = []
+  private var sent: [String: Int] = [:]
   private var stopped = false
   private let listener: Int32
   let port: UInt16
@@ -50,10 +51,22 @@ final class LocalHTTPServer: @unchecked Sendable {
     init(_ description: String) { self.description = description }
   }
 
-  func route(_ path: String, status: Int = 200, body: Data) {
+  /// `announcesLength: false` sends no Content-Length: the body ends when the connection
+  /// closes, so the client learns its size only as the bytes arrive. `paced` sends 64 KiB
+  /// every millisecond, as a network would, rather than all at once into the socket: a client
+  /// that stops reading then stops the transfer.
+  func route(_ path: String, status: Int = 200, body: Data, announcesLength: Bool = true, paced: Bool = false) {
     lock.lock()
-    routes[path] = (status, body)
+    routes[path] = (status, body, announcesLength, paced)
     lock.unlock()
+  }
+
+  /// Bytes of the last response to `path` the client took before it closed the connection
+  /// (the whole response when it read it all).
+  func bytesSent(_ path: String) -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return sent[path] ?? 0
   }
 
   var requestedPaths: [String] {
@@ -64,10 +77,13 @@ final class LocalHTTPServer: @unchecked Sendable {
 
   func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-  /// Stops accepting: later requests find nothing listening (connection refused). Safe to
-  /// call twice. Only the serving thread closes the listener, once it has left `accept`:
-  /// closing it here would free its descriptor number while that thread may still use it,
-  /// and the next test's socket (or a second `stop`) could then be hit by the wrong call.
+  /// Stops accepting: later requests find nothing listening (connection refused). The serving
+  /// thread closes the listener itself when it sees this: were it closed here, a thread still
+  /// busy with a response could go back to accepting on the same descriptor number, reused by
+  /// the next test's server, and answer that test's requests from this one's routes.
+  /// Safe to call twice (the "server down" test stops it, then tearDown does): a second
+  /// `shutdown` could hit the descriptor number once the serving thread has closed it and
+  /// another socket has taken it.
   func stop() {
     lock.lock()
     defer { lock.unlock() }
@@ -76,19 +92,18 @@ final class LocalHTTPServer: @unchecked Sendable {
     shutdown(listener, Int32(SHUT_RDWR))
   }
 
-  private var isStopped: Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    return stopped
-  }
-
   private func serve() {
-    defer { close(listener) }
-    while !isStopped {
+    while true {
       let connection = accept(listener, nil, nil)
-      if connection < 0 {
-        // A signal or a client that gave up is no reason to stop serving.
-        if errno == EINTR || errno == ECONNABORTED { continue }
+      let failure = errno
+      lock.lock()
+      let stop = stopped
+      lock.unlock()
+      // A signal or a client that gave up is no reason to stop serving.
+      if connection < 0 && !stop && (failure == EINTR || failure == ECONNABORTED) { continue }
+      if connection < 0 || stop {
+        if connection >= 0 { close(connection) }
+        close(listener)
         return
       }
       handle(connection)
@@ -111,20 +126,36 @@ final class LocalHTTPServer: @unchecked Sendable {
     let path = parts.count >= 2 ? String(parts[1]) : "/"
     lock.lock()
     requested.append(path)
-    let response = routes[path] ?? (404, Data("not found".utf8))
+    let response = routes[path] ?? (404, Data("not found".utf8), true, false)
     lock.unlock()
     let reason = response.status == 200 ? "OK" : "Error"
+    let length = response.announcesLength ? "Content-Length: \(response.body.count)\r\n" : ""
     var bytes = Data(
-      "HTTP/1.1 \(response.status) \(reason)\r\nContent-Length: \(response.body.count)\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+      "HTTP/1.1 \(response.status) \(reason)\r\n\(length)Content-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
         .utf8)
     bytes.append(response.body)
-    bytes.withUnsafeBytes { raw in
+    // A client that stops reading closes the connection: a write then fails (EPIPE), and must
+    // not raise SIGPIPE in the test process.
+    #if os(Linux)
+      let flags = Int32(MSG_NOSIGNAL)
+    #else
+      var one: Int32 = 1
+      setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+      let flags: Int32 = 0
+    #endif
+    let total = bytes.withUnsafeBytes { raw -> Int in
       var sent = 0
       while sent < raw.count {
-        let count = send(connection, raw.baseAddress! + sent, raw.count - sent, 0)
-        if count <= 0 { return }
+        let chunk = response.paced ? min(65536, raw.count - sent) : raw.count - sent
+        let count = send(connection, raw.baseAddress! + sent, chunk, flags)
+        if count <= 0 { break }
         sent += count
+        if response.paced { usleep(1000) }
       }
+      return sent
     }
+    lock.lock()
+    sent[path] = total
+    lock.unlock()
   }
 }

@@ -2,15 +2,15 @@ import ContextSDKCore
 import Foundation
 import XCTest
 
-/// The updater against a real HTTP server on 127.0.0.1 serving a manifest in the format the
-/// release tool publishes: rollout, pause, rollback, a corrupt download, a model too new for
-/// this SDK, a server that is down. The device's install id is in bucket 9 of the salt used
-/// (computed with Python, see RolloutRuleTests), so a 100% offer always reaches it and a 5%
-/// one never does.
+/// The updater against a real HTTP server on 127.0.0.1 serving manifests in the format the
+/// release tool publishes: `PublishedManifest`, which the tool's tests write from a manifest the
+/// tool published, as it is, and with its fields changed for rollout, pause, rollback, a corrupt
+/// or oversized download, a model too new for this SDK, a server that is down. The device's
+/// install id is in bucket 9 of the salt used (computed with Python, see RolloutRuleTests), so
+/// a 100% offer always reaches it and a 5% one never does.
 final class ModelUpdaterTests: XCTestCase {
   private let salt = "0123456789abcdef0123456789abcdef"
   private let device = "device-42"
-  private let appID = "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10"
   private var server: LocalHTTPServer!
   private var downloads: URL!
 
@@ -36,27 +36,49 @@ final class ModelUpdaterTests: XCTestCase {
     try? FileManager.default.removeItem(at: downloads)
   }
 
-  private func offer(
-    _ version: Int, _ bytes: Data, percent: Int = 100, status: String = "active", minimum: String = "1.0.0",
-    sha256: String? = nil
-  ) -> String {
-    let digest = sha256 ?? SHA256Digest.hex(of: bytes)
-    server.route("/ota/models/\(digest).mlmodel", body: bytes)
-    return """
-      {"modelVersion": \(version), "url": "\(server.url("/ota/models/\(digest).mlmodel").absoluteString)",
-       "sha256": "\(digest)", "size": \(bytes.count), "minimumSDKVersion": "\(minimum)", "inputs": ["x"],
-       "specificationVersion": 4, "rolloutPercent": \(percent), "salt": "\(salt)", "status": "\(status)",
-       "aKeyFromTheFuture": true}
-      """
+  /// The tool's manifest as plain JSON values, its URLs on this test's server.
+  private func toolManifest() throws -> [String: Any] {
+    let text = PublishedManifest.json.replacingOccurrences(
+      of: PublishedManifest.publicURL, with: server.url("").absoluteString)
+    return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
   }
 
-  private func publish(revision: Int, paused: Bool = false, _ offers: [String], appID: String? = nil) {
-    let manifest = """
-      {"schemaVersion": 1, "customer": "acme", "appID": "\(appID ?? self.appID)", "revision": \(revision),
-       "flows": {"onboarding_upsell": {"flowId": 8362, "bundledVersion": 73, "paused": \(paused),
-         "models": [\(offers.joined(separator: ","))]}}}
-      """
-    server.route("/ota/acme/models.json", body: Data(manifest.utf8))
+  /// The tool's model entry with the given facts (every other key as the tool wrote it),
+  /// serving `bytes` at its URL.
+  private func offer(
+    _ version: Int, _ bytes: Data, percent: Int = 100, status: String = "active", minimum: String = "1.0.0",
+    sha256: String? = nil, size: Int? = nil, announcesLength: Bool = true, paced: Bool = false
+  ) throws -> [String: Any] {
+    let flows = try XCTUnwrap(try toolManifest()["flows"] as? [String: Any])
+    var entry = try XCTUnwrap(
+      ((flows["onboarding_upsell"] as? [String: Any])?["models"] as? [[String: Any]])?.first)
+    let digest = sha256 ?? SHA256Digest.hex(of: bytes)
+    server.route("/ota/models/\(digest).mlmodel", body: bytes, announcesLength: announcesLength, paced: paced)
+    entry["modelVersion"] = version
+    entry["url"] = server.url("/ota/models/\(digest).mlmodel").absoluteString
+    entry["sha256"] = digest
+    entry["size"] = size ?? bytes.count
+    entry["minimumSDKVersion"] = minimum
+    entry["rolloutPercent"] = percent
+    entry["salt"] = salt
+    entry["status"] = status
+    entry["aKeyFromTheFuture"] = true
+    return entry
+  }
+
+  private func publish(
+    revision: Int, paused: Bool = false, _ offers: [[String: Any]], appID: String? = nil
+  ) throws {
+    var manifest = try toolManifest()
+    var flows = try XCTUnwrap(manifest["flows"] as? [String: Any])
+    var flow = try XCTUnwrap(flows["onboarding_upsell"] as? [String: Any])
+    flow["paused"] = paused
+    flow["models"] = offers
+    flows["onboarding_upsell"] = flow
+    manifest["flows"] = flows
+    manifest["revision"] = revision
+    if let appID { manifest["appID"] = appID }
+    server.route("/ota/acme/models.json", body: try JSONSerialization.data(withJSONObject: manifest))
   }
 
   private func update() async -> ModelUpdateReport {
@@ -78,7 +100,7 @@ final class ModelUpdaterTests: XCTestCase {
   }
 
   func testRolloutDownloadsTheChosenModelAndTheResolverUsesIt() async throws {
-    publish(revision: 1, [offer(74, v74)])
+    try publish(revision: 1, [try offer(74, v74)])
     let report = await update()
     XCTAssertNil(report.error)
     XCTAssertEqual(report.revision, 1)
@@ -91,16 +113,16 @@ final class ModelUpdaterTests: XCTestCase {
     XCTAssertNil(again.flows["onboarding_upsell"]?.downloaded)
     XCTAssertEqual(again.flows["onboarding_upsell"]?.version, 74)
     // A share this device is not in (its bucket is 9): back to the bundled model.
-    publish(revision: 2, [offer(74, v74, percent: 5)])
+    try publish(revision: 2, [try offer(74, v74, percent: 5)])
     _ = await update()
     XCTAssertEqual(files, [])
     XCTAssertEqual(resolved(), 73)
   }
 
   func testPauseDownloadsNothingNewAndKeepsWhatTheDeviceRuns() async throws {
-    publish(revision: 1, [offer(74, v74)])
+    try publish(revision: 1, [try offer(74, v74)])
     _ = await update()
-    publish(revision: 2, paused: true, [offer(74, v74, status: "paused"), offer(75, v75)])
+    try publish(revision: 2, paused: true, [try offer(74, v74, status: "paused"), try offer(75, v75)])
     let report = await update()
     XCTAssertNil(report.flows["onboarding_upsell"]?.downloaded)
     XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
@@ -109,9 +131,9 @@ final class ModelUpdaterTests: XCTestCase {
   }
 
   func testRollbackDeletesTheRetractedModelAndFallsBackToTheBundledOne() async throws {
-    publish(revision: 1, [offer(74, v74)])
+    try publish(revision: 1, [try offer(74, v74)])
     _ = await update()
-    publish(revision: 2, [offer(74, v74, percent: 0, status: "retracted")])
+    try publish(revision: 2, [try offer(74, v74, percent: 0, status: "retracted")])
     let report = await update()
     XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [74])
     XCTAssertNil(report.flows["onboarding_upsell"]?.version)
@@ -120,10 +142,10 @@ final class ModelUpdaterTests: XCTestCase {
   }
 
   func testACorruptDownloadIsRefusedAndTheModelInUseStays() async throws {
-    publish(revision: 1, [offer(74, v74)])
+    try publish(revision: 1, [try offer(74, v74)])
     _ = await update()
     // v75's entry names other bytes than the server sends.
-    publish(revision: 2, [offer(74, v74), offer(75, v75, sha256: SHA256Digest.hex(of: Data("other".utf8)))])
+    try publish(revision: 2, [try offer(74, v74), try offer(75, v75, sha256: SHA256Digest.hex(of: Data("other".utf8)))])
     let report = await update()
     XCTAssertNotNil(report.flows["onboarding_upsell"]?.error)
     XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
@@ -132,7 +154,7 @@ final class ModelUpdaterTests: XCTestCase {
   }
 
   func testAModelTooNewForThisSDKIsNotTaken() async throws {
-    publish(revision: 1, [offer(74, v74, minimum: "2.5.0")])
+    try publish(revision: 1, [try offer(74, v74, minimum: "2.5.0")])
     let report = await update()
     XCTAssertNil(report.flows["onboarding_upsell"]?.downloaded)
     XCTAssertEqual(files, [])
@@ -140,9 +162,9 @@ final class ModelUpdaterTests: XCTestCase {
   }
 
   func testAServerThatIsDownOrAManifestForAnotherAppChangesNothing() async throws {
-    publish(revision: 1, [offer(74, v74)])
+    try publish(revision: 1, [try offer(74, v74)])
     _ = await update()
-    publish(revision: 2, [], appID: "00000000-0000-0000-0000-000000000000")
+    try publish(revision: 2, [], appID: "00000000-0000-0000-0000-000000000000")
     let foreign = await update()
     XCTAssertEqual(foreign.error?.hasSuffix("a manifest for another app"), true, foreign.error ?? "")
     XCTAssertEqual(files, ["74.mlmodel"])
@@ -151,5 +173,89 @@ final class ModelUpdaterTests: XCTestCase {
     XCTAssertNotNil(down.error)
     XCTAssertEqual(files, ["74.mlmodel"])
     XCTAssertEqual(resolved(), 74)
+  }
+
+  /// The manifest the tool published, byte for byte (its URLs on this server): a device in the
+  /// offer's 10% takes the model with exactly the published bytes, one outside keeps the
+  /// bundled model and downloads nothing.
+  func testTheManifestTheToolPublishedIsFollowedAsItIs() async throws {
+    let json = PublishedManifest.json.replacingOccurrences(
+      of: PublishedManifest.publicURL, with: server.url("").absoluteString)
+    server.route("/ota/acme/models.json", body: Data(json.utf8))
+    let manifest = try JSONDecoder().decode(ModelManifest.self, from: Data(json.utf8))
+    let offer = try XCTUnwrap(manifest.flows["onboarding_upsell"]?.models.first)
+    server.route(String(offer.url.dropFirst(server.url("").absoluteString.count)), body: PublishedManifest.model)
+    let devices = (0..<1000).map { "device-\($0)" }
+    let inside = try XCTUnwrap(devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) < offer.rolloutPercent })
+    let outside = try XCTUnwrap(devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) >= offer.rolloutPercent })
+
+    let taken = await ModelUpdater(
+      manifestURL: server.url("/ota/acme/models.json"), configuration: configuration, downloadsDirectory: downloads,
+      installID: inside, sdkVersion: "2.4.0", timeout: 5
+    ).update()
+    XCTAssertNil(taken.error)
+    XCTAssertEqual(taken.revision, manifest.revision)
+    XCTAssertEqual(taken.flows["onboarding_upsell"]?.downloaded, offer.modelVersion)
+    XCTAssertEqual(
+      try Data(contentsOf: downloads.appendingPathComponent("onboarding_upsell/\(offer.modelVersion).mlmodel")),
+      PublishedManifest.model)
+
+    try FileManager.default.removeItem(at: downloads)
+    let kept = await ModelUpdater(
+      manifestURL: server.url("/ota/acme/models.json"), configuration: configuration, downloadsDirectory: downloads,
+      installID: outside, sdkVersion: "2.4.0", timeout: 5
+    ).update()
+    XCTAssertNil(kept.error)
+    XCTAssertNil(kept.flows["onboarding_upsell"]?.version)
+    XCTAssertEqual(files, [])
+  }
+
+  /// A server sending far more than the manifest's size, with no length announced: the
+  /// transfer is cut off once the size is passed, not read to its end and checked after.
+  func testADownloadLongerThanTheManifestSaysIsCutOffAsItArrives() async throws {
+    try publish(revision: 1, [try offer(74, v74)])
+    _ = await update()
+    let huge = Data(count: 16 * 1024 * 1024)
+    // Never read to the end, its digest does not matter (and would take long in a debug build).
+    let digest = String(repeating: "ab", count: 32)
+    try publish(
+      revision: 2,
+      [try offer(74, v74), try offer(75, huge, sha256: digest, size: 1000, announcesLength: false, paced: true)])
+    let report = await update()
+    XCTAssertEqual(
+      report.flows["onboarding_upsell"]?.error,
+      "onboarding_upsell v75: more than 1000 bytes, the most the manifest allows; cut off")
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
+    XCTAssertEqual(files, ["74.mlmodel"], "no temporary file left, the model in use kept")
+    let path = "/ota/models/\(digest).mlmodel"
+    // Paced at 64 KiB a millisecond, the whole body takes 256 ms and more: cut off, the
+    // server could hand over a small part of it (socket buffers) before the connection closed.
+    XCTAssertLessThan(server.bytesSent(path), huge.count / 2, "the client stopped reading")
+  }
+
+  func testADownloadShorterThanTheManifestSaysIsRefused() async throws {
+    try publish(revision: 1, [try offer(74, v74)])
+    _ = await update()
+    try publish(revision: 2, [try offer(74, v74), try offer(75, v75, size: v75.count + 10)])
+    let report = await update()
+    XCTAssertEqual(
+      report.flows["onboarding_upsell"]?.error,
+      "onboarding_upsell v75: \(v75.count) bytes, the manifest says \(v75.count + 10)")
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
+    XCTAssertEqual(files, ["74.mlmodel"])
+  }
+
+  func testAManifestLargerThanAnyManifestIsNotRead() async throws {
+    publishRaw(Data(count: Int(ModelManifest.maximumManifestSize) + 1))
+    let report = await update()
+    XCTAssertEqual(
+      report.error,
+      "manifest \(server.url("/ota/acme/models.json").absoluteString): more than \(ModelManifest.maximumManifestSize) bytes, the most the manifest allows; cut off"
+    )
+    XCTAssertEqual(files, [])
+  }
+
+  private func publishRaw(_ body: Data) {
+    server.route("/ota/acme/models.json", body: body)
   }
 }

@@ -58,6 +58,9 @@ public struct ModelManifest: Codable, Equatable, Sendable {
   /// Larger downloads are refused: no on-device model comes near it, and a manifest that says
   /// otherwise is wrong.
   public static let maximumModelSize: Int64 = 256 * 1024 * 1024
+  /// A manifest larger than this is not read (one customer's flows take a few kilobytes): the
+  /// fetch is cut off there.
+  public static let maximumManifestSize: Int64 = 1024 * 1024
 
   /// Why the manifest cannot be followed, or nil: a manifest for another app, of another format
   /// or with an entry that could not be checked is ignored as a whole.

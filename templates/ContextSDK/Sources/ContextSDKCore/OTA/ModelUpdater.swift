@@ -52,13 +52,16 @@ public struct ModelUpdater: Sendable {
   public let installID: String
   public let sdkVersion: String
   public let maximumSpecificationVersion: Int
-  /// Seconds a request may take.
+  /// Seconds the server may stay silent during a request.
   public let timeout: TimeInterval
+  /// Seconds one transfer (the manifest, or one model) may take in all.
+  public let resourceTimeout: TimeInterval
 
   public init(
     manifestURL: URL, configuration: CustomerConfiguration, downloadsDirectory: URL, installID: String,
     sdkVersion: String = contextSDKVersion,
-    maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion, timeout: TimeInterval = 15
+    maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion, timeout: TimeInterval = 15,
+    resourceTimeout: TimeInterval = 300
   ) {
     self.manifestURL = manifestURL
     self.configuration = configuration
@@ -67,13 +70,15 @@ public struct ModelUpdater: Sendable {
     self.sdkVersion = sdkVersion
     self.maximumSpecificationVersion = maximumSpecificationVersion
     self.timeout = timeout
+    self.resourceTimeout = resourceTimeout
   }
 
   public func update() async -> ModelUpdateReport {
     var report = ModelUpdateReport()
     let manifest: ModelManifest
     do {
-      let data = try await fetch(manifestURL)
+      let data = try await BoundedDownload.get(
+        manifestURL, limit: ModelManifest.maximumManifestSize, timeout: timeout, resourceTimeout: resourceTimeout)
       manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
     } catch {
       report.error = "manifest \(manifestURL.absoluteString): \(error)"
@@ -130,45 +135,25 @@ public struct ModelUpdater: Sendable {
     return result
   }
 
-  private func fetch(_ url: URL) async throws -> Data {
-    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-    request.httpMethod = "GET"
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    return try await withCheckedThrowingContinuation { continuation in
-      session.dataTask(with: request) { data, response, error in
-        if let error { return continuation.resume(throwing: error) }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200, let data else { return continuation.resume(throwing: UpdateError.status(status)) }
-        continuation.resume(returning: data)
-      }.resume()
-    }
-  }
-
-  /// Downloads to a temporary file beside `file`, checks size and SHA-256, renames into place.
+  /// Downloads to a temporary file beside `file` — cut off as soon as more than the manifest's
+  /// size arrives — checks size and SHA-256, and renames it into place.
   private func download(_ model: ModelManifest.Model, to file: URL) async throws {
     guard let url = URL(string: model.url) else { throw UpdateError.badURL }
     let fileManager = FileManager.default
     try fileManager.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
     let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).download")
     defer { try? fileManager.removeItem(at: temporary) }
-    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-    request.httpMethod = "GET"
-    let session = URLSession(configuration: .ephemeral)
-    defer { session.finishTasksAndInvalidate() }
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-      session.downloadTask(with: request) { location, response, error in
-        if let error { return continuation.resume(throwing: error) }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200, let location else { return continuation.resume(throwing: UpdateError.status(status)) }
-        // The system removes `location` when this handler returns: move it now.
-        do {
-          try fileManager.moveItem(at: location, to: temporary)
-          continuation.resume()
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }.resume()
+    guard fileManager.createFile(atPath: temporary.path, contents: nil) else {
+      throw UpdateError.install("cannot create \(temporary.lastPathComponent)")
+    }
+    let handle = try FileHandle(forWritingTo: temporary)
+    do {
+      _ = try await BoundedDownload.get(
+        url, limit: model.size, timeout: timeout, resourceTimeout: resourceTimeout, into: handle)
+      try handle.close()
+    } catch {
+      try? handle.close()
+      throw error
     }
     let size = (try fileManager.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?.int64Value ?? -1
     guard size == model.size else { throw UpdateError.size(found: size, expected: model.size) }
@@ -199,6 +184,8 @@ public struct ModelUpdater: Sendable {
     case size(found: Int64, expected: Int64)
     case digest(found: String, expected: String)
     case install(String)
+    /// More than `limit` bytes announced or arrived; the transfer was cut off there.
+    case tooLarge(limit: Int64)
 
     var description: String {
       switch self {
@@ -207,6 +194,7 @@ public struct ModelUpdater: Sendable {
       case .size(let found, let expected): return "\(found) bytes, the manifest says \(expected)"
       case .digest(let found, let expected): return "sha256 \(found), the manifest says \(expected)"
       case .install(let reason): return "cannot install: \(reason)"
+      case .tooLarge(let limit): return "more than \(limit) bytes, the most the manifest allows; cut off"
       }
     }
   }

@@ -1,0 +1,44 @@
+import ContextSDK
+import Foundation
+
+// OTAProbe <downloads root> <device count> [<manifest URL>]: runs the SDK's updater once per
+// device (install ids install-0, install-1, …, each with its own downloads folder under the
+// root) against the manifest URL, by default the one the package was generated with, then
+// prints the model each device's flows resolve to:
+//   install-7 onboarding_upsell 74 <sha256 of the file in use>
+//   install-8 onboarding_upsell bundled <sha256 of the bundled file>
+// and, when a device's update of a flow failed (it keeps what it had), a line before that one:
+//   install-9 onboarding_upsell error <why>
+let arguments = CommandLine.arguments
+guard (3...4).contains(arguments.count), let count = Int(arguments[2]), count > 0 else {
+  print("usage: OTAProbe <downloads root> <device count> [<manifest URL>]")
+  exit(2)
+}
+let root = URL(fileURLWithPath: arguments[1])
+guard let text = arguments.count == 4 ? arguments[3] : ContextSDK.configuration.modelManifestURL,
+  let manifestURL = URL(string: text)
+else {
+  print("error: this package has no over-the-air manifest URL (built without --public-url); give one")
+  exit(2)
+}
+for index in 0..<count {
+  let installID = "install-\(index)"
+  let downloads = root.appendingPathComponent(installID)
+  let report = await ModelUpdater(
+    manifestURL: manifestURL, configuration: ContextSDK.configuration, downloadsDirectory: downloads,
+    installID: installID
+  ).update()
+  if let error = report.error {
+    print("\(installID) error \(error)")
+    continue
+  }
+  for model in ContextSDK.configuration.models {
+    if let error = report.flows[model.flowName]?.error { print("\(installID) \(model.flowName) error \(error)") }
+    guard let resolved = ContextSDK.resolveModel(forFlow: model.flowName, downloadsDirectory: downloads) else {
+      print("\(installID) \(model.flowName) unresolved -")
+      continue
+    }
+    let version = resolved.source == .downloaded ? String(resolved.modelVersion) : "bundled"
+    print("\(installID) \(model.flowName) \(version) \((try? SHA256Digest.hex(ofFileAt: resolved.url)) ?? "-")")
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// One GET with limits, for the updater: a request timeout (how long the server may stay
+/// silent), a resource timeout (how long the whole transfer may take), and a size past which
+/// the transfer is cut off as the bytes arrive. A server that sends more than the manifest
+/// says, or a manifest larger than any manifest, costs the device at most the limit, never the
+/// whole body.
+final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+  // @unchecked: `received`, `body`, `failure` and `continuation` are touched only while
+  // holding `lock`; URLSession calls the delegate methods on its own queue.
+  private let lock = NSLock()
+  private let limit: Int64
+  private let file: FileHandle?
+  private var received: Int64 = 0
+  private var body = Data()
+  private var failure: Error?
+  private var continuation: CheckedContinuation<Data, Error>?
+
+  private init(limit: Int64, file: FileHandle?) {
+    self.limit = limit
+    self.file = file
+  }
+
+  /// The body of `url` (status 200 only): in memory, or appended to `file` (then the result is
+  /// empty). Fails with `ModelUpdater.UpdateError.tooLarge` as soon as more than `limit` bytes
+  /// are announced or have arrived.
+  static func get(
+    _ url: URL, limit: Int64, timeout: TimeInterval, resourceTimeout: TimeInterval, into file: FileHandle? = nil
+  ) async throws -> Data {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeout
+    configuration.timeoutIntervalForResource = resourceTimeout
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    let download = BoundedDownload(limit: limit, file: file)
+    let session = URLSession(configuration: configuration, delegate: download, delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+    request.httpMethod = "GET"
+    return try await withCheckedThrowingContinuation { continuation in
+      download.lock.lock()
+      download.continuation = continuation
+      download.lock.unlock()
+      session.dataTask(with: request).resume()
+    }
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    lock.lock()
+    if failure == nil {
+      let status = (dataTask.response as? HTTPURLResponse)?.statusCode ?? 0
+      received += Int64(data.count)
+      if status != 200 {
+        failure = ModelUpdater.UpdateError.status(status)
+      } else if received > limit || (dataTask.response?.expectedContentLength ?? -1) > limit {
+        failure = ModelUpdater.UpdateError.tooLarge(limit: limit)
+      } else if let file {
+        do { try file.write(contentsOf: data) } catch { failure = ModelUpdater.UpdateError.install("\(error)") }
+      } else {
+        body.append(data)
+      }
+    }
+    let stop = failure != nil
+    lock.unlock()
+    if stop { dataTask.cancel() }
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    lock.lock()
+    let continuation = self.continuation
+    self.continuation = nil
+    let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
+    let result: Result<Data, Error>
+    if let failure {
+      result = .failure(failure)
+    } else if let error {
+      result = .failure(error)
+    } else if status != 200 {
+      result = .failure(ModelUpdater.UpdateError.status(status))
+    } else {
+      result = .success(body)
+    }
+    lock.unlock()
+    continuation?.resume(with: result)
+  }
+}
