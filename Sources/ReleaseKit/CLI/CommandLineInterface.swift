@@ -25,13 +25,13 @@ public enum CommandLineInterface {
       reporter: PlainReporter(output: services.output, clock: services.clock))
     do {
       guard let name = arguments.first else {
-        services.output.write(line: HelpText.overview, to: .standardOutput)
+        services.output.write(linesOf: HelpText.overview, to: .standardOutput)
         return 2
       }
       switch name {
       case "-h", "--help", "help":
         let text = invocation.arguments.first.flatMap { Command.named($0)?.help } ?? HelpText.overview
-        services.output.write(line: text, to: .standardOutput)
+        services.output.write(linesOf: text, to: .standardOutput)
         return 0
       case "--version", "version":
         services.output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
@@ -46,7 +46,7 @@ public enum CommandLineInterface {
         throw ReleaseError.usage("'\(name)': unknown command\(hint ?? ""); see 'release --help'")
       }
       if invocation.arguments.contains("--help") || invocation.arguments.contains("-h") {
-        services.output.write(line: command.help, to: .standardOutput)
+        services.output.write(linesOf: command.help, to: .standardOutput)
         return 0
       }
       try command.run(invocation)
@@ -57,7 +57,7 @@ public enum CommandLineInterface {
         // One line per problem, nothing else: the lines are the message.
         invocation.reporter.report(.diagnostics(failure.diagnostics))
       } else {
-        invocation.reporter.report(.failure(error.description))
+        invocation.reporter.report(.failure(error.lines))
       }
       invocation.reporter.finish()
       return error.exitCode
@@ -66,7 +66,7 @@ public enum CommandLineInterface {
       invocation.reporter.finish()
       return 2
     } catch {
-      invocation.reporter.report(.failure("\(error)"))
+      invocation.reporter.report(.failure(["\(error)"]))
       invocation.reporter.finish()
       return 1
     }
@@ -310,7 +310,7 @@ enum BumpCommand {
       templatesPath: parsed.value("--templates") ?? defaults.templatesPath)
     let (old, new, files) = try bump.changes(part: part)
     let diff = try bump.diff(files)
-    services.output.write(line: diff.hasSuffix("\n") ? String(diff.dropLast()) : diff, to: .standardOutput)
+    services.output.write(linesOf: diff, to: .standardOutput)
     if parsed.flag("--dry-run") {
       services.output.write(line: "dry run: SDK \(old) -> \(new) not written", to: .standardError)
       return

@@ -63,7 +63,7 @@ enum ModelStoreLocation {
         displayName: displayName, source: source, cacheDirectory: cache,
         maximumModelSize: options.maximumModelSize)
     } catch let error as RemoteModelStoreError {
-      throw ReleaseError.invalidInput(error.description)
+      throw ReleaseError.invalidInputs(error.lines)
     }
   }
 }

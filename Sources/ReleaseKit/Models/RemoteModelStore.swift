@@ -182,7 +182,11 @@ struct RemoteModelStore: ModelStore {
       let at = "models[\(index)]"
       let reference = ModelReference(flowName: model.flowName, version: model.modelVersion)
       let segments = model.path.split(separator: "/", omittingEmptySubsequences: false)
-      if model.flowName.isEmpty || model.flowName.contains("/") || model.flowName.hasPrefix(".") {
+      // A flow name is a directory name of the store and is printed: no line breaks or other
+      // controls, which could start a line of their own where the name is shown.
+      if model.flowName.isEmpty || model.flowName.contains("/") || model.flowName.hasPrefix(".")
+        || model.flowName.unicodeScalars.contains(where: { $0 == "\t" || TerminalText.needsEscape($0) })
+      {
         problems.append("\(at).flowName: \"\(model.flowName)\" is not a flow name")
       } else if model.modelVersion < 0 {
         problems.append("\(at).modelVersion: \(model.modelVersion) is negative")
@@ -215,12 +219,20 @@ enum RemoteModelStoreError: Error, CustomStringConvertible, Equatable {
     reference: ModelReference, location: String, expected: String, found: String, size: Int64)
   case tooLarge(reference: ModelReference, location: String, limit: Int64)
 
-  var description: String {
+  var description: String { lines.joined(separator: "\n") }
+
+  /// One line per problem of an index, one line otherwise.
+  var lines: [String] {
+    if case .invalidIndex(let location, let problems) = self { return problems.map { "\(location): \($0)" } }
+    return [line]
+  }
+
+  private var line: String {
     switch self {
     case .indexUnavailable(let location, let reason):
       return "\(location): cannot download the model store's index: \(reason)"
     case .invalidIndex(let location, let problems):
-      return problems.map { "\(location): \($0)" }.joined(separator: "\n")
+      return problems.map { "\(location): \($0)" }.joined(separator: "; ")
     case .modelNotFound(let store, let reference, let available, let flows):
       let file = RemoteModelStore.join(store, reference.relativePath)
       if !available.isEmpty {

@@ -63,7 +63,7 @@ struct LoadShardsStep: Step {
       }
     }
     if !problems.isEmpty {
-      throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+      throw ReleaseError.invalidInputs(problems.map { "merge: \($0)" })
     }
     context.mergeOrigins = owners
   }
@@ -103,9 +103,7 @@ struct CheckShardsStep: Step {
         let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
         let checks = ArtifactChecks(
           store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
-        let found =
-          checks.problems(releaseDirectory: directory, record: record)
-          + ReproductionCheck.problems(of: job, record: record, in: directory, inputs: inputs)
+        let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
         problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
       }
     }
@@ -124,7 +122,7 @@ struct CheckShardsStep: Step {
       }
     }
     if !problems.isEmpty {
-      throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+      throw ReleaseError.invalidInputs(problems.map { "merge: \($0)" })
     }
     for job in context.jobs where job.status != .pending {
       context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
