@@ -51,7 +51,7 @@ enum ModelStoreLocation {
           "--models \(location): expected an http(s) URL of a directory holding index.json")
       }
       // Models decide what ships: they come over TLS, or from this machine.
-      if base.scheme?.lowercased() == "http", !S3Settings.isLoopback(base.host ?? "") {
+      if base.scheme?.lowercased() == "http", !LoopbackHost.contains(base.host ?? "") {
         throw ReleaseError.usage(
           "--models \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
         )

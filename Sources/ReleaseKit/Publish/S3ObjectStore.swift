@@ -144,7 +144,7 @@ enum S3Settings {
     }
     // A session token is a bearer credential sent in a header: never in clear text off this machine.
     if endpointURL.scheme?.lowercased() == "http", credentials.hasSessionToken,
-      !isLoopback(endpointURL.host ?? "")
+      !LoopbackHost.contains(endpointURL.host ?? "")
     {
       throw ReleaseError.usage(
         "--s3-endpoint \(endpointText): plain http with AWS_SESSION_TOKEN set would send the token in clear text; use https (plain http only to 127.0.0.1, ::1 or localhost)"
@@ -163,11 +163,6 @@ enum S3Settings {
       && region.unicodeScalars.allSatisfy {
         ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
       }
-  }
-
-  static func isLoopback(_ host: String) -> Bool {
-    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-    return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
   }
 
   static func trimmed(_ url: String) -> String {

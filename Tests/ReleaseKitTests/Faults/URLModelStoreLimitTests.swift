@@ -10,9 +10,10 @@ import XCTest
 /// redirect may lead only to https, and a model may not be larger than the index says: the
 /// transfer stops as soon as more bytes arrive, and nothing of it is left in the cache.
 final class URLModelStoreLimitTests: XCTestCase {
-  private func open(_ location: String, cache: URL) throws -> ModelStore {
+  private func open(_ location: String, cache: URL, maximumModelSize: Int64? = nil) throws -> ModelStore {
     var options = ReleaseOptions()
     options.modelsPath = location
+    if let maximumModelSize { options.maximumModelSize = maximumModelSize }
     options.cachePath = cache.path
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: cache, environment: [:],
@@ -61,6 +62,29 @@ final class URLModelStoreLimitTests: XCTestCase {
     XCTAssertThrowsError(try open("http://127.0.0.1:\(server.port)/store", cache: cache.url)) { error in
       XCTAssertTrue("\(error)".contains("cannot download the model store's index"), "\(error)")
       XCTAssertTrue("\(error)".lowercased().contains("protocol"), "refused for its protocol: \(error)")
+    }
+  }
+
+  /// Loopback is an address, not a prefix of a name: `127.attacker.example` is anyone's host.
+  /// Refused before any lookup; real loopback addresses get as far as connecting (port 1:
+  /// nothing listens, so the index cannot be downloaded).
+  func testAHostThatOnlyLooksLikeLoopbackIsRefused() throws {
+    let cache = try TemporaryDirectory()
+    for host in [
+      "127.attacker.example", "127.0.0.1.attacker.example", "localhost.attacker.example", "127.0.0.1.nip.io",
+      "2130706433", "0x7f.0.0.1", "[::1.attacker.example]", "[::2]",
+    ] {
+      XCTAssertThrowsError(try open("http://\(host)/store", cache: cache.url), host) { error in
+        XCTAssertEqual(
+          "\(error)",
+          "--models http://\(host)/store: plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+        )
+      }
+    }
+    for host in ["127.8.9.10", "[::1]", "LocalHost"] {
+      XCTAssertThrowsError(try open("http://\(host):1/store", cache: cache.url), host) { error in
+        XCTAssertTrue("\(error)".contains("cannot download the model store's index"), "\(host): \(error)")
+      }
     }
   }
 
