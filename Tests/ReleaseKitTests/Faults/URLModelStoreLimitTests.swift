@@ -53,6 +53,30 @@ final class URLModelStoreLimitTests: XCTestCase {
     XCTAssertEqual(left, [], "nothing of the download is left")
   }
 
+  /// index.json may have 16 MiB: one byte more is refused, whether the server announces it
+  /// (Content-Length) or not (chunked); exactly 16 MiB gets as far as being parsed.
+  func testAnIndexLargerThan16MiBIsRefused() throws {
+    let server = try FaultServerProcess(script: "fault_server.py")
+    defer { server.stop() }
+    let cache = try TemporaryDirectory()
+    let limit = 16 * 1024 * 1024
+    XCTAssertEqual(RemoteModelStore.maximumIndexSize, Int64(limit))
+    for mode in ["length", "chunked"] {
+      XCTAssertThrowsError(
+        try open("http://127.0.0.1:\(server.port)/sized/\(limit + 1)/\(mode)", cache: cache.url)
+      ) { error in
+        XCTAssertTrue("\(error)".contains("cannot download the model store's index"), "\(mode): \(error)")
+        XCTAssertTrue("\(error)".contains("more than \(limit) bytes"), "\(mode): \(error)")
+      }
+      XCTAssertThrowsError(
+        try open("http://127.0.0.1:\(server.port)/sized/\(limit)/\(mode)", cache: cache.url)
+      ) {
+        error in
+        XCTAssertTrue("\(error)".contains("index.json: expected {"), "\(mode): read and parsed: \(error)")
+      }
+    }
+  }
+
   func testAStoreRedirectMayLeadOnlyToHTTPS() throws {
     // Every request, index.json included, answered with a redirect to a plain-http host elsewhere.
     let server = try FaultServerProcess(
