@@ -34,7 +34,8 @@ struct RemoteModelStore: ModelStore {
   /// `<cache>/models`.
   let cacheDirectory: URL
   let entries: [ModelReference: Entry]
-  /// Bytes a model may have when the index gives no size (with one, exactly that size).
+  /// Bytes a model may have (`--max-model-size`); one whose index entry gives a size may have
+  /// exactly that, which is never more (the index is refused otherwise).
   let maximumModelSize: Int64
 
   /// Opens the store: downloads and validates its `index.json`.
@@ -50,7 +51,7 @@ struct RemoteModelStore: ModelStore {
     } catch {
       throw RemoteModelStoreError.indexUnavailable(location: indexLocation, reason: "\(error)")
     }
-    entries = try Self.parseIndex(data, location: indexLocation)
+    entries = try Self.parseIndex(data, location: indexLocation, maximumModelSize: maximumModelSize)
   }
 
   func flowNames() throws -> [String] {
@@ -91,8 +92,12 @@ struct RemoteModelStore: ModelStore {
     defer { try? FileManager.default.removeItem(at: download) }
     let location = Self.join(displayName, entry.path)
     do {
-      // The index's size is enforced while downloading: a server sending more is cut off.
-      try Self.fetch(entry.path, from: source, to: download, maximumSize: entry.size ?? maximumModelSize)
+      // The index's size is enforced while downloading: a server sending more is cut off. The
+      // index cannot raise the limit (it is refused when it claims more); this is the second
+      // line of that.
+      try Self.fetch(
+        entry.path, from: source, to: download,
+        maximumSize: min(entry.size ?? maximumModelSize, maximumModelSize))
     } catch SystemError.tooLarge(_, let limit) {
       // Not the model the index describes: bad input, like a wrong digest.
       throw RemoteModelStoreError.tooLarge(reference: reference, location: location, limit: limit)
@@ -167,7 +172,9 @@ struct RemoteModelStore: ModelStore {
   private static let pathCharacters = Set(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
 
-  static func parseIndex(_ data: Data, location: String) throws -> [ModelReference: Entry] {
+  static func parseIndex(_ data: Data, location: String, maximumModelSize: Int64) throws
+    -> [ModelReference: Entry]
+  {
     let file: IndexFile
     do { file = try JSONDecoder().decode(IndexFile.self, from: data) } catch {
       throw RemoteModelStoreError.invalidIndex(
@@ -198,6 +205,11 @@ struct RemoteModelStore: ModelStore {
         )
       } else if model.sha256.count != 64 || !model.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) {
         problems.append("\(at).sha256: expected 64 lower-case hex digits, found \"\(model.sha256)\"")
+      } else if let size = model.size, size < 0 {
+        problems.append("\(at).size: \(size) is negative")
+      } else if let size = model.size, size > maximumModelSize {
+        problems.append(
+          "\(at).size: \(size) bytes is more than --max-model-size allows (\(maximumModelSize) bytes)")
       } else if entries[reference] != nil {
         problems.append("\(at): \(reference) is listed twice")
       } else {

@@ -53,6 +53,47 @@ final class URLModelStoreLimitTests: XCTestCase {
     XCTAssertEqual(left, [], "nothing of the download is left")
   }
 
+  /// `--max-model-size` caps every model, whatever the index says: an index entry claiming more
+  /// is bad input, named, when the store is opened (it allowed a 100 GB download before).
+  func testAnIndexSizeAboveTheModelSizeLimitIsRefused() throws {
+    let served = try TemporaryDirectory()
+    let store = served.url.appendingPathComponent("store")
+    try FileManager.default.copyItem(at: RepositoryRoot.url.appendingPathComponent("models"), to: store)
+    let indexFile = store.appendingPathComponent("index.json")
+    var index = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: indexFile)) as? [String: Any])
+    var models = try XCTUnwrap(index["models"] as? [[String: Any]])
+    // The largest model: a limit of its size admits every model of the store.
+    let sizes = models.map { $0["size"] as? Int ?? 0 }
+    let size = try XCTUnwrap(sizes.max())
+    let position = try XCTUnwrap(sizes.firstIndex(of: size))
+    XCTAssertEqual(sizes.filter { $0 == size }.count, 1)
+    models[position]["size"] = 100_000_000_000
+    index["models"] = models
+    try JSONSerialization.data(withJSONObject: index).write(to: indexFile)
+    let server = try StaticHTTPServer(directory: served.url)
+    defer { server.shutDown() }
+    let cache = try TemporaryDirectory()
+
+    XCTAssertThrowsError(try open("\(server.baseURL)/store", cache: cache.url)) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "\(server.baseURL)/store/index.json: models[\(position)].size: 100000000000 bytes is more than --max-model-size allows (536870912 bytes)"
+      )
+    }
+    // The real size under a limit just below it: refused the same way.
+    models[position]["size"] = size
+    index["models"] = models
+    try JSONSerialization.data(withJSONObject: index).write(to: indexFile)
+    XCTAssertThrowsError(
+      try open("\(server.baseURL)/store", cache: cache.url, maximumModelSize: Int64(size - 1))
+    ) {
+      XCTAssertTrue(
+        "\($0)".contains("models[\(position)].size: \(size) bytes is more than --max-model-size"), "\($0)")
+    }
+    XCTAssertNoThrow(try open("\(server.baseURL)/store", cache: cache.url, maximumModelSize: Int64(size)))
+  }
+
   /// index.json may have 16 MiB: one byte more is refused, whether the server announces it
   /// (Content-Length) or not (chunked); exactly 16 MiB gets as far as being parsed.
   func testAnIndexLargerThan16MiBIsRefused() throws {

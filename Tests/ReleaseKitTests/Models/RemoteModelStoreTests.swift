@@ -20,7 +20,8 @@ final class RemoteModelStoreTests: XCTestCase {
     for flowName in ["onboarding\n::warning::x", "onboarding\r", "on\u{1B}[2Jboarding", "on\u{202E}boarding"]
     {
       XCTAssertThrowsError(
-        try RemoteModelStore.parseIndex(index(flowName: flowName), location: "https://h/index.json"),
+        try RemoteModelStore.parseIndex(
+          index(flowName: flowName), location: "https://h/index.json", maximumModelSize: 1 << 20),
         flowName.debugDescription
       ) { error in
         guard case RemoteModelStoreError.invalidIndex(_, let problems) = error else {
@@ -31,7 +32,9 @@ final class RemoteModelStoreTests: XCTestCase {
       }
     }
     XCTAssertEqual(
-      try RemoteModelStore.parseIndex(index(flowName: "onboarding_upsell"), location: "https://h/index.json")
-        .count, 1)
+      try RemoteModelStore.parseIndex(
+        index(flowName: "onboarding_upsell"), location: "https://h/index.json", maximumModelSize: 1 << 20
+      )
+      .count, 1)
   }
 }
