@@ -142,4 +142,42 @@ final class RestoredDistTests: XCTestCase {
     let clean = workspace.run(["all", "--skip-tests"])
     XCTAssertEqual(clean.exitCode, 0, clean.allOutput)
   }
+
+  /// Every field of release.json is held to what the job makes, not only its identity: a
+  /// planted name, SDK version or model inputs were planned "up to date" and published into
+  /// customers/acme/index.json (issue 12 audit). Refused, naming the field; nothing published.
+  func testEveryRecordedFieldIsHeldToTheJob() throws {
+    let (workspace, release, _) = try workspace()
+    let recordFile = release.appendingPathComponent(ReleaseRecord.fileName)
+    let original = try ReleaseRecord.load(from: recordFile)
+    let published = workspace.file("published")
+    let lies: [(String, (inout ReleaseRecord) -> Void)] = [
+      ("customer.name", { $0.customer.name = "Evil Corp" }),
+      ("sdkVersion", { $0.sdkVersion = "9.9.9" }),
+      ("models[0].inputNames", { $0.models[0].inputNames = ["planted"] }),
+      ("customer.bundleIdentifiers", { $0.customer.bundleIdentifiers = ["com.evil.app"] }),
+      ("models[0].minimumSDKVersion", { $0.models[0].minimumSDKVersion = "0.0.1" }),
+      ("models[0].size", { $0.models[0].size += 1 }),
+      ("models[0].metadata", { $0.models[0].metadata["description"] = "planted" }),
+      ("models[0].flowId", { $0.models[0].flowId = 1 }),
+      ("toolchain", { $0.toolchain = "planted toolchain" }),
+      ("releaseNotes", { $0.releaseNotes = nil }),
+    ]
+    for (field, lie) in lies {
+      var record = original
+      lie(&record)
+      try record.encoded().write(to: recordFile)
+      let run = workspace.run(["all", "--skip-tests", "--publish", "dir:\(published.path)", "--allow-dirty"])
+      XCTAssertEqual(run.exitCode, 1, "\(field): \(run.allOutput)")
+      // The field, or one inside it (models[0].metadata.description).
+      XCTAssertTrue(run.allOutput.contains("acme: release.json: \(field)"), "\(field): \(run.allOutput)")
+      XCTAssertFalse(FileManager.default.fileExists(atPath: published.path), "\(field): nothing published")
+    }
+    try original.encoded().write(to: recordFile)
+    let clean = workspace.run(["all", "--skip-tests", "--publish", "dir:\(published.path)", "--allow-dirty"])
+    XCTAssertEqual(clean.exitCode, 0, clean.allOutput)
+    let index = try String(
+      contentsOf: published.appendingPathComponent("customers/acme/index.json"), encoding: .utf8)
+    XCTAssertFalse(index.contains("Evil Corp") || index.contains("planted"), index)
+  }
 }
