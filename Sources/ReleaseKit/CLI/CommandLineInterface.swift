@@ -220,6 +220,11 @@ enum ReleaseCommand {
     options.push = parsed.flag("--push")
     options.allowDirty = parsed.flag("--allow-dirty")
     options.remote = parsed.value("--remote") ?? options.remote
+    if let remote = options.remote, URLCredentials.carriesCredential(remote) {
+      throw ReleaseError.usage(
+        "--remote \(URLCredentials.redacted(remote)): a credential in a URL shows in the process list and in git's messages; remove it and let git find it (a credential helper, or an SSH key in ssh-agent)"
+      )
+    }
     if let remote = options.remote,
       remote.isEmpty || remote.hasPrefix("-")
         || remote.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true })

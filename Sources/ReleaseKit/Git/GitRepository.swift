@@ -22,7 +22,9 @@ struct GitRepository {
       case .failed(let command, let directory, let output):
         let detail =
           output.split(separator: "\n").last.map { ": \($0.trimmingCharacters(in: .whitespaces))" } ?? ""
-        return "\(command) in \(directory) failed\(detail)"
+        // A remote's URL may carry a credential (one configured in .git/config, say): git
+        // echoes it, and the command names it.
+        return URLCredentials.redactingLocations(in: "\(command) in \(directory) failed\(detail)")
       case .dirty(let directory, let files):
         let shown = files.prefix(5).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
         return
