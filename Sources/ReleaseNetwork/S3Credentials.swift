@@ -38,10 +38,13 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
   }
 
   /// `AWS_REGION`, else `AWS_DEFAULT_REGION` (the CLI's older name), else nil.
+  /// The variables that name a region, first one set wins.
+  public static let regionVariables = ["AWS_REGION", "AWS_DEFAULT_REGION"]
+
   public static func region(
     fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> String? {
-    for name in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
+    for name in regionVariables {
       if let value = environment[name], !value.isEmpty { return value }
     }
     return nil

@@ -141,9 +141,22 @@ enum ReleaseCommand {
       try services.map { try ReleaseConfiguration.load(explicitPath: parsed.value("--config"), services: $0) }
       ?? ReleaseConfiguration()
     options.modelsPath = parsed.value("--models") ?? configuration.models ?? options.modelsPath
+    // Each value from release.config.json is named by its key in messages, not by its flag.
+    if parsed.value("--models") == nil && configuration.models != nil {
+      options.origins.models = SettingOrigins.configuration(configuration.path, key: "models")
+    }
+    if parsed.value("--s3-endpoint") == nil && configuration.s3Endpoint != nil {
+      options.origins.s3Endpoint = SettingOrigins.configuration(configuration.path, key: "publish.s3Endpoint")
+    }
+    if parsed.value("--s3-region") == nil && configuration.s3Region != nil {
+      options.origins.s3Region = SettingOrigins.configuration(configuration.path, key: "publish.s3Region")
+    }
+    if parsed.value("--public-url") == nil && configuration.publicURL != nil {
+      options.origins.publicURL = SettingOrigins.configuration(configuration.path, key: "publish.publicURL")
+    }
     if ModelStoreLocation.isRemote(options.modelsPath), URLCredentials.carriesCredential(options.modelsPath) {
       throw ReleaseError.usage(
-        "--models \(URLCredentials.redacted(options.modelsPath)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
+        "\(options.origins.models) \(URLCredentials.redacted(options.modelsPath)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
       )
     }
     options.templatesPath = parsed.value("--templates") ?? options.templatesPath
@@ -165,7 +178,7 @@ enum ReleaseCommand {
     let publicURL = parsed.value("--public-url") ?? configuration.publicURL
     if let publicURL, URLCredentials.carriesCredential(publicURL) || publicURL.contains("@") {
       throw ReleaseError.usage(
-        "--public-url \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
+        "\(options.origins.publicURL) \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
       )
     }
     options.publicURL = publicURL
@@ -175,7 +188,8 @@ enum ReleaseCommand {
     }
     func destination(_ text: String) throws -> PublishDestination {
       try PublishDestination.parse(
-        text, s3Endpoint: options.s3Endpoint, region: options.s3Region, baseURL: publicURL)
+        text, s3Endpoint: options.s3Endpoint, region: options.s3Region, baseURL: publicURL,
+        origins: options.origins)
     }
     if parsed.flag("--no-publish") {
       options.publish = []

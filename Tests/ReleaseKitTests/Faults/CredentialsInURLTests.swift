@@ -66,7 +66,7 @@ final class CredentialsInURLTests: XCTestCase {
     )
     try assertRefused(
       ["all"], config: #"{"models": "https://\#(secret)@models.example/store"}"#,
-      expected: "--models https://***@models.example/store: a credential in a URL")
+      expected: "release.config.json: models: https://***@models.example/store: a credential in a URL")
   }
 
   /// `--remote` takes a URL too: a token there was accepted and printed twice in git's error
