@@ -13,6 +13,8 @@ public struct ReleaseState: Codable, Equatable, Sendable {
     /// them. Absent in state files written before tool 0.4.0.
     public var releases: [ReleaseContents]
 
+    enum CodingKeys: String, CodingKey { case version, sourceDigest, releases }
+
     public init(version: SemanticVersion, sourceDigest: String, releases: [ReleaseContents] = []) {
       self.version = version
       self.sourceDigest = sourceDigest
@@ -24,6 +26,15 @@ public struct ReleaseState: Codable, Equatable, Sendable {
       version = try container.decode(SemanticVersion.self, forKey: .version)
       sourceDigest = try container.decode(String.self, forKey: .sourceDigest)
       releases = try container.decodeIfPresent([ReleaseContents].self, forKey: .releases) ?? []
+    }
+
+    /// An empty history is left out, as such files have it: a change elsewhere in the file (a
+    /// bump, another customer's record) leaves an entry written before tool 0.4.0 as it was.
+    public func encode(to encoder: Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(version, forKey: .version)
+      try container.encode(sourceDigest, forKey: .sourceDigest)
+      if !releases.isEmpty { try container.encode(releases, forKey: .releases) }
     }
   }
 
