@@ -334,7 +334,7 @@ enum BumpCommand {
       services.output.write(line: "dry run: SDK \(old) -> \(new) not written", to: .standardError)
       return
     }
-    try bump.apply(files)
+    try bump.apply(files, from: old, to: new)
     services.output.write(
       line: "bumped SDK \(old) -> \(new) in \(files.map(\.path).joined(separator: ", ")); review and commit",
       to: .standardError)

@@ -67,6 +67,15 @@ public struct ReleaseState: Codable, Equatable, Sendable {
 
   public func write(to url: URL) throws { try AtomicFile.write(try encoded(), to: url) }
 
+  /// The state file's own lock, `.<name>.lock` beside it: everything that writes the file
+  /// (a run recording versions, `release bump`) takes it and reads the file again under it,
+  /// so none drops another's change. Held for seconds, so waiting a minute is generous.
+  static func lock(_ url: URL, timeout: Double = 60) throws -> FileLock {
+    try FileLock(
+      url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock"),
+      timeout: timeout)
+  }
+
   private static func describe(_ error: DecodingError) -> String {
     func path(_ codingPath: [CodingKey]) -> String {
       codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
