@@ -88,7 +88,10 @@ struct RemoteModelStore: ModelStore {
       return cached
     }
     try AtomicFile.createDirectory(cacheDirectory)
-    let download = cacheDirectory.appendingPathComponent(".download-\(UUID().uuidString)")
+    // What runs that were killed (SIGKILL, a power cut) left half-done; their pids are gone.
+    AtomicFile.removeAbandonedTemporaries(in: cacheDirectory)
+    // A temporary of this run until checked and renamed: an interrupt removes it with the others.
+    let download = AtomicFile.temporarySibling(of: cached)
     defer { try? FileManager.default.removeItem(at: download) }
     let location = Self.join(displayName, entry.path)
     do {
@@ -104,6 +107,7 @@ struct RemoteModelStore: ModelStore {
     } catch {
       throw RemoteModelStoreError.downloadFailed(reference: reference, location: location, reason: "\(error)")
     }
+    FaultPoint.pause("model.downloaded")
     let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: download)
     guard sha256 == entry.sha256 else {
       throw RemoteModelStoreError.digestMismatch(

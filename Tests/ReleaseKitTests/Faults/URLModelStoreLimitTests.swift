@@ -94,6 +94,56 @@ final class URLModelStoreLimitTests: XCTestCase {
     XCTAssertNoThrow(try open("\(server.baseURL)/store", cache: cache.url, maximumModelSize: Int64(size)))
   }
 
+  /// A model downloaded but not yet checked and renamed into the cache is a temporary of the
+  /// run: SIGTERM then removes it like any other, and one a killed run left behind (its pid
+  /// gone) is swept by the next that opens the store.
+  func testSIGTERMAfterAModelDownloadLeavesNothingInTheCache() throws {
+    let served = try TemporaryDirectory()
+    try FileManager.default.copyItem(
+      at: RepositoryRoot.url.appendingPathComponent("models"), to: served.url.appendingPathComponent("store"))
+    let server = try StaticHTTPServer(directory: served.url)
+    defer { server.shutDown() }
+    let workspace = try Workspace(manifest: PublishFixtures.manifest)
+    let models = workspace.file("cache/models")
+    try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+    // A pid that has ended: a run killed with SIGKILL left its temporary.
+    let ended = Process()
+    ended.executableURL = URL(fileURLWithPath: "/bin/true")
+    try ended.run()
+    ended.waitUntilExit()
+    let abandoned = models.appendingPathComponent(
+      ".\(String(repeating: "0", count: 64)).mlmodel.tmp-\(ended.processIdentifier)-abcdefgh")
+    try Data("partial".utf8).write(to: abandoned)
+    let gate = try TemporaryDirectory()
+
+    let running = try RunningBinary(
+      [
+        "customer", "acme", "--dry-run", "--models", "\(server.baseURL)/store", "--cache",
+        workspace.file("cache").path,
+      ], in: workspace.root,
+      environment: ReleaseBinary.environment([
+        "RELEASE_PAUSE_AT": "model.downloaded", "RELEASE_PAUSE_GATE": gate.url.path,
+      ]))
+    let deadline = Date().addingTimeInterval(60)
+    func reached() -> Bool {
+      ((try? FileManager.default.contentsOfDirectory(atPath: gate.url.path)) ?? []).contains {
+        $0.hasPrefix("reached-")
+      }
+    }
+    while !reached() && running.isRunning && Date() < deadline { usleep(20_000) }
+    XCTAssertTrue(reached(), "the download finished and paused before its check")
+    let held = try FileManager.default.contentsOfDirectory(atPath: models.path)
+    XCTAssertFalse(held.isEmpty, "the downloaded model is in the cache directory, not yet under its name")
+    kill(running.pid, SIGTERM)
+    let run = running.wait(timeout: 30)
+    XCTAssertEqual(run.exitCode, 143, run.allOutput)
+    XCTAssertEqual(
+      try FileManager.default.contentsOfDirectory(atPath: models.path).filter {
+        !$0.hasSuffix(".mlmodel") || $0.hasPrefix(".")
+      },
+      [], "nothing but checked models is left (held while paused: \(held))")
+  }
+
   /// index.json may have 16 MiB: one byte more is refused, whether the server announces it
   /// (Content-Length) or not (chunked); exactly 16 MiB gets as far as being parsed.
   func testAnIndexLargerThan16MiBIsRefused() throws {
