@@ -48,16 +48,10 @@ final class CurlTransfer {
       source = .data(data, offset: 0)
       uploadSize = Int64(data.count)
     case .file(let url):
-      let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-      guard descriptor >= 0 else { throw SystemError.cannotRead(path: url.path, reason: Self.lastErrno()) }
-      var information = stat()
-      guard fstat(descriptor, &information) == 0 else {
-        let reason = Self.lastErrno()
-        _ = close(descriptor)
-        throw SystemError.cannotRead(path: url.path, reason: reason)
-      }
+      // An upload of a model from the store: never blocks, and only a regular file is sent.
+      let (descriptor, size) = try RegularFile.descriptor(url)
       source = .file(descriptor: descriptor, path: url.path)
-      uploadSize = Int64(information.st_size)
+      uploadSize = size
     }
     self.responseFile = responseFile
     if let responseFile { unlink(responseFile.path) }

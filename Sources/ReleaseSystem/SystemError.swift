@@ -4,6 +4,8 @@ import Foundation
 public enum SystemError: Error, CustomStringConvertible, Equatable {
   case cannotRead(path: String, reason: String)
   case cannotWrite(path: String, reason: String)
+  /// A FIFO, a device or a socket where a regular file was expected (`RegularFile`).
+  case notARegularFile(path: String, kind: String)
   case programNotFound(name: String)
   case processFailed(command: String, exitCode: Int32, logPath: String?)
   case locked(path: String, holder: String)
@@ -30,6 +32,7 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
     switch self {
     case .cannotRead(let path, let reason): return "\(path): cannot read: \(reason)"
     case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"
+    case .notARegularFile(let path, let kind): return "\(path): \(kind), not a regular file"
     case .programNotFound(let name):
       return "\(name): program not found on PATH (install it, or put it on PATH)"
     case .processFailed(let command, let exitCode, let logPath):
