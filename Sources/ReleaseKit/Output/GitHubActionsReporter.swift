@@ -50,7 +50,8 @@ public final class GitHubActionsReporter: Reporter {
       let message =
         "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
       output.writeWorkflowCommand(
-        line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: stream)
+        line: "::error title=\(Self.escapeProperty("release \(outcome.id)"))::\(Self.escapeData(message))",
+        to: stream)
     }
     guard let log = outcome.logFile else { return }
     let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)

@@ -66,6 +66,23 @@ final class WorkflowCommandInjectionTests: XCTestCase {
   }
 }
 
+/// Every property of a workflow command is escaped (`%`, CR, LF, `:` and `,`): a title that
+/// held `::` or `,` would end the properties early or add one.
+final class WorkflowCommandPropertyTests: XCTestCase {
+  func testTheFailureAnnotationsTitleIsEscapedAsAProperty() {
+    let output = CapturedOutput(workflowCommands: true)
+    let reporter = GitHubActionsReporter(output: output, stepSummary: nil, root: URL(fileURLWithPath: "/"))
+    let outcome = ReleaseEvent.CustomerOutcome(
+      id: "a:b,c%d\n::warning::x", version: "2.4.0", status: "failed", seconds: 1, artifact: nil, sha256: nil,
+      testCount: nil, failedStep: "build and test", reason: "boom", logFile: nil)
+    reporter.report(.customerFinished(outcome))
+    XCTAssertEqual(
+      output.standardOutput.first?.hasPrefix("::error title=release a%3Ab%2Cc%25d%0A%3A%3Awarning%3A%3Ax::"),
+      true,
+      output.standardOutput.joined(separator: "\n"))
+  }
+}
+
 /// Issue 12, workflow commands from values that are not logs: a line break in a release.json
 /// field or a zip entry name, or a log tail `release verify` prints, must not put a command on a
 /// line of its own outside a `::stop-commands::` fence. Driven through the real executable under
