@@ -150,7 +150,8 @@ struct VersionBump {
     let range = base.map { ["\($0)..HEAD"] } ?? ["HEAD"]
     let subjects: [String]
     do {
-      subjects = try repository.run(["log", "--no-merges", "--format=%s"] + range)
+      // The range comes from a tag name: after the end of options it is never an option.
+      subjects = try repository.run(["log", "--no-merges", "--format=%s", "--end-of-options"] + range)
         .split(separator: "\n").map { "- \($0)" }
     } catch {
       throw BumpError.history("\(error)")

@@ -215,6 +215,29 @@ final class VersionBumpTests: XCTestCase {
   }
 }
 
+extension VersionBumpTests {
+  /// The range of commits listed for the CHANGELOG comes from a tag name: git takes it after
+  /// `--end-of-options`, so it is never an option.
+  func testTheCommitRangeIsNeverAnOption() throws {
+    let repository = try fixtureRepository()
+    let logs = Locked<[[String]]>([])
+    let runner = HookedProcessRunner { invocation in
+      if invocation.program == "git", invocation.arguments.first == "log" {
+        logs.withLock { $0.append(invocation.arguments) }
+      }
+    }
+    let services = Services(
+      processRunner: runner, clock: ManualClock(), root: repository.url,
+      environment: ProcessInfo.processInfo.environment.merging(TestGit.environment) { $1 },
+      output: CapturedOutput())
+    XCTAssertEqual(
+      CommandLineInterface.main(arguments: ["bump", "minor", "--dry-run"], services: services), 0)
+    XCTAssertEqual(logs.value.count, 1)
+    let arguments = logs.value.first ?? []
+    XCTAssertEqual(Array(arguments.suffix(2)), ["--end-of-options", "v2.4.0..HEAD"], "\(arguments)")
+  }
+}
+
 /// The real process runner, calling `hook` before each process it starts.
 final class HookedProcessRunner: ProcessRunning {
   private let hook: @Sendable (ProcessInvocation) -> Void
