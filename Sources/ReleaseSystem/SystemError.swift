@@ -11,6 +11,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
   case locked(path: String, holder: String)
   /// A download sent more bytes than it may: stopped as soon as they arrived.
   case tooLarge(location: String, limit: Int64)
+  /// A child printed more on a captured stream than the tool reads; it was stopped.
+  case outputTooLarge(command: String, stream: String, limit: Int)
   /// The child ran past its time limit and was stopped, with everything it started.
   case timedOut(command: String, seconds: Double, option: String?)
 
@@ -39,6 +41,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
       return "\(command): exited with status \(exitCode)" + (logPath.map { " (log: \($0))" } ?? "")
     case .tooLarge(let location, let limit):
       return "\(location): more than \(limit) bytes, the most it may have; the transfer was stopped"
+    case .outputTooLarge(let command, let stream, let limit):
+      return "\(command): printed more than \(limit) bytes on \(stream), more than the tool reads; stopped"
     case .timedOut(let command, let seconds, let option):
       let limit = seconds.truncatingRemainder(dividingBy: 1) == 0 ? "\(Int(seconds))s" : "\(seconds)s"
       return "\(command): still running after \(limit), stopped with everything it started"
