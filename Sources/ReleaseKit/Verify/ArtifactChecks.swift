@@ -166,11 +166,21 @@ struct StoreModels {
   var count: Int { hashes.count }
 
   /// `known`: digests already taken this run (the selected customers' models), not taken again.
-  init(_ store: ModelStore, known: [ModelReference: String] = [:]) throws {
+  /// `digests`: where a directory store's other models' digests are remembered between runs
+  /// (see `ModelDigestCache` for why trusting it is safe); without it every model is read.
+  init(_ store: ModelStore, known: [ModelReference: String] = [:], digests: ModelDigestCache? = nil) throws {
+    let directory = store as? DirectoryModelStore
     for flow in try store.flowNames() {
       for version in try store.versions(of: flow) {
         let reference = ModelReference(flowName: flow, version: version)
-        let sha256 = try known[reference] ?? store.sha256(of: reference)
+        let sha256: String
+        if let digest = known[reference] {
+          sha256 = digest
+        } else if let digests, let directory {
+          sha256 = try digests.sha256(of: directory.localFile(for: reference))
+        } else {
+          sha256 = try store.sha256(of: reference)
+        }
         byHash[sha256] = reference
         hashes[reference] = sha256
       }
@@ -192,7 +202,10 @@ struct CheckArtifactsStep: Step {
     guard let store = context.modelStore, let inputs = context.inputs else {
       preconditionFailure("check runs after load inputs")
     }
-    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+    let digests = ModelDigestCache(directory: context.cacheDirectory)
+    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
+    // A cache that cannot be written only costs the next run the reads.
+    try? digests.save()
     var problems: [String] = []
     let jobs = context.shippingJobs
     for job in jobs {

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
@@ -179,5 +180,43 @@ final class RestoredDistTests: XCTestCase {
     let index = try String(
       contentsOf: published.appendingPathComponent("customers/acme/index.json"), encoding: .utf8)
     XCTAssertFalse(index.contains("Evil Corp") || index.contains("planted"), index)
+  }
+
+  /// The foreign-model scan takes the digests of models no customer of the run embeds from
+  /// `<cache>/model-digests.json`, which anyone who can write the cache can edit. With the entry
+  /// of a model neither acme nor bluebird embeds (paywall_timing v14, another customer's) giving
+  /// a wrong digest, acme's archive holding an exact copy of that
+  /// model is not named by the scan — and is refused all the same, as a file the template does
+  /// not make (ModelDigestCache says why that always holds).
+  func testAWrongCachedDigestCannotLetAnotherCustomersModelShip() throws {
+    let (workspace, release, zip) = try workspace()
+    let cache = workspace.file("planted-cache")
+    let store = DirectoryModelStore(root: workspace.file("models"), displayName: "models")
+    let digests = ModelDigestCache(directory: cache)
+    _ = try StoreModels(store, digests: digests)
+    try digests.save()
+    let stolenFile = workspace.file("models/paywall_timing/14.mlmodel")
+    let realDigest = try SHA256Digest.hex(ofFileAt: stolenFile)
+    let cacheFile = cache.appendingPathComponent(ModelDigestCache.fileName)
+    let cached = try String(contentsOf: cacheFile, encoding: .utf8)
+    XCTAssertTrue(cached.contains(realDigest))
+    try cached.replacingOccurrences(of: realDigest, with: String(repeating: "0", count: 64)).write(
+      to: cacheFile, atomically: true, encoding: .utf8)
+    let stolen = try Data(contentsOf: stolenFile)
+    try plant(release, zip: zip) { package in
+      try stolen.write(to: package.appendingPathComponent("Sources/ContextSDK/Resources/notes.bin"))
+    }
+    let published = workspace.file("published")
+    let run = workspace.run([
+      "all", "--skip-tests", "--cache", cache.path, "--publish", "dir:\(published.path)", "--allow-dirty",
+    ])
+    XCTAssertEqual(run.exitCode, 1, run.allOutput)
+    XCTAssertFalse(
+      run.allOutput.contains("a model this customer does not ship"), "the cache was used: \(run.allOutput)")
+    XCTAssertTrue(
+      run.allOutput.contains(
+        "acme: \(zip.lastPathComponent): Sources/ContextSDK/Resources/notes.bin is not part of the package the template makes"
+      ), run.allOutput)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: published.path), "nothing published")
   }
 }

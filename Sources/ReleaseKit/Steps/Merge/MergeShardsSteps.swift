@@ -96,7 +96,9 @@ struct CheckShardsStep: Step {
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
     if problems.isEmpty, let store = context.modelStore, let inputs = context.inputs {
-      let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+      let digests = ModelDigestCache(directory: context.cacheDirectory)
+      let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
+      try? digests.save()
       for job in context.jobs where job.status == .upToDate {
         guard let origin = origins[job.id] else { continue }
         let directory = job.releaseDirectory(in: origin.dist)
