@@ -37,15 +37,13 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
       sessionToken: sessionToken)
   }
 
+  /// The region the environment names, and the variable that names it (for messages):
   /// `AWS_REGION`, else `AWS_DEFAULT_REGION` (the CLI's older name), else nil.
-  /// The variables that name a region, first one set wins.
-  public static let regionVariables = ["AWS_REGION", "AWS_DEFAULT_REGION"]
-
   public static func region(
     fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment
-  ) -> String? {
-    for name in regionVariables {
-      if let value = environment[name], !value.isEmpty { return value }
+  ) -> (region: String, variable: String)? {
+    for name in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
+      if let value = environment[name], !value.isEmpty { return (value, name) }
     }
     return nil
   }

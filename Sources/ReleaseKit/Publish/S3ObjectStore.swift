@@ -137,7 +137,8 @@ enum S3Settings {
       throw ReleaseError.invalidInput("\(purpose): \(error)")
     }
     let (region, regionOrigin) =
-      region.map { ($0, origins.s3Region) } ?? Self.environmentRegion(environment) ?? (defaultRegion, "")
+      region.map { ($0, origins.s3Region) } ?? S3Credentials.region(fromEnvironment: environment)
+      ?? (defaultRegion, "")
     // The region goes into the default endpoint's host name: nothing but a region name.
     guard isRegionName(region) else {
       throw ReleaseError.usage(
@@ -165,14 +166,6 @@ enum S3Settings {
     } catch let error as NetworkError {
       throw ReleaseError.usage("\(purpose): \(error)")
     }
-  }
-
-  /// The region the environment names, and the variable that names it.
-  static func environmentRegion(_ environment: [String: String]) -> (String, String)? {
-    for name in S3Credentials.regionVariables {
-      if let value = environment[name], !value.isEmpty { return (value, name) }
-    }
-    return nil
   }
 
   static func isRegionName(_ region: String) -> Bool {
