@@ -353,9 +353,8 @@ public enum PackageGenerator {
         let output = FileHandle(forWritingAtPath: temporary.path)
       else { throw SystemError.cannotWrite(path: temporary.path, reason: "cannot create file") }
       defer { try? output.close() }
-      guard let source = FileHandle(forReadingAtPath: embedded.sourceFile.path) else {
-        throw SystemError.cannotRead(path: embedded.sourceFile.path, reason: "cannot open file")
-      }
+      // Never blocks, and refuses a FIFO or device swapped in since the store checked it.
+      let source = try RegularFile.handle(embedded.sourceFile)
       defer { try? source.close() }
       var hasher = SHA256Hasher()
       while true {

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSystem
 
 /// What the release tool needs to know of a `.mlmodel` file, read without Core ML (which
 /// Linux lacks) and without a protobuf library (the package has no dependencies).
@@ -44,9 +45,13 @@ public struct CoreMLModelInfo: Equatable, Sendable {
     if isDirectory.boolValue { throw CoreMLModelError.isDirectory }
     let data: Data
     do {
-      data = try Data(contentsOf: url, options: .alwaysMapped)
+      // Mapped from a descriptor checked to be a regular file: what is at the path may have
+      // been swapped for a FIFO or a device since the store looked.
+      data = try RegularFile.mapped(url)
+    } catch SystemError.notARegularFile(_, let kind) {
+      throw CoreMLModelError.unreadable(reason: "\(kind), not a regular file")
     } catch {
-      throw CoreMLModelError.unreadable(reason: error.localizedDescription)
+      throw CoreMLModelError.unreadable(reason: "\(error)")
     }
     return try parse(data)
   }

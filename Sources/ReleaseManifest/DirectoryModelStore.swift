@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSystem
 
 /// The model store as a directory: `<root>/<flowName>/<version>.mlmodel`, as in the repo's
 /// `models/`. Anything else there (`index.json`, hidden files, a `README`, `72.mlmodel.bak`)
@@ -62,7 +63,9 @@ public struct DirectoryModelStore: ModelStore {
   /// Whether the entry under a model's name is a model file: false when there is none, or a
   /// directory (an `.mlpackage` renamed, say: not a model file, simply absent); throws for
   /// anything else that is not a regular file inside the store within the size limit. Uses
-  /// lstat/stat only: nothing is opened, so nothing can block.
+  /// lstat/stat only: nothing is opened, so nothing can block. What is at the path may change
+  /// after this check: every reader of a model opens it with `RegularFile`, which checks again
+  /// on the descriptor it reads.
   private func isModelFile(_ file: URL, relativePath: String) throws -> Bool {
     let display = DirectoryModelStoreError.join(displayName, relativePath)
     var status = stat()
@@ -102,23 +105,13 @@ public struct DirectoryModelStore: ModelStore {
     guard status.st_mode & S_IFMT == S_IFREG else {
       throw DirectoryModelStoreError.notAModelFile(
         path: display,
-        kind: "\(Self.kind(of: status.st_mode)), not a regular file; only regular files are models")
+        kind: "\(RegularFile.kind(of: status.st_mode)), not a regular file; only regular files are models")
     }
     let size = Int64(status.st_size)
     if size > maximumModelSize {
       throw DirectoryModelStoreError.tooLarge(path: display, size: size, limit: maximumModelSize)
     }
     return true
-  }
-
-  private static func kind(of mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFIFO: return "a FIFO"
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFSOCK: return "a socket"
-    default: return "a special file"
-    }
   }
 
   /// `72.mlmodel` -> 72. Plain decimal only: `072.mlmodel` or `+72.mlmodel` would name the

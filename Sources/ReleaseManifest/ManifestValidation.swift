@@ -18,8 +18,10 @@ struct ManifestValidator {
   /// First user of each effective id, app id (lower-cased) and bundle identifier (lower-cased,
   /// as the App Store treats them): later users are duplicates.
   private var idOwners: [String: CustomerLabel] = [:]
-  /// First user of each package name: ids that differ only in dashes give the same one.
-  private var packageNameOwners: [String: CustomerLabel] = [:]
+  /// First user of each package name, lower-cased, with the name: ids that differ only in
+  /// dashes give the same one, and ids like `ab-c` and `abc` names that differ only in case
+  /// (ContextSDK_AbC, ContextSDK_Abc), one directory on a case-insensitive file system (macOS).
+  private var packageNameOwners: [String: (owner: CustomerLabel, name: String)] = [:]
   private var appIDOwners: [String: CustomerLabel] = [:]
   private var bundleIdentifierOwners: [String: (owner: CustomerLabel, path: String)] = [:]
   /// First use of each flowId and flowName, to catch a flowId that names different flows.
@@ -165,13 +167,17 @@ struct ManifestValidator {
       } else {
         idOwners[id] = label
         let packageName = Customer.packageName(ofID: id)
-        if let owner = packageNameOwners[packageName] {
+        if let (owner, name) = packageNameOwners[packageName.lowercased()] {
+          let clash =
+            name == packageName
+            ? "which \(owner) also gets"
+            : "which differs only in case from \(name) of \(owner): one name on case-insensitive file systems (macOS)"
           report(
             members["id"] != nil ? "\(path).id" : path, at: members["id"]?.value.position ?? entry.position,
-            "id \(id.quotedForMessage) gives the package name \(packageName), which \(owner) also gets; choose an id that differs in more than its dashes"
+            "id \(id.quotedForMessage) gives the package name \(packageName), \(clash); choose an id that differs in more than its dashes"
           )
         } else {
-          packageNameOwners[packageName] = label
+          packageNameOwners[packageName.lowercased()] = (label, packageName)
         }
       }
     }

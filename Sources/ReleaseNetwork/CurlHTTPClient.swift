@@ -160,6 +160,11 @@ public struct CurlHTTPClient: HTTPClient {
 
     let (code, detail) = withExtendedLifetime((transfer, headerList)) { handle.perform() }
     if let localError = transfer.localError { throw localError }
+    if transfer.errorBodyCut {
+      // Stopped on purpose after the first bytes of an error document: the answer is its status.
+      return .answered(
+        HTTPResponse(status: handle.responseCode, headers: transfer.headers, body: transfer.body), transfer)
+    }
     if code == CURLE_FILESIZE_EXCEEDED, let limit = request.maximumResponseSize {
       // The server announced more than the limit (Content-Length): refused before the body.
       throw SystemError.tooLarge(location: NetworkError.displayString(for: request.url), limit: limit)

@@ -11,8 +11,9 @@ final class CurlTransfer {
     case file(descriptor: Int32, path: String)
   }
 
-  /// Non-2xx bodies that would otherwise go to a file are kept, this far, for the error message.
-  private static let errorBodyLimit = 64 * 1024
+  /// Non-2xx bodies (error documents) are kept this far, for the error message; then the
+  /// transfer is stopped.
+  static let errorBodyLimit = 64 * 1024
 
   private var source: Source
   /// Bytes the upload will send, for Content-Length.
@@ -27,6 +28,9 @@ final class CurlTransfer {
   private(set) var body = Data()
   /// A local file failure inside a callback, which libcurl only reports as an abort.
   private(set) var localError: SystemError?
+  /// The transfer was stopped because an error document passed `errorBodyLimit`: the response
+  /// is its status with the body kept so far, not a failed transfer.
+  private(set) var errorBodyCut = false
   /// The most body bytes of a successful response this transfer accepts, and for messages
   /// where they come from.
   var maximumBodySize: Int64?
@@ -44,16 +48,10 @@ final class CurlTransfer {
       source = .data(data, offset: 0)
       uploadSize = Int64(data.count)
     case .file(let url):
-      let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-      guard descriptor >= 0 else { throw SystemError.cannotRead(path: url.path, reason: Self.lastErrno()) }
-      var information = stat()
-      guard fstat(descriptor, &information) == 0 else {
-        let reason = Self.lastErrno()
-        _ = close(descriptor)
-        throw SystemError.cannotRead(path: url.path, reason: reason)
-      }
+      // An upload of a model from the store: never blocks, and only a regular file is sent.
+      let (descriptor, size) = try RegularFile.descriptor(url)
       source = .file(descriptor: descriptor, path: url.path)
-      uploadSize = Int64(information.st_size)
+      uploadSize = size
     }
     self.responseFile = responseFile
     if let responseFile { unlink(responseFile.path) }
@@ -66,12 +64,8 @@ final class CurlTransfer {
     responseDescriptor = -1
   }
 
-  /// Whether the body now arriving belongs in the response file: 2xx, or a `file:` read.
-  private var bodyGoesToFile: Bool {
-    guard responseFile != nil else { return false }
-    guard let status else { return true }
-    return (200...299).contains(status)
-  }
+  /// Whether the body now arriving is an error document: its status is known and not 2xx.
+  private var isErrorDocument: Bool { status.map { !(200...299).contains($0) } ?? false }
 
   /// For a 2xx with an empty body the write callback never runs: the file must still exist.
   func ensureResponseFileExists() throws {
@@ -105,19 +99,27 @@ final class CurlTransfer {
 
   /// Returns false to make libcurl abort the transfer.
   fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    if let maximumBodySize, status.map({ (200...299).contains($0) }) ?? true {
+    if isErrorDocument {
+      // Read for its message only, whatever the destination: a body that never ends (an
+      // endless chunked 404) must cost neither memory nor time.
+      let room = Self.errorBodyLimit - body.count
+      body.append(contentsOf: bytes.prefix(max(0, room)))
+      if bytes.count > room {
+        errorBodyCut = true
+        return false
+      }
+      return true
+    }
+    if let maximumBodySize {
       receivedBodyBytes += Int64(bytes.count)
       if receivedBodyBytes > maximumBodySize {
         localError = .tooLarge(location: displayLocation, limit: maximumBodySize)
         return false
       }
     }
-    guard bodyGoesToFile, let responseFile else {
-      if self.responseFile == nil {
-        body.append(contentsOf: bytes)
-      } else if body.count < Self.errorBodyLimit {
-        body.append(contentsOf: bytes.prefix(Self.errorBodyLimit - body.count))
-      }
+    // A 2xx body, or a `file:` read (no status).
+    guard let responseFile else {
+      body.append(contentsOf: bytes)
       return true
     }
     if responseDescriptor < 0 {

@@ -37,12 +37,13 @@ public struct S3Credentials: Sendable, CustomStringConvertible, CustomDebugStrin
       sessionToken: sessionToken)
   }
 
+  /// The region the environment names, and the variable that names it (for messages):
   /// `AWS_REGION`, else `AWS_DEFAULT_REGION` (the CLI's older name), else nil.
   public static func region(
     fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment
-  ) -> String? {
+  ) -> (region: String, variable: String)? {
     for name in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
-      if let value = environment[name], !value.isEmpty { return value }
+      if let value = environment[name], !value.isEmpty { return (value, name) }
     }
     return nil
   }

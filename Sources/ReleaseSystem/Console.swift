@@ -5,18 +5,49 @@ import Foundation
 /// Every line the tool prints goes through `write(line:to:)`, which shows control and format
 /// characters escaped (`TerminalText`): text from outside (S3 error messages, git's stderr, log
 /// tails, store names, release.json fields) can neither move the cursor, clear the screen, set
-/// the window title nor reorder what follows it. The live view's own cursor movements go
-/// through `writeControl`.
+/// the window title nor reorder what follows it — nor, with its line breaks escaped too, start
+/// a line of its own that a CI runner reads as a command. Text of several lines is written one
+/// line at a time (`write(lines:)`). The live view's own cursor movements go through
+/// `writeControl`, GitHub workflow commands the tool composed through `writeWorkflowCommand`.
 public protocol OutputStreaming: AnyObject, Sendable {
   func write(line: String, to stream: OutputStream)
   /// Writes `line` as it is, escape sequences included: only for text the tool itself composed.
   func writeControl(line: String, to stream: OutputStream)
+  /// A workflow command the tool composed (`::error …`, `::group::`, a fence), escaped like any
+  /// line but exempt from the neutralising of `::` that guards every other line.
+  func writeWorkflowCommand(line: String, to stream: OutputStream)
 }
 
-/// Text as it may reach a terminal: C0 controls but tab and line feed, DEL, C1 controls and
-/// Unicode format characters (bidi overrides and isolates, zero-width characters, BOM) become
-/// `\u{…}`.
+extension OutputStreaming {
+  /// Several lines, each escaped on its own.
+  public func write(lines: [String], to stream: OutputStream) {
+    for line in lines { write(line: line, to: stream) }
+  }
+
+  /// Text of several lines the tool composed (help, a diff): one line per line of it, without
+  /// the empty line a final line break would make.
+  public func write(linesOf text: String, to stream: OutputStream) {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.count > 1 && lines.last == "" { lines.removeLast() }
+    write(lines: lines, to: stream)
+  }
+}
+
+/// Text as it may reach a terminal: C0 controls but tab, DEL, C1 controls and Unicode format
+/// characters (bidi overrides and isolates, zero-width characters, BOM) become `\u{…}`. Line
+/// feed and carriage return are controls too: one printed line is one line wherever it goes.
 public enum TerminalText {
+  /// A line as printed: escaped, and when a GitHub Actions runner reads the output, with a
+  /// leading `::` (after white space, which the runner trims) shown as `\u{3A}:`, so no text
+  /// the tool did not compose as a command can run as one, fenced or not.
+  public static func printed(_ line: String, workflowCommands: Bool) -> String {
+    let shown = escaped(line)
+    guard workflowCommands else { return shown }
+    let body = shown.drop { $0 == " " || $0 == "\t" }
+    guard body.hasPrefix("::") else { return shown }
+    return shown[..<body.startIndex] + "\\u{3A}" + body.dropFirst()
+  }
+
   public static func escaped(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: needsEscape) else { return text }
     var shown = ""
@@ -31,7 +62,7 @@ public enum TerminalText {
   }
 
   public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-    if scalar == "\t" || scalar == "\n" { return false }
+    if scalar == "\t" { return false }
     return scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
       || scalar.properties.generalCategory == .format
   }
@@ -43,12 +74,18 @@ public final class StandardOutput: OutputStreaming {
   /// Held while a line is written, so lines from parallel jobs never interleave; true once the
   /// reader of standard output went away.
   private let writing = Locked(false)
-  public init() {}
+  /// Whether a GitHub Actions runner reads this output (`GITHUB_ACTIONS=true`).
+  private let workflowCommands: Bool
+  public init(workflowCommands: Bool = false) { self.workflowCommands = workflowCommands }
 
   /// With SIGPIPE ignored (`Interrupts.install`), a write to a pipe nobody reads fails with
   /// EPIPE instead of ending the process: from then on standard output is dropped, the run
   /// goes on (it may be half-way through publishing), and `readerWentAway` says so.
   public func write(line: String, to stream: OutputStream) {
+    writeControl(line: TerminalText.printed(line, workflowCommands: workflowCommands), to: stream)
+  }
+
+  public func writeWorkflowCommand(line: String, to stream: OutputStream) {
     writeControl(line: TerminalText.escaped(line), to: stream)
   }
 
@@ -84,9 +121,14 @@ public final class StandardOutput: OutputStreaming {
 /// Captures output in memory; for tests.
 public final class CapturedOutput: OutputStreaming {
   private let captured = Locked<[(OutputStream, String)]>([])
-  public init() {}
+  private let workflowCommands: Bool
+  public init(workflowCommands: Bool = false) { self.workflowCommands = workflowCommands }
 
   public func write(line: String, to stream: OutputStream) {
+    writeControl(line: TerminalText.printed(line, workflowCommands: workflowCommands), to: stream)
+  }
+
+  public func writeWorkflowCommand(line: String, to stream: OutputStream) {
     writeControl(line: TerminalText.escaped(line), to: stream)
   }
 

@@ -79,9 +79,6 @@ public final class TemporaryFiles: Sendable {
 /// What `release` does when it is interrupted (SIGINT, SIGTERM, SIGHUP) or its reader goes away
 /// (SIGPIPE): installed once by the executable, never by the tests running it in-process.
 public enum Interrupts {
-  /// Dispatch sources must stay alive for their handlers to run.
-  private static let sources = Locked<[DispatchSourceSignal]>([])
-
   public static func install() {
     // A reader that went away (`release all --json | head -1`) must not kill a run half-way
     // through publishing: writes to it fail with EPIPE instead, and the run goes on.
@@ -91,7 +88,9 @@ public enum Interrupts {
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInitiated))
       source.setEventHandler { stop(by: number) }
       source.resume()
-      sources.withLock { $0.append(source) }
+      // A dispatch source must stay alive for its handler to run: these live as long as the
+      // process, so one reference is simply never released (no storage shared between threads).
+      _ = Unmanaged.passRetained(source as AnyObject)
     }
   }
 

@@ -75,6 +75,12 @@ public protocol ProcessRunning: Sendable {
 public struct SystemProcessRunner: ProcessRunning {
   /// Seconds between SIGTERM and SIGKILL for a child past its time limit.
   static let terminationGrace: Double = 3
+  /// Bytes of one captured stream kept at most: far more than git or `swift --version` print.
+  /// A child printing more is stopped (with its group) and reported, never kept in memory.
+  public static let maximumCapturedOutput = 32 * 1024 * 1024
+  /// Seconds the output pipes are still read after the child ended: a process it started in a
+  /// session of its own, beyond the group kill, may hold them open for as long as it likes.
+  static let drainGrace: Double = 5
 
   public init() {}
 
@@ -106,7 +112,9 @@ public struct SystemProcessRunner: ProcessRunning {
     defer { ChildProcesses.shared.ended(pid) }
 
     // Drain both pipes on their own threads, so a chatty child never blocks on a full pipe.
-    let captured = Locked((output: Data(), error: Data()))
+    let captured = Locked((output: Data(), error: Data(), tooLarge: [String]()))
+    // Set once the child has ended: the readers stop there even if the pipes stay open.
+    let readUntil = Locked<Date?>(nil)
     let drained = DispatchGroup()
     if logDescriptor < 0 {
       close(outputPipe[1])
@@ -114,9 +122,15 @@ public struct SystemProcessRunner: ProcessRunning {
       for (descriptor, isOutput) in [(outputPipe[0], true), (errorPipe[0], false)] {
         drained.enter()
         Thread.detachNewThread {
-          let data = Self.readAll(descriptor)
+          let (data, complete) = Self.readAll(descriptor, until: readUntil) {
+            // Past the limit: the child and its group are stopped; what follows is discarded.
+            kill(-pid, SIGKILL)
+          }
           close(descriptor)
-          captured.withLock { if isOutput { $0.output = data } else { $0.error = data } }
+          captured.withLock {
+            if isOutput { $0.output = data } else { $0.error = data }
+            if !complete { $0.tooLarge.append(isOutput ? "standard output" : "standard error") }
+          }
           drained.leave()
         }
       }
@@ -125,12 +139,17 @@ public struct SystemProcessRunner: ProcessRunning {
     let status = wait(for: pid, invocation)
     // Whatever the child left running in its group (compilers, test binaries) goes with it.
     kill(-pid, SIGKILL)
-    drained.wait()
+    readUntil.set(Date().addingTimeInterval(Self.drainGrace))
+    _ = drained.wait(timeout: .now() + Self.drainGrace + 5)
     guard let status else {
       throw SystemError.timedOut(
         command: invocation.commandLine, seconds: invocation.timeLimit, option: invocation.timeLimitOption)
     }
     let output = captured.value
+    if let stream = output.tooLarge.first {
+      throw SystemError.outputTooLarge(
+        command: invocation.commandLine, stream: stream, limit: Self.maximumCapturedOutput)
+    }
     return ProcessResult(
       exitCode: status, standardOutput: String(decoding: output.output, as: UTF8.self),
       standardError: String(decoding: output.error, as: UTF8.self))
@@ -237,17 +256,33 @@ public struct SystemProcessRunner: ProcessRunning {
     return pid
   }
 
-  private static func readAll(_ descriptor: Int32) -> Data {
+  /// Reads a pipe to its end, or until `until` (once set) has passed: at most
+  /// `maximumCapturedOutput` bytes are kept; past them `overflow` runs once, the rest is
+  /// discarded and `complete` is false.
+  private static func readAll(_ descriptor: Int32, until: Locked<Date?>, overflow: () -> Void) -> (
+    data: Data, complete: Bool
+  ) {
     var data = Data()
+    var complete = true
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     while true {
+      if let deadline = until.value, Date() >= deadline { return (data, complete) }
+      var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&request, 1, 100)
+      if ready == 0 || (ready < 0 && errno == EINTR) { continue }
       let count = read(descriptor, &buffer, buffer.count)
       if count > 0 {
-        data.append(contentsOf: buffer[0..<count])
+        guard complete else { continue }
+        if data.count + count > maximumCapturedOutput {
+          complete = false
+          overflow()
+        } else {
+          data.append(contentsOf: buffer[0..<count])
+        }
       } else if count < 0 && errno == EINTR {
         continue
       } else {
-        return data
+        return (data, complete)
       }
     }
   }

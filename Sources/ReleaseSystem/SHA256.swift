@@ -65,10 +65,8 @@ public enum SHA256Digest {
   /// Hex SHA-256 and size of a file, read in fixed 64 KiB blocks so memory stays flat
   /// whatever the file's size.
   public static func hexAndSize(ofFileAt url: URL) throws -> (sha256: String, size: Int64) {
-    let handle: FileHandle
-    do { handle = try FileHandle(forReadingFrom: url) } catch {
-      throw SystemError.cannotRead(path: url.path, reason: error.localizedDescription)
-    }
+    // Never blocks, and refuses a FIFO or device swapped in since the file was checked.
+    let handle = try RegularFile.handle(url)
     defer { try? handle.close() }
     var hasher = SHA256Hasher()
     var size: Int64 = 0

@@ -4,11 +4,15 @@ import Foundation
 public enum SystemError: Error, CustomStringConvertible, Equatable {
   case cannotRead(path: String, reason: String)
   case cannotWrite(path: String, reason: String)
+  /// A FIFO, a device or a socket where a regular file was expected (`RegularFile`).
+  case notARegularFile(path: String, kind: String)
   case programNotFound(name: String)
   case processFailed(command: String, exitCode: Int32, logPath: String?)
   case locked(path: String, holder: String)
   /// A download sent more bytes than it may: stopped as soon as they arrived.
   case tooLarge(location: String, limit: Int64)
+  /// A child printed more on a captured stream than the tool reads; it was stopped.
+  case outputTooLarge(command: String, stream: String, limit: Int)
   /// The child ran past its time limit and was stopped, with everything it started.
   case timedOut(command: String, seconds: Double, option: String?)
 
@@ -30,12 +34,15 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
     switch self {
     case .cannotRead(let path, let reason): return "\(path): cannot read: \(reason)"
     case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"
+    case .notARegularFile(let path, let kind): return "\(path): \(kind), not a regular file"
     case .programNotFound(let name):
       return "\(name): program not found on PATH (install it, or put it on PATH)"
     case .processFailed(let command, let exitCode, let logPath):
       return "\(command): exited with status \(exitCode)" + (logPath.map { " (log: \($0))" } ?? "")
     case .tooLarge(let location, let limit):
       return "\(location): more than \(limit) bytes, the most it may have; the transfer was stopped"
+    case .outputTooLarge(let command, let stream, let limit):
+      return "\(command): printed more than \(limit) bytes on \(stream), more than the tool reads; stopped"
     case .timedOut(let command, let seconds, let option):
       let limit = seconds.truncatingRemainder(dividingBy: 1) == 0 ? "\(Int(seconds))s" : "\(seconds)s"
       return "\(command): still running after \(limit), stopped with everything it started"

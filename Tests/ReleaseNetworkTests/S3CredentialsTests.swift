@@ -47,10 +47,14 @@ final class S3CredentialsTests: XCTestCase {
   }
 
   func testRegionPrefersAWSRegion() {
-    XCTAssertEqual(
-      S3Credentials.region(fromEnvironment: ["AWS_REGION": "eu-west-1", "AWS_DEFAULT_REGION": "us-east-1"]),
-      "eu-west-1")
-    XCTAssertEqual(S3Credentials.region(fromEnvironment: ["AWS_DEFAULT_REGION": "us-east-1"]), "us-east-1")
+    let both = S3Credentials.region(fromEnvironment: [
+      "AWS_REGION": "eu-west-1", "AWS_DEFAULT_REGION": "us-east-1",
+    ])
+    XCTAssertEqual(both?.region, "eu-west-1")
+    XCTAssertEqual(both?.variable, "AWS_REGION")
+    let older = S3Credentials.region(fromEnvironment: ["AWS_DEFAULT_REGION": "us-east-1"])
+    XCTAssertEqual(older?.region, "us-east-1")
+    XCTAssertEqual(older?.variable, "AWS_DEFAULT_REGION")
     XCTAssertNil(S3Credentials.region(fromEnvironment: [:]))
   }
 

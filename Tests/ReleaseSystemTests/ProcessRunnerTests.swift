@@ -38,6 +38,30 @@ final class ProcessRunnerTests: XCTestCase {
     XCTAssertEqual(result.standardError.count, 1_000_000)
   }
 
+  /// Captured output is read into memory: a child that prints without end (or far more than
+  /// git or `swift --version` ever do) is stopped and reported, not kept.
+  func testCapturedOutputIsBounded() throws {
+    let started = Date()
+    XCTAssertThrowsError(
+      try SystemProcessRunner().run(
+        ProcessInvocation("sh", ["-c", "head -c 40000000 /dev/zero | tr '\\0' a"], timeLimit: 60))
+    ) { error in
+      XCTAssertTrue("\(error)".contains("printed more than 33554432 bytes on standard output"), "\(error)")
+    }
+    XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+  }
+
+  /// The child has ended, but a process it started in a session of its own (out of reach of
+  /// the group kill) still holds the output pipe open: the output read so far is returned
+  /// within seconds, not when that process lets go.
+  func testAnEscapedGrandchildHoldingThePipeDoesNotHoldTheRun() throws {
+    let started = Date()
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation("sh", ["-c", "setsid sleep 25 & sleep 1; echo done"], timeLimit: 60))
+    XCTAssertEqual(result.standardOutput, "done\n")
+    XCTAssertLessThan(Date().timeIntervalSince(started), 15, "waited for the escaped grandchild")
+  }
+
   /// Measured: children spawned from a Dispatch worker inherited a mask blocking SIGTERM and
   /// friends, and ignored `kill -TERM`. Every child starts with nothing blocked or ignored.
   func testAChildStartsWithNoSignalBlockedOrIgnoredWhateverTheSpawningThread() throws {

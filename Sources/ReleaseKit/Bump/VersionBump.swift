@@ -15,6 +15,7 @@ struct VersionBump {
     case versionsDisagree(templateFile: String, template: String, statePath: String, state: String)
     case constantNotFound(path: String, expected: String)
     case history(String)
+    case changedMeanwhile(statePath: String, found: String, expected: String)
 
     var description: String {
       switch self {
@@ -25,6 +26,9 @@ struct VersionBump {
         return "\(path): no line \(expected); expected exactly one (the SDK version constant)"
       case .history(let reason):
         return "CHANGELOG.md: cannot list the commits of this release: \(reason)"
+      case .changedMeanwhile(let statePath, let found, let expected):
+        return
+          "\(statePath): sdkVersion became \(found) while this bump from \(expected) ran; nothing was written, run the bump again"
       }
     }
   }
@@ -95,17 +99,30 @@ struct VersionBump {
   }
 
   /// Writes every file to a temporary sibling first, then renames them all: a failure while
-  /// writing leaves every file as it was.
-  func apply(_ files: [FileChange]) throws {
-    var written: [(temporary: URL, final: URL)] = []
-    defer { for file in written { try? FileManager.default.removeItem(at: file.temporary) } }
-    for file in files {
-      let final = services.resolve(file.path)
-      let temporary = AtomicFile.temporarySibling(of: final)
-      try AtomicFile.write(file.new, to: temporary)
-      written.append((temporary, final))
+  /// writing leaves every file as it was. The state file is written under its own lock, the
+  /// one runs record versions under, and read again under it: the SDK version moves from `old`
+  /// to `new` in what the file holds now, so a customer recorded meanwhile stays recorded.
+  func apply(_ files: [FileChange], from old: SemanticVersion, to new: SemanticVersion) throws {
+    let stateURL = services.resolve(statePath)
+    let lock = try ReleaseState.lock(stateURL)
+    try withExtendedLifetime(lock) {
+      var current = try ReleaseState.load(from: stateURL, displayPath: statePath)
+      guard current.sdkVersion == old else {
+        throw BumpError.changedMeanwhile(
+          statePath: statePath, found: current.sdkVersion.description, expected: old.description)
+      }
+      current.sdkVersion = new
+      let stateText = String(decoding: try current.encoded(), as: UTF8.self)
+      var written: [(temporary: URL, final: URL)] = []
+      defer { for file in written { try? FileManager.default.removeItem(at: file.temporary) } }
+      for file in files {
+        let final = services.resolve(file.path)
+        let temporary = AtomicFile.temporarySibling(of: final)
+        try AtomicFile.write(file.path == statePath ? stateText : file.new, to: temporary)
+        written.append((temporary, final))
+      }
+      for file in written { try AtomicFile.rename(file.temporary, to: file.final) }
     }
-    for file in written { try AtomicFile.rename(file.temporary, to: file.final) }
   }
 
   /// The change as `git diff` shows it once applied (see `UnifiedDiff`).
@@ -133,7 +150,8 @@ struct VersionBump {
     let range = base.map { ["\($0)..HEAD"] } ?? ["HEAD"]
     let subjects: [String]
     do {
-      subjects = try repository.run(["log", "--no-merges", "--format=%s"] + range)
+      // The range comes from a tag name: after the end of options it is never an option.
+      subjects = try repository.run(["log", "--no-merges", "--format=%s", "--end-of-options"] + range)
         .split(separator: "\n").map { "- \($0)" }
     } catch {
       throw BumpError.history("\(error)")

@@ -25,7 +25,7 @@ public enum CommandLineInterface {
       reporter: PlainReporter(output: services.output, clock: services.clock))
     do {
       guard let name = arguments.first else {
-        services.output.write(line: HelpText.overview, to: .standardOutput)
+        services.output.write(linesOf: HelpText.overview, to: .standardOutput)
         return 2
       }
       switch name {
@@ -34,7 +34,7 @@ public enum CommandLineInterface {
           invocation.arguments.first.flatMap {
             Command.named($0)?.help(for: Array(invocation.arguments.dropFirst()))
           } ?? HelpText.overview
-        services.output.write(line: text, to: .standardOutput)
+        services.output.write(linesOf: text, to: .standardOutput)
         return 0
       case "--version", "version":
         services.output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
@@ -49,7 +49,7 @@ public enum CommandLineInterface {
         throw ReleaseError.usage("'\(name)': unknown command\(hint ?? ""); see 'release --help'")
       }
       if invocation.arguments.contains("--help") || invocation.arguments.contains("-h") {
-        services.output.write(line: command.help(for: invocation.arguments), to: .standardOutput)
+        services.output.write(linesOf: command.help(for: invocation.arguments), to: .standardOutput)
         return 0
       }
       try command.run(invocation)
@@ -60,7 +60,7 @@ public enum CommandLineInterface {
         // One line per problem, nothing else: the lines are the message.
         invocation.reporter.report(.diagnostics(failure.diagnostics))
       } else {
-        invocation.reporter.report(.failure(error.description))
+        invocation.reporter.report(.failure(error.lines))
       }
       invocation.reporter.finish()
       return error.exitCode
@@ -69,7 +69,7 @@ public enum CommandLineInterface {
       invocation.reporter.finish()
       return 2
     } catch {
-      invocation.reporter.report(.failure("\(error)"))
+      invocation.reporter.report(.failure(["\(error)"]))
       invocation.reporter.finish()
       return 1
     }
@@ -144,9 +144,22 @@ enum ReleaseCommand {
       try services.map { try ReleaseConfiguration.load(explicitPath: parsed.value("--config"), services: $0) }
       ?? ReleaseConfiguration()
     options.modelsPath = parsed.value("--models") ?? configuration.models ?? options.modelsPath
+    // Each value from release.config.json is named by its key in messages, not by its flag.
+    if parsed.value("--models") == nil && configuration.models != nil {
+      options.origins.models = SettingOrigins.configuration(configuration.path, key: "models")
+    }
+    if parsed.value("--s3-endpoint") == nil && configuration.s3Endpoint != nil {
+      options.origins.s3Endpoint = SettingOrigins.configuration(configuration.path, key: "publish.s3Endpoint")
+    }
+    if parsed.value("--s3-region") == nil && configuration.s3Region != nil {
+      options.origins.s3Region = SettingOrigins.configuration(configuration.path, key: "publish.s3Region")
+    }
+    if parsed.value("--public-url") == nil && configuration.publicURL != nil {
+      options.origins.publicURL = SettingOrigins.configuration(configuration.path, key: "publish.publicURL")
+    }
     if ModelStoreLocation.isRemote(options.modelsPath), URLCredentials.carriesCredential(options.modelsPath) {
       throw ReleaseError.usage(
-        "--models \(URLCredentials.redacted(options.modelsPath)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
+        "\(options.origins.models) \(URLCredentials.redacted(options.modelsPath)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
       )
     }
     options.templatesPath = parsed.value("--templates") ?? options.templatesPath
@@ -165,7 +178,8 @@ enum ReleaseCommand {
     options.skipTests = parsed.flag("--skip-tests")
     options.s3Endpoint = parsed.value("--s3-endpoint") ?? configuration.s3Endpoint
     options.s3Region = parsed.value("--s3-region") ?? configuration.s3Region
-    let publicURL = try checkedPublicURL(parsed.value("--public-url") ?? configuration.publicURL)
+    let publicURL = try checkedPublicURL(
+      parsed.value("--public-url") ?? configuration.publicURL, origin: options.origins.publicURL)
     options.publicURL = publicURL
     let given = parsed.values("--publish")
     if parsed.flag("--no-publish") && !given.isEmpty {
@@ -173,7 +187,8 @@ enum ReleaseCommand {
     }
     func destination(_ text: String) throws -> PublishDestination {
       try PublishDestination.parse(
-        text, s3Endpoint: options.s3Endpoint, region: options.s3Region, baseURL: publicURL)
+        text, s3Endpoint: options.s3Endpoint, region: options.s3Region, baseURL: publicURL,
+        origins: options.origins)
     }
     if parsed.flag("--no-publish") {
       options.publish = []
@@ -218,6 +233,11 @@ enum ReleaseCommand {
     options.push = parsed.flag("--push")
     options.allowDirty = parsed.flag("--allow-dirty")
     options.remote = parsed.value("--remote") ?? options.remote
+    if let remote = options.remote, URLCredentials.carriesCredential(remote) {
+      throw ReleaseError.usage(
+        "--remote \(URLCredentials.redacted(remote)): a credential in a URL shows in the process list and in git's messages; remove it and let git find it (a credential helper, or an SSH key in ssh-agent)"
+      )
+    }
     if let remote = options.remote,
       remote.isEmpty || remote.hasPrefix("-")
         || remote.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true })
@@ -232,10 +252,10 @@ enum ReleaseCommand {
   }
 
   /// `--public-url` (or `publish.publicURL`), refused when it carries a credential.
-  static func checkedPublicURL(_ publicURL: String?) throws -> String? {
+  static func checkedPublicURL(_ publicURL: String?, origin: String = "--public-url") throws -> String? {
     if let publicURL, URLCredentials.carriesCredential(publicURL) || publicURL.contains("@") {
       throw ReleaseError.usage(
-        "--public-url \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
+        "\(origin) \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
       )
     }
     return publicURL
@@ -318,12 +338,12 @@ enum BumpCommand {
       templatesPath: parsed.value("--templates") ?? defaults.templatesPath)
     let (old, new, files) = try bump.changes(part: part)
     let diff = try bump.diff(files)
-    services.output.write(line: diff.hasSuffix("\n") ? String(diff.dropLast()) : diff, to: .standardOutput)
+    services.output.write(linesOf: diff, to: .standardOutput)
     if parsed.flag("--dry-run") {
       services.output.write(line: "dry run: SDK \(old) -> \(new) not written", to: .standardError)
       return
     }
-    try bump.apply(files)
+    try bump.apply(files, from: old, to: new)
     services.output.write(
       line: "bumped SDK \(old) -> \(new) in \(files.map(\.path).joined(separator: ", ")); review and commit",
       to: .standardError)

@@ -61,7 +61,6 @@ public final class CustomerJob: Sendable {
     var duration: Double = 0
     var packageDirectory: URL?
     var generated: GeneratedPackage?
-    var embeddedModels: [EmbeddedModel] = []
     var archive: Archive?
     var testCount: Int?
     var logFile: URL?
@@ -105,11 +104,6 @@ public final class CustomerJob: Sendable {
   public var generated: GeneratedPackage? {
     get { progress.withLock { $0.generated } }
     set { progress.withLock { $0.generated = newValue } }
-  }
-  /// The models embedded in the package, in the manifest's order.
-  public var embeddedModels: [EmbeddedModel] {
-    get { progress.withLock { $0.embeddedModels } }
-    set { progress.withLock { $0.embeddedModels = newValue } }
   }
   public var archive: Archive? {
     get { progress.withLock { $0.archive } }

@@ -47,6 +47,8 @@ public struct ReleaseOptions: Equatable, Sendable {
   /// Where the destinations are served (`--public-url` or `publish.publicURL`): the base of the
   /// URLs in indexes and of the over-the-air manifest URL every package carries.
   public var publicURL: String?
+  /// How messages name where the settings above came from.
+  public var origins = SettingOrigins()
   /// Where OTA manifests go when every destination is a releases repository
   /// (`publish.otaDestination` of release.config.json).
   public var otaDestination: PublishDestination?
@@ -95,4 +97,20 @@ extension ReleaseOptions {
     while base.hasSuffix("/") { base.removeLast() }
     return "\(base)/\(OTAManifest.pointerKey(customer))"
   }
+}
+
+/// How a message names where a setting came from, followed by its value: the flag
+/// (`--s3-endpoint https://…`), or the release.config.json key (`release.config.json:
+/// publish.s3Endpoint: https://…`). A message naming a flag nobody typed sends the reader to the
+/// wrong place.
+public struct SettingOrigins: Equatable, Sendable {
+  public var models = "--models"
+  public var s3Endpoint = "--s3-endpoint"
+  public var s3Region = "--s3-region"
+  public var publicURL = "--public-url"
+
+  public init() {}
+
+  /// The label of a release.config.json key.
+  static func configuration(_ path: String, key: String) -> String { "\(path): \(key):" }
 }

@@ -26,10 +26,12 @@ public struct Services: Sendable {
 
   /// The real machine: current directory, process environment, stdout/stderr.
   public static func live() -> Services {
-    Services(
+    let environment = ProcessInfo.processInfo.environment
+    return Services(
       processRunner: SystemProcessRunner(), clock: SystemClock(),
       root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
-      environment: ProcessInfo.processInfo.environment, output: StandardOutput())
+      environment: environment,
+      output: StandardOutput(workflowCommands: environment["GITHUB_ACTIONS"] == "true"))
   }
 
   /// Resolves a user-given path (absolute, or relative to `root`).

@@ -22,7 +22,9 @@ struct GitRepository {
       case .failed(let command, let directory, let output):
         let detail =
           output.split(separator: "\n").last.map { ": \($0.trimmingCharacters(in: .whitespaces))" } ?? ""
-        return "\(command) in \(directory) failed\(detail)"
+        // A remote's URL may carry a credential (one configured in .git/config, say): git
+        // echoes it, and the command names it.
+        return URLCredentials.redactingLocations(in: "\(command) in \(directory) failed\(detail)")
       case .dirty(let directory, let files):
         let shown = files.prefix(5).joined(separator: ", ") + (files.count > 5 ? ", …" : "")
         return
@@ -109,7 +111,7 @@ struct GitRepository {
 
   /// The commit a ref points at, or nil when it does not exist.
   func commit(of ref: String) -> String? {
-    try? run(["rev-parse", "--verify", "--quiet", ref + "^{commit}"])
+    try? run(["rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"])
   }
 
   func head() throws -> String { try run(["rev-parse", "--verify", "HEAD^{commit}"]) }
@@ -184,14 +186,20 @@ struct GitRepository {
   /// Creates an annotated tag on `commit`; a tag that already points there is fine (reruns are
   /// idempotent), one on another commit is an error. Returns whether a tag was created.
   @discardableResult
-  func tag(_ name: String, at commit: String, message: String) throws -> Bool {
+  func tag(_ name: String, at commit: String, message: String, extraEnvironment: [String: String] = [:])
+    throws -> Bool
+  {
     if let existing = self.commit(of: "refs/tags/\(name)") {
       guard existing == commit else {
         throw GitError.tagOnOtherCommit(tag: name, tagged: existing, expected: commit)
       }
       return false
     }
-    try run(["tag", "--annotate", "--cleanup=verbatim", "--message", message, name, commit])
+    // The name comes from input (a customer id, a version): after the end of options it can
+    // only ever be a name, a bad one if it starts with '-'.
+    try run(
+      ["tag", "--annotate", "--cleanup=verbatim", "--message", message, "--end-of-options", name, commit],
+      extraEnvironment: extraEnvironment)
     return true
   }
 

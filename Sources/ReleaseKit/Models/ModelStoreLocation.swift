@@ -35,25 +35,25 @@ enum ModelStoreLocation {
           || prefix.isEmpty
       else {
         throw ReleaseError.usage(
-          "--models \(location): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
+          "\(options.origins.models) \(location): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
         )
       }
       let client = try S3Settings.client(
         bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
         environment: services.environment,
-        purpose: "--models \(displayName)", http: http)
+        purpose: "\(options.origins.models) \(displayName)", origins: options.origins, http: http)
       source = .s3(client: client, prefix: prefix)
     } else {
       guard let base = URL(string: displayName), base.host?.isEmpty == false, base.query == nil,
         base.user == nil
       else {
         throw ReleaseError.usage(
-          "--models \(location): expected an http(s) URL of a directory holding index.json")
+          "\(options.origins.models) \(location): expected an http(s) URL of a directory holding index.json")
       }
       // Models decide what ships: they come over TLS, or from this machine.
-      if base.scheme?.lowercased() == "http", !S3Settings.isLoopback(base.host ?? "") {
+      if base.scheme?.lowercased() == "http", !LoopbackHost.contains(base.host ?? "") {
         throw ReleaseError.usage(
-          "--models \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+          "\(options.origins.models) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
         )
       }
       source = .http(base: base, client: http)
@@ -63,7 +63,7 @@ enum ModelStoreLocation {
         displayName: displayName, source: source, cacheDirectory: cache,
         maximumModelSize: options.maximumModelSize)
     } catch let error as RemoteModelStoreError {
-      throw ReleaseError.invalidInput(error.description)
+      throw ReleaseError.invalidInputs(error.lines)
     }
   }
 }

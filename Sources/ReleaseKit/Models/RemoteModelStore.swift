@@ -34,7 +34,8 @@ struct RemoteModelStore: ModelStore {
   /// `<cache>/models`.
   let cacheDirectory: URL
   let entries: [ModelReference: Entry]
-  /// Bytes a model may have when the index gives no size (with one, exactly that size).
+  /// Bytes a model may have (`--max-model-size`); one whose index entry gives a size may have
+  /// exactly that, which is never more (the index is refused otherwise).
   let maximumModelSize: Int64
 
   /// Opens the store: downloads and validates its `index.json`.
@@ -50,7 +51,7 @@ struct RemoteModelStore: ModelStore {
     } catch {
       throw RemoteModelStoreError.indexUnavailable(location: indexLocation, reason: "\(error)")
     }
-    entries = try Self.parseIndex(data, location: indexLocation)
+    entries = try Self.parseIndex(data, location: indexLocation, maximumModelSize: maximumModelSize)
   }
 
   func flowNames() throws -> [String] {
@@ -87,18 +88,26 @@ struct RemoteModelStore: ModelStore {
       return cached
     }
     try AtomicFile.createDirectory(cacheDirectory)
-    let download = cacheDirectory.appendingPathComponent(".download-\(UUID().uuidString)")
+    // What runs that were killed (SIGKILL, a power cut) left half-done; their pids are gone.
+    AtomicFile.removeAbandonedTemporaries(in: cacheDirectory)
+    // A temporary of this run until checked and renamed: an interrupt removes it with the others.
+    let download = AtomicFile.temporarySibling(of: cached)
     defer { try? FileManager.default.removeItem(at: download) }
     let location = Self.join(displayName, entry.path)
     do {
-      // The index's size is enforced while downloading: a server sending more is cut off.
-      try Self.fetch(entry.path, from: source, to: download, maximumSize: entry.size ?? maximumModelSize)
+      // The index's size is enforced while downloading: a server sending more is cut off. The
+      // index cannot raise the limit (it is refused when it claims more); this is the second
+      // line of that.
+      try Self.fetch(
+        entry.path, from: source, to: download,
+        maximumSize: min(entry.size ?? maximumModelSize, maximumModelSize))
     } catch SystemError.tooLarge(_, let limit) {
       // Not the model the index describes: bad input, like a wrong digest.
       throw RemoteModelStoreError.tooLarge(reference: reference, location: location, limit: limit)
     } catch {
       throw RemoteModelStoreError.downloadFailed(reference: reference, location: location, reason: "\(error)")
     }
+    FaultPoint.pause("model.downloaded")
     let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: download)
     guard sha256 == entry.sha256 else {
       throw RemoteModelStoreError.digestMismatch(
@@ -167,7 +176,9 @@ struct RemoteModelStore: ModelStore {
   private static let pathCharacters = Set(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
 
-  static func parseIndex(_ data: Data, location: String) throws -> [ModelReference: Entry] {
+  static func parseIndex(_ data: Data, location: String, maximumModelSize: Int64) throws
+    -> [ModelReference: Entry]
+  {
     let file: IndexFile
     do { file = try JSONDecoder().decode(IndexFile.self, from: data) } catch {
       throw RemoteModelStoreError.invalidIndex(
@@ -182,7 +193,11 @@ struct RemoteModelStore: ModelStore {
       let at = "models[\(index)]"
       let reference = ModelReference(flowName: model.flowName, version: model.modelVersion)
       let segments = model.path.split(separator: "/", omittingEmptySubsequences: false)
-      if model.flowName.isEmpty || model.flowName.contains("/") || model.flowName.hasPrefix(".") {
+      // A flow name is a directory name of the store and is printed: no line breaks or other
+      // controls, which could start a line of their own where the name is shown.
+      if model.flowName.isEmpty || model.flowName.contains("/") || model.flowName.hasPrefix(".")
+        || model.flowName.unicodeScalars.contains(where: { $0 == "\t" || TerminalText.needsEscape($0) })
+      {
         problems.append("\(at).flowName: \"\(model.flowName)\" is not a flow name")
       } else if model.modelVersion < 0 {
         problems.append("\(at).modelVersion: \(model.modelVersion) is negative")
@@ -194,6 +209,11 @@ struct RemoteModelStore: ModelStore {
         )
       } else if model.sha256.count != 64 || !model.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) {
         problems.append("\(at).sha256: expected 64 lower-case hex digits, found \"\(model.sha256)\"")
+      } else if let size = model.size, size < 0 {
+        problems.append("\(at).size: \(size) is negative")
+      } else if let size = model.size, size > maximumModelSize {
+        problems.append(
+          "\(at).size: \(size) bytes is more than --max-model-size allows (\(maximumModelSize) bytes)")
       } else if entries[reference] != nil {
         problems.append("\(at): \(reference) is listed twice")
       } else {
@@ -215,12 +235,20 @@ enum RemoteModelStoreError: Error, CustomStringConvertible, Equatable {
     reference: ModelReference, location: String, expected: String, found: String, size: Int64)
   case tooLarge(reference: ModelReference, location: String, limit: Int64)
 
-  var description: String {
+  var description: String { lines.joined(separator: "\n") }
+
+  /// One line per problem of an index, one line otherwise.
+  var lines: [String] {
+    if case .invalidIndex(let location, let problems) = self { return problems.map { "\(location): \($0)" } }
+    return [line]
+  }
+
+  private var line: String {
     switch self {
     case .indexUnavailable(let location, let reason):
       return "\(location): cannot download the model store's index: \(reason)"
     case .invalidIndex(let location, let problems):
-      return problems.map { "\(location): \($0)" }.joined(separator: "\n")
+      return problems.map { "\(location): \($0)" }.joined(separator: "; ")
     case .modelNotFound(let store, let reference, let available, let flows):
       let file = RemoteModelStore.join(store, reference.relativePath)
       if !available.isEmpty {

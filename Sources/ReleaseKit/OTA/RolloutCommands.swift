@@ -215,7 +215,7 @@ enum RolloutCommand {
         path: inputs.rolloutsPath, old: old.map { String(decoding: $0, as: UTF8.self) },
         new: String(decoding: new, as: UTF8.self))
     ])
-    output.write(line: diff.hasSuffix("\n") ? String(diff.dropLast()) : diff, to: .standardOutput)
+    output.write(linesOf: diff, to: .standardOutput)
     if dryRun {
       output.write(line: "dry run: \(summary()); \(inputs.rolloutsPath) not written", to: .standardError)
       return

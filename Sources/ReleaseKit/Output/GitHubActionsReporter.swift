@@ -33,7 +33,7 @@ public final class GitHubActionsReporter: Reporter {
       for diagnostic in diagnostics {
         var properties = "file=\(Self.escapeProperty(diagnostic.file))"
         if let line = diagnostic.line { properties += ",line=\(line)" }
-        output.write(
+        output.writeWorkflowCommand(
           line: "::error \(properties)::\(Self.escapeData(diagnostic.description))", to: stream)
       }
     case .customerFinished(let outcome):
@@ -49,26 +49,32 @@ public final class GitHubActionsReporter: Reporter {
     if outcome.status == "failed" {
       let message =
         "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
-      output.write(
-        line: "::error title=release \(outcome.id)::\(Self.escapeData(message))", to: stream)
+      output.writeWorkflowCommand(
+        line: "::error title=\(Self.escapeProperty("release \(outcome.id)"))::\(Self.escapeData(message))",
+        to: stream)
     }
     guard let log = outcome.logFile else { return }
     let logURL = log.hasPrefix("/") ? URL(fileURLWithPath: log) : root.appendingPathComponent(log)
     guard let text = try? String(contentsOf: logURL, encoding: .utf8) else { return }
-    output.write(
+    output.writeWorkflowCommand(
       line: "::group::\(Self.escapeData("\(outcome.id) \(outcome.version) build log (\(outcome.status))"))",
       to: stream)
-    // The runner reads commands anywhere in a line after leading white space, and splits lines
-    // on a bare CR: a log must not be able to run one. Between `::stop-commands::<token>` and
-    // `::<token>::` it runs none; the token is fresh, unguessable and not in the log.
-    var token = Self.fenceToken()
-    while text.contains(token) { token = Self.fenceToken() }
-    output.write(line: "::stop-commands::\(token)", to: stream)
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      output.write(line: String(line), to: stream)
-    }
-    output.write(line: "::\(token)::", to: stream)
-    output.write(line: "::endgroup::", to: stream)
+    Self.writeFenced(
+      text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), output: output,
+      stream: stream)
+    output.writeWorkflowCommand(line: "::endgroup::", to: stream)
+  }
+
+  /// Writes lines from outside (a build log, a log tail) where the runner runs no command in
+  /// them. The runner reads commands anywhere in a line after leading white space, and splits
+  /// lines on a bare CR: a log must not be able to run one. Between `::stop-commands::<token>`
+  /// and `::<token>::` it runs none; the token is fresh, unguessable and not in the lines.
+  static func writeFenced(_ lines: [String], output: OutputStreaming, stream: ReleaseSystem.OutputStream) {
+    var token = fenceToken()
+    while lines.contains(where: { $0.contains(token) }) { token = fenceToken() }
+    output.writeWorkflowCommand(line: "::stop-commands::\(token)", to: stream)
+    output.write(lines: lines, to: stream)
+    output.writeWorkflowCommand(line: "::\(token)::", to: stream)
   }
 
   public func finish() {

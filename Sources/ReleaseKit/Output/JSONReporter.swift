@@ -85,7 +85,7 @@ public final class JSONReporter: Reporter {
         "failed": outcomes.filter { $0.status == "failed" || $0.status == "cancelled" }.count,
         "customers": outcomes.map(outcomeObject),
       ]
-    case .failure(let message): return ["event": "error", "message": message]
+    case .failure(let lines): return ["event": "error", "message": lines.joined(separator: "\n")]
     }
   }
 

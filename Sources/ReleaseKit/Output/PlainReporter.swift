@@ -92,8 +92,8 @@ public final class PlainReporter: Reporter {
       for row in SummaryTable.rows(outcomes) { output.write(line: row, to: .standardOutput) }
       if let shipping = SummaryTable.shipping(outcomes) { line(shipping) }
       line(String(format: "finished in %.1fs", seconds))
-    case .failure(let message):
-      output.write(line: "error: \(message)", to: .standardError)
+    case .failure(let lines):
+      output.write(lines: ["error: \(lines.first ?? "")"] + lines.dropFirst(), to: .standardError)
     }
   }
 }
@@ -142,8 +142,8 @@ final class ErrorLinesReporter: Reporter {
     switch event {
     case .diagnostics(let diagnostics):
       diagnostics.forEach { output.write(line: "error: \($0)", to: .standardError) }
-    case .failure(let message):
-      output.write(line: "error: \(message)", to: .standardError)
+    case .failure(let lines):
+      output.write(lines: ["error: \(lines.first ?? "")"] + lines.dropFirst(), to: .standardError)
     default:
       break
     }

@@ -40,7 +40,8 @@ public enum ReleaseEvent: Sendable {
   case customerLogTail(id: String, lines: [String])
   case info(String)
   case summary([CustomerOutcome], seconds: Double)
-  case failure(String)
+  /// The run's error, one line each (the first names what failed).
+  case failure([String])
 }
 
 /// Renders events. Implementations must accept calls from several threads.

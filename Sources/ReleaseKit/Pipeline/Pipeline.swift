@@ -23,8 +23,10 @@ public struct Pipeline: Sendable {
       context.reporter.report(.stepStarted(step.name))
       do {
         try step.run(context)
-      } catch ReleaseError.invalidInput(let reason) where context.options.dryRun && step.isPreflightCheck {
-        context.reporter.report(.dryRun(step: step.name, lines: ["would refuse: \(reason)"]))
+      } catch let error as ReleaseError
+        where error.isInvalidInput && context.options.dryRun && step.isPreflightCheck
+      {
+        context.reporter.report(.dryRun(step: step.name, lines: error.lines.map { "would refuse: \($0)" }))
       } catch let error as ReleaseError {
         throw error
       } catch let failure as ValidationFailure {

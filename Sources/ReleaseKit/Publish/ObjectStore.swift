@@ -85,8 +85,11 @@ struct DirectoryObjectStore: ObjectStore {
       if errno == ENOENT { return nil }
       throw SystemError.cannotRead(path: url.path, reason: String(cString: strerror(errno)))
     }
+    // A FIFO or device in the index's place is named as such (and never blocks the read).
+    let handle = try RegularFile.handle(url)
+    defer { try? handle.close() }
     let data: Data
-    do { data = try Data(contentsOf: url) } catch {
+    do { data = try handle.readToEnd() ?? Data() } catch {
       throw SystemError.cannotRead(path: url.path, reason: SystemError.reason(error))
     }
     return StoredObject(data: data, tag: SHA256Digest.hex(of: data))

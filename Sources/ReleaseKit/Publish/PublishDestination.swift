@@ -10,20 +10,24 @@ import ReleaseSystem
 ///   `git:/srv/releases/{id}.git` or `git:https://git.example.com/sdk/{id}.git`.
 public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
   case directory(path: String, baseURL: String?)
-  case s3(bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?)
+  case s3(
+    bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?,
+    origins: SettingOrigins = .init())
   case releasesRepositories(template: String)
 
   public var description: String {
     switch self {
     case .directory(let path, _): return path
-    case .s3(let bucket, let prefix, _, _, _): return "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
+    case .s3(let bucket, let prefix, _, _, _, _):
+      return "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
     case .releasesRepositories(let template): return "git:\(template)"
     }
   }
 
   /// Parses a `--publish` value; the error names the argument and what was expected.
   public static func parse(
-    _ text: String, s3Endpoint: String?, region: String? = nil, baseURL: String?
+    _ text: String, s3Endpoint: String?, region: String? = nil, baseURL: String?,
+    origins: SettingOrigins = .init()
   ) throws -> PublishDestination {
     if text.hasPrefix("s3://") {
       let rest = text.dropFirst("s3://".count)
@@ -42,7 +46,9 @@ public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
       guard !segments.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) || prefix.isEmpty else {
         throw ReleaseError.usage("--publish \(text): the prefix may not have empty, '.' or '..' segments")
       }
-      return .s3(bucket: bucket, prefix: prefix, endpoint: s3Endpoint, region: region, baseURL: baseURL)
+      return .s3(
+        bucket: bucket, prefix: prefix, endpoint: s3Endpoint, region: region, baseURL: baseURL,
+        origins: origins)
     }
     if text.hasPrefix("git:") {
       let template = String(text.dropFirst(4))
@@ -78,11 +84,11 @@ public enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
     case .directory(let path, let baseURL):
       return .objectStore(
         DirectoryObjectStore(root: services.resolve(path), displayName: path, baseURL: baseURL))
-    case .s3(let bucket, let prefix, let endpoint, let region, let baseURL):
+    case .s3(let bucket, let prefix, let endpoint, let region, let baseURL, let origins):
       return .objectStore(
         try S3ObjectStore.make(
           bucket: bucket, prefix: prefix, endpoint: endpoint, region: region, baseURL: baseURL,
-          environment: services.environment))
+          environment: services.environment, origins: origins))
     case .releasesRepositories(let template):
       return .releasesRepositories(template)
     }

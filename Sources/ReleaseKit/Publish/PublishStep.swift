@@ -215,19 +215,12 @@ struct PublishStep: Step {
     throw PublishError.contended(location: location(store, key), attempts: Self.mergeAttempts)
   }
 
+  /// Each attempt reads index.json first, then the customer indexes: a publisher of the same
+  /// customer that wrote a newer version after this one read its customer index has changed
+  /// index.json too, or will write it after this one (its replace then fails and it reads again),
+  /// so `latest` never goes back to what this publisher saw. And it is never lowered from what
+  /// index.json already says: versions are only ever added.
   private func publishTopLevelIndex(_ releases: [PublishedRelease], to store: ObjectStore) throws {
-    var entries: [TopLevelIndex.Entry] = []
-    for release in releases {
-      let id = release.job.id
-      let key = Self.customerIndexKey(id)
-      guard let object = try store.read(key),
-        let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: object.data)
-      else {
-        throw PublishError.readBackMismatch(
-          location: location(store, key), expected: "the index just written", found: "none")
-      }
-      entries.append(TopLevelIndex.Entry(id: id, latest: customerIndex.latest, index: key))
-    }
     for _ in 0..<Self.mergeAttempts {
       let current = try store.read("index.json")
       var index = TopLevelIndex(customers: [])
@@ -236,10 +229,24 @@ struct PublishStep: Step {
           throw PublishError.unreadableIndex(location: location(store, "index.json"), reason: "\(error)")
         }
       }
-      for entry in entries {
-        index.customers.removeAll { $0.id == entry.id }
-        index.customers.append(entry)
+      for release in releases {
+        let id = release.job.id
+        let key = Self.customerIndexKey(id)
+        guard let object = try store.read(key),
+          let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: object.data)
+        else {
+          throw PublishError.readBackMismatch(
+            location: location(store, key), expected: "the index just written", found: "none")
+        }
+        let listed = index.customers.first { $0.id == id }?.latest
+        let latest = [customerIndex.latest, listed].compactMap { $0 }.max {
+          (SemanticVersion($0) ?? .init(0, 0, 0)) < (SemanticVersion($1) ?? .init(0, 0, 0))
+        }
+        index.customers.removeAll { $0.id == id }
+        index.customers.append(
+          TopLevelIndex.Entry(id: id, latest: latest ?? customerIndex.latest, index: key))
       }
+      FaultPoint.pause("publish.customer-indexes-read")
       index.customers.sort { $0.id < $1.id }
       if try store.replace(
         "index.json", with: try PublishedJSON.encode(index), contentType: "application/json",

@@ -114,8 +114,7 @@ struct ReleasesRepository {
     let branch = (try? git.run(["symbolic-ref", "--short", "HEAD"])) ?? "main"
     try git.run(
       ["commit", "--quiet", "--allow-empty", "--cleanup=verbatim", "-m", message], extraEnvironment: dates)
-    try git.run(
-      ["tag", "--annotate", "--cleanup=verbatim", "--message", message, tag], extraEnvironment: dates)
+    try git.tag(tag, at: "HEAD", message: message, extraEnvironment: dates)
     try git.run([
       "push", "--quiet", "--atomic", "--", "origin", "HEAD:refs/heads/\(branch)", "refs/tags/\(tag)",
     ])

@@ -18,13 +18,12 @@ struct S3ObjectStore: ObjectStore {
 
   static func make(
     bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?,
-    environment: [String: String], http: HTTPClient = CurlHTTPClient()
+    environment: [String: String], origins: SettingOrigins = .init(), http: HTTPClient = CurlHTTPClient()
   ) throws -> ObjectStore {
     let display = "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
     let client = try S3Settings.client(
       bucket: bucket, endpoint: endpoint, region: region, environment: environment,
-      purpose: "--publish \(display)",
-      http: http)
+      purpose: "--publish \(display)", origins: origins, http: http)
     var base =
       baseURL ?? "\(S3Settings.trimmed(client.endpoint.absoluteString))/\(bucket)"
       + (prefix.isEmpty ? "" : "/\(prefix)")
@@ -35,7 +34,8 @@ struct S3ObjectStore: ObjectStore {
         url.host?.isEmpty == false
       else {
         throw ReleaseError.usage(
-          "--public-url \(baseURL!): expected an http or https URL, e.g. https://sdk.example.com/releases")
+          "\(origins.publicURL) \(baseURL!): expected an http or https URL, e.g. https://sdk.example.com/releases"
+        )
       }
     }
     return S3ObjectStore(client: client, prefix: prefix, publicBase: base)
@@ -118,43 +118,53 @@ enum S3Settings {
 
   /// A client for `bucket`. Region: `region`, else `AWS_REGION` / `AWS_DEFAULT_REGION`, else
   /// us-east-1; endpoint: `endpoint`, else AWS S3 in that region. A missing credential
-  /// variable or a malformed endpoint is bad input (exit 2), named in one line; the
-  /// variables' values never appear in a message.
+  /// variable or a malformed endpoint is bad input (exit 2), named in one line by where it came
+  /// from (`origins`); the variables' values never appear in a message.
   static func client(
     bucket: String, endpoint: String?, region: String?, environment: [String: String], purpose: String,
-    http: HTTPClient = CurlHTTPClient()
+    origins: SettingOrigins = .init(), http: HTTPClient = CurlHTTPClient()
   ) throws -> S3Client {
+    // Credentials come from the environment only; one in the URL would show in messages.
+    if let endpoint, URLCredentials.carriesCredential(endpoint) {
+      throw ReleaseError.usage(
+        "\(origins.s3Endpoint) \(URLCredentials.redacted(endpoint)): a credential in a URL shows in the process list and in messages; S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN)"
+      )
+    }
     let credentials: S3Credentials
     do {
       credentials = try S3Credentials.fromEnvironment(environment)
     } catch let error as NetworkError {
       throw ReleaseError.invalidInput("\(purpose): \(error)")
     }
-    let region = region ?? S3Credentials.region(fromEnvironment: environment) ?? defaultRegion
+    let (region, regionOrigin) =
+      region.map { ($0, origins.s3Region) } ?? S3Credentials.region(fromEnvironment: environment)
+      ?? (defaultRegion, "")
     // The region goes into the default endpoint's host name: nothing but a region name.
     guard isRegionName(region) else {
       throw ReleaseError.usage(
-        "--s3-region \(region.prefix(60)): not a region name; expected lower-case letters, digits and '-' (e.g. us-east-1, or auto for R2)"
+        "\(regionOrigin) \(region.prefix(60)): not a region name; expected lower-case letters, digits and '-' (e.g. us-east-1, or auto for R2)"
       )
     }
     let endpointText = endpoint ?? "https://s3.\(region).amazonaws.com"
     guard let endpointURL = URL(string: endpointText) else {
       throw ReleaseError.usage(
-        "--s3-endpoint \(endpointText): not a URL; expected e.g. https://s3.example.com")
+        "\(origins.s3Endpoint) \(endpointText): not a URL; expected e.g. https://s3.example.com")
     }
     // A session token is a bearer credential sent in a header: never in clear text off this machine.
     if endpointURL.scheme?.lowercased() == "http", credentials.hasSessionToken,
-      !isLoopback(endpointURL.host ?? "")
+      !LoopbackHost.contains(endpointURL.host ?? "")
     {
       throw ReleaseError.usage(
-        "--s3-endpoint \(endpointText): plain http with AWS_SESSION_TOKEN set would send the token in clear text; use https (plain http only to 127.0.0.1, ::1 or localhost)"
+        "\(origins.s3Endpoint) \(endpointText): plain http with AWS_SESSION_TOKEN set would send the token in clear text; use https (plain http only to 127.0.0.1, ::1 or localhost)"
       )
     }
     do {
       return try S3Client(
         endpoint: endpointURL, bucket: bucket, region: region, credentials: credentials, http: http)
+    } catch NetworkError.invalidEndpoint(let url, let reason) where endpoint != nil {
+      throw ReleaseError.usage("\(origins.s3Endpoint) \(url): \(reason)")
     } catch let error as NetworkError {
-      throw ReleaseError.usage(endpoint == nil ? "\(purpose): \(error)" : "--s3-endpoint: \(error)")
+      throw ReleaseError.usage("\(purpose): \(error)")
     }
   }
 
@@ -163,11 +173,6 @@ enum S3Settings {
       && region.unicodeScalars.allSatisfy {
         ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
       }
-  }
-
-  static func isLoopback(_ host: String) -> Bool {
-    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-    return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
   }
 
   static func trimmed(_ url: String) -> String {

@@ -26,6 +26,28 @@ enum URLCredentials {
     return location.replacingCharacters(in: range, with: shown + "@")
   }
 
+  /// `text` (a command line, git's messages) with the user info of every `scheme://` URL in it
+  /// redacted as `redacted` does, and every word that is a location carrying a credential
+  /// (`user:secret@host:path`) too: git echoes remote URLs, credentials included.
+  static func redactingLocations(in text: String) -> String {
+    let words = text.split(separator: " ", omittingEmptySubsequences: false).map { word in
+      carriesCredential(String(word)) ? redacted(String(word)) : String(word)
+    }
+    let joined = words.joined(separator: " ")
+    // Inside other text (quoted, after a colon): the authority runs to the last `@` before
+    // white space, a quote, `/`, `?` or `#`.
+    let pattern = #"([A-Za-z][A-Za-z0-9+.\-]*://)([^\s/?#'"@]*(?:@[^\s/?#'"@]*)*)@"#
+    guard let expression = try? NSRegularExpression(pattern: pattern) else { return joined }
+    var result = joined
+    for match in expression.matches(in: joined, range: NSRange(joined.startIndex..., in: joined)).reversed() {
+      guard let userRange = Range(match.range(at: 2), in: joined) else { continue }
+      let userInfo = joined[userRange]
+      let shown = userInfo.contains(":") ? String(userInfo.prefix { $0 != ":" }) + ":***" : "***"
+      if let target = Range(match.range(at: 2), in: result) { result.replaceSubrange(target, with: shown) }
+    }
+    return result
+  }
+
   /// The user info part: between `://` and the last `@` of the authority, or for an scp-like
   /// location before the first `@` (when there is a `:` after it).
   private static func userInfo(of location: String) -> String? {

@@ -14,15 +14,39 @@ struct ArtifactChecks {
   /// The customer's models as the manifest names them, when a manifest is at hand.
   let expectedModels: Set<ModelReference>?
 
-  func problems(releaseDirectory: URL, record: ReleaseRecord) -> [String] {
+  /// What is wrong with the release, one line each; and whether its archive passed the safety
+  /// checks, without which nothing else may open it (its names are not even fit to print).
+  func check(releaseDirectory: URL, record: ReleaseRecord) -> (problems: [String], archiveIsSafe: Bool) {
     let name = record.artifact.file
     // release.json is input too: its file name must not lead out of the release directory.
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
-      return ["release.json: artifact.file \"\(name)\" is not a plain file name"]
+      return (["release.json: artifact.file \"\(name)\" is not a plain file name"], false)
     }
     let archive = releaseDirectory.appendingPathComponent(name)
-    var problems = ZipReader.safetyProblems(of: archive).map(\.description)
-    guard problems.isEmpty else { return problems }
+    let safety = ZipReader.safetyProblems(of: archive).map(\.description)
+    guard safety.isEmpty else { return (safety, false) }
+    return (problems(of: archive, name: name, releaseDirectory: releaseDirectory, record: record), true)
+  }
+
+  func problems(releaseDirectory: URL, record: ReleaseRecord) -> [String] {
+    check(releaseDirectory: releaseDirectory, record: record).problems
+  }
+
+  /// The content checks of a release of the run, then — when its archive is safe to open at
+  /// all — the proof that it is what the job's inputs make (`ReproductionCheck`).
+  func problems(of job: CustomerJob, record: ReleaseRecord, in directory: URL, inputs: ReleaseInputs)
+    -> [String]
+  {
+    let (problems, safe) = check(releaseDirectory: directory, record: record)
+    guard safe else { return problems }
+    return problems + ReproductionCheck.problems(of: job, record: record, in: directory, inputs: inputs)
+  }
+
+  /// The checks of a safe archive.
+  private func problems(of archive: URL, name: String, releaseDirectory: URL, record: ReleaseRecord)
+    -> [String]
+  {
+    var problems: [String] = []
 
     if let (sha256, size) = try? SHA256Digest.hexAndSize(ofFileAt: archive) {
       if sha256 != record.artifact.sha256 {
@@ -142,11 +166,21 @@ struct StoreModels {
   var count: Int { hashes.count }
 
   /// `known`: digests already taken this run (the selected customers' models), not taken again.
-  init(_ store: ModelStore, known: [ModelReference: String] = [:]) throws {
+  /// `digests`: where a directory store's other models' digests are remembered between runs
+  /// (see `ModelDigestCache` for why trusting it is safe); without it every model is read.
+  init(_ store: ModelStore, known: [ModelReference: String] = [:], digests: ModelDigestCache? = nil) throws {
+    let directory = store as? DirectoryModelStore
     for flow in try store.flowNames() {
       for version in try store.versions(of: flow) {
         let reference = ModelReference(flowName: flow, version: version)
-        let sha256 = try known[reference] ?? store.sha256(of: reference)
+        let sha256: String
+        if let digest = known[reference] {
+          sha256 = digest
+        } else if let digests, let directory {
+          sha256 = try digests.sha256(of: directory.localFile(for: reference))
+        } else {
+          sha256 = try store.sha256(of: reference)
+        }
         byHash[sha256] = reference
         hashes[reference] = sha256
       }
@@ -168,7 +202,10 @@ struct CheckArtifactsStep: Step {
     guard let store = context.modelStore, let inputs = context.inputs else {
       preconditionFailure("check runs after load inputs")
     }
-    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+    let digests = ModelDigestCache(directory: context.cacheDirectory)
+    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
+    // A cache that cannot be written only costs the next run the reads.
+    try? digests.save()
     var problems: [String] = []
     let jobs = context.shippingJobs
     for job in jobs {
@@ -176,14 +213,12 @@ struct CheckArtifactsStep: Step {
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
       let checks = ArtifactChecks(
         store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
-      var found = checks.problems(releaseDirectory: directory, record: record)
       // Also for releases built by this run: what ships is proven against its inputs.
-      found += ReproductionCheck.problems(of: job, record: record, in: directory, inputs: inputs)
+      let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
       problems += found.map { "\(job.id): \($0)" }
     }
     if !problems.isEmpty {
-      throw ReleaseError.stepFailed(
-        step: name, reason: (problems + [ReproductionCheck.recovery]).joined(separator: "\n"))
+      throw ReleaseError.stepProblems(step: name, problems: problems + [ReproductionCheck.recovery])
     }
     context.reporter.report(.info("content checks passed for \(jobs.count) artifacts"))
   }

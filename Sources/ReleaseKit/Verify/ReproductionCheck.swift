@@ -74,21 +74,104 @@ enum ReproductionCheck {
     return problems
   }
 
-  /// The whole check for a release of the run: the record's identity, then the archive's files.
+  /// The whole check for a release of the run: every field of its record, then the archive's
+  /// files.
   static func problems(
     of job: CustomerJob, record: ReleaseRecord, in releaseDirectory: URL, inputs: ReleaseInputs
   ) -> [String] {
-    var problems = recordProblems(record, customer: job.customer, version: job.version.description)
+    let expected: [String: PackageGenerator.PackageFile]
     do {
-      let expected = try PackageGenerator.files(
+      expected = try PackageGenerator.files(
         GenerateStep.input(for: job, inputs: inputs), templateDirectory: inputs.templateDirectory)
-      problems += archiveProblems(
+    } catch {
+      return recordProblems(record, customer: job.customer, version: job.version.description) + [
+        "cannot generate the package to compare with: \(error)"
+      ]
+    }
+    // What is published (the customer's name, SDK version, models and their inputs…) comes
+    // from release.json: all of it must be what this run would write for the job, not only
+    // its identity. Taken from the record, since the build made them and other checks prove
+    // them: the archive's size and SHA-256 (they match the zip and its .sha256; the zip's
+    // contents are compared below, its container bytes depend on the libarchive and zlib
+    // build, which no digest covers) and the test count (how many tests `swift test` ran, nil
+    // under --skip-tests: only running them again could prove it; shown in report.xml, never
+    // published). The files list is computed from the package the template makes. The
+    // toolchain is part of the build digest, so it is fixed for the plan and compared.
+    let wanted = StageStep.record(
+      job,
+      archive: .init(
+        path: releaseDirectory.appendingPathComponent(job.archiveName), sha256: record.artifact.sha256,
+        size: record.artifact.size),
+      files: files(of: expected), testCount: record.testCount, inputs: inputs)
+    return differences(record, wanted)
+      + archiveProblems(
         releaseDirectory.appendingPathComponent(job.archiveName), topLevelDirectory: job.customer.packageName,
         expected: expected)
-    } catch {
-      problems.append("cannot generate the package to compare with: \(error)")
+  }
+
+  /// The files list release.json has for a package of these files.
+  static func files(of package: [String: PackageGenerator.PackageFile]) -> [ReleaseRecord.File] {
+    package.map { path, file in
+      switch file {
+      case .contents(let bytes):
+        return ReleaseRecord.File(path: path, sha256: SHA256Digest.hex(of: bytes), size: Int64(bytes.count))
+      case .model(let model):
+        return ReleaseRecord.File(path: path, sha256: model.sha256, size: model.size)
+      }
+    }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+  }
+
+  /// Every field of `record` that differs from `wanted`, by its JSON path (`customer.name`,
+  /// `models[0].inputNames`), one line each. App ids compare case-insensitively, as everywhere.
+  static func differences(_ record: ReleaseRecord, _ wanted: ReleaseRecord) -> [String] {
+    var found = record
+    var expected = wanted
+    found.customer.appID = found.customer.appID.lowercased()
+    expected.customer.appID = expected.customer.appID.lowercased()
+    guard found != expected else { return [] }
+    func json(_ value: ReleaseRecord) -> Any? {
+      (try? value.encoded()).flatMap { try? JSONSerialization.jsonObject(with: $0) }
     }
-    return problems
+    var problems: [String] = []
+    compare(json(found), json(expected), at: "", into: &problems)
+    // Equal as JSON but not as values cannot happen for a Codable record; say so rather than pass.
+    return problems.isEmpty ? ["release.json: differs from what this run makes for the release"] : problems
+  }
+
+  /// Walks objects and arrays of objects; anything else (strings, numbers, lists of names) is
+  /// compared whole.
+  private static func compare(_ found: Any?, _ expected: Any?, at path: String, into problems: inout [String])
+  {
+    if let found = found as? [String: Any], let expected = expected as? [String: Any] {
+      for key in Set(found.keys).union(expected.keys).sorted() {
+        compare(found[key], expected[key], at: path.isEmpty ? key : "\(path).\(key)", into: &problems)
+      }
+      return
+    }
+    if let found = found as? [[String: Any]], let expected = expected as? [[String: Any]],
+      found.count == expected.count
+    {
+      for index in found.indices {
+        compare(found[index], expected[index], at: "\(path)[\(index)]", into: &problems)
+      }
+      return
+    }
+    let shownFound = shown(found)
+    let shownExpected = shown(expected)
+    if shownFound != shownExpected {
+      problems.append("release.json: \(path) is \(shownFound), expected \(shownExpected)")
+    }
+  }
+
+  /// A JSON value as compact JSON, at most 120 characters; `absent` for a missing one.
+  private static func shown(_ value: Any?) -> String {
+    guard let value else { return "absent" }
+    guard
+      let data = try? JSONSerialization.data(
+        withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+    else { return "\(value)" }
+    let text = String(decoding: data, as: UTF8.self)
+    return text.count > 120 ? text.prefix(119) + "…" : text
   }
 
   /// Said once after the problems: how to get past a release that is not what its inputs make.

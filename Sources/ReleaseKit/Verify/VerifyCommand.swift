@@ -90,6 +90,8 @@ enum VerifyCommand {
       output.write(
         line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
       var problems: [String] = []
+      // What the code under check printed when it failed.
+      var printed: [String] = []
       if let named = release.namedArchive, named != record.artifact.file {
         problems.append("\(named): release.json beside it describes \(record.artifact.file), not this file")
       }
@@ -118,12 +120,25 @@ enum VerifyCommand {
             try buildAndConsume(
               directory: directory, record: record, services: services,
               timeLimit: try parsed.duration("--timeout") ?? ReleaseOptions().timeout)
+          } catch let failure as BuildFailure {
+            problems.append(failure.message)
+            printed = failure.output
           } catch {
             problems.append("\(error)")
           }
         }
       }
       for problem in problems { output.write(line: "  FAIL \(problem)", to: .standardError) }
+      if !printed.isEmpty {
+        // The package's own output: under GitHub Actions fenced like a build log, so it runs
+        // no workflow command.
+        let indented = printed.map { "    \($0)" }
+        if services.environment["GITHUB_ACTIONS"] == "true" {
+          GitHubActionsReporter.writeFenced(indented, output: output, stream: .standardError)
+        } else {
+          output.write(lines: indented, to: .standardError)
+        }
+      }
       if !problems.isEmpty { failed += 1 }
     }
     output.write(
@@ -259,11 +274,10 @@ enum VerifyCommand {
     func swift(_ arguments: [String], in directory: URL) throws {
       let result = try services.processRunner.run(invocation("swift", arguments, in: directory, log: log))
       guard result.exitCode == 0 else {
-        let tail = LogTail.lastLines(of: log, count: 15).joined(separator: "\n    ")
-        throw SystemError.processFailed(
-          command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil
-        )
-        .withTail(tail)
+        throw BuildFailure(
+          message: SystemError.processFailed(
+            command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil
+          ).description, output: LogTail.lastLines(of: log, count: 15))
       }
     }
     try swift(["build"], in: package)
@@ -289,8 +303,10 @@ enum VerifyCommand {
         binary.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) + "/Consumer", [], in: consumer,
         log: nil))
     guard run.exitCode == 0 else {
-      throw VerifyError.consumerFailed(
-        output: (run.standardError + run.standardOutput).trimmingCharacters(in: .whitespacesAndNewlines))
+      throw BuildFailure(
+        message: "the consumer package failed (exit \(run.exitCode))",
+        output: (run.standardError + run.standardOutput).trimmingCharacters(in: .whitespacesAndNewlines)
+          .split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
     let calls = run.standardOutput.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count
     services.output.write(
@@ -298,21 +314,14 @@ enum VerifyCommand {
       to: .standardOutput)
   }
 
-  enum VerifyError: Error, CustomStringConvertible {
-    case consumerFailed(output: String)
-    case withTail(Error, String)
-    var description: String {
-      switch self {
-      case .consumerFailed(let output): return "the consumer package failed: \(output)"
-      case .withTail(let error, let tail): return "\(error)\n    \(tail)"
-      }
-    }
+  /// The package under check or its consumer failed to build or run: `message` is one line,
+  /// `output` what that code printed last (its log's tail, or its output), printed apart from
+  /// the message because it is the code's text, not the tool's.
+  struct BuildFailure: Error, CustomStringConvertible {
+    let message: String
+    let output: [String]
+    var description: String { ([message] + output.map { "    \($0)" }).joined(separator: "\n") }
   }
-}
-
-extension Error {
-  /// Attaches the last lines of a log to an error's message.
-  func withTail(_ tail: String) -> Error { VerifyCommand.VerifyError.withTail(self, tail) }
 }
 
 /// The environment `release verify` builds and runs a package in: the package is the code under

@@ -13,13 +13,13 @@ public struct ReleaseState: Codable, Equatable, Sendable {
     /// them. Absent in state files written before tool 0.4.0.
     public var releases: [ReleaseContents]
 
+    enum CodingKeys: String, CodingKey { case version, sourceDigest, releases }
+
     public init(version: SemanticVersion, sourceDigest: String, releases: [ReleaseContents] = []) {
       self.version = version
       self.sourceDigest = sourceDigest
       self.releases = releases
     }
-
-    private enum CodingKeys: String, CodingKey { case version, sourceDigest, releases }
 
     public init(from decoder: Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -28,8 +28,8 @@ public struct ReleaseState: Codable, Equatable, Sendable {
       releases = try container.decodeIfPresent([ReleaseContents].self, forKey: .releases) ?? []
     }
 
-    /// Without recorded releases, the entry is written as before them, so a state file from an
-    /// earlier tool changes only where a release is recorded.
+    /// An empty history is left out, as such files have it: a change elsewhere in the file (a
+    /// bump, another customer's record) leaves an entry written before tool 0.4.0 as it was.
     public func encode(to encoder: Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(version, forKey: .version)
@@ -66,6 +66,15 @@ public struct ReleaseState: Codable, Equatable, Sendable {
   }
 
   public func write(to url: URL) throws { try AtomicFile.write(try encoded(), to: url) }
+
+  /// The state file's own lock, `.<name>.lock` beside it: everything that writes the file
+  /// (a run recording versions, `release bump`) takes it and reads the file again under it,
+  /// so none drops another's change. Held for seconds, so waiting a minute is generous.
+  static func lock(_ url: URL, timeout: Double = 60) throws -> FileLock {
+    try FileLock(
+      url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock"),
+      timeout: timeout)
+  }
 
   private static func describe(_ error: DecodingError) -> String {
     func path(_ codingPath: [CodingKey]) -> String {

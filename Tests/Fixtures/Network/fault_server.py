@@ -12,6 +12,11 @@ Routes (GET, HEAD, PUT, DELETE):
   /bytes/<count>                  200 with <count> bytes ("0123456789" repeated)
   /truncated                      promises 1000 bytes, sends 100, closes the connection
   /redirect?to=<url>              302 to <url>
+  /endless/<status>/<token>       <status> with a chunked body of up to 64 MiB, in 64 KiB
+                                  chunks, as long as the client reads; counts what it sent
+  /sent/<token>                   200, the number of body bytes /endless/.../<token> has sent
+  /sized/<count>/<mode>/...       200 with <count> bytes, announced (mode "length") or
+                                  chunked (mode "chunked"); any path may follow
 """
 import hashlib
 import json
@@ -22,6 +27,9 @@ from urllib.parse import parse_qs, urlparse
 
 failures_served = {}
 failures_lock = threading.Lock()
+# /endless: body bytes sent per token.
+sent_bytes = {}
+ENDLESS_LIMIT = 64 * 1024 * 1024
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -101,6 +109,45 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x" * 100)
             self.wfile.flush()
             self.close_connection = True
+        elif parts[0] == "endless" and len(parts) == 3:
+            self.send_response(int(parts[1]))
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"x" * 65536
+            sent = 0
+            try:
+                # Bounded: stops at ENDLESS_LIMIT even if the client reads on.
+                while sent < ENDLESS_LIMIT:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    sent += len(chunk)
+                    with failures_lock:
+                        sent_bytes[parts[2]] = sent
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+            self.close_connection = True
+        elif parts[0] == "sent" and len(parts) == 2:
+            with failures_lock:
+                count = sent_bytes.get(parts[1], 0)
+            self.answer(200, str(count).encode())
+        elif parts[0] == "sized" and len(parts) >= 3:
+            count = int(parts[1])
+            body = (b"0123456789" * (count // 10 + 1))[:count]
+            if parts[2] == "length":
+                self.answer(200, body, "application/octet-stream")
+            else:
+                self.send_response(200)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for start in range(0, count, 65536):
+                        block = body[start:start + 65536]
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(block), block))
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:
+                    pass
+                self.close_connection = True
         elif parts[0] == "redirect":
             target = parse_qs(url.query).get("to", [""])[0]
             self.answer(302, extra_headers=[("Location", target)])

@@ -198,4 +198,78 @@ final class VersionBumpTests: XCTestCase {
       VersionBump.replacingInCodeBlocks(readme, current.description, with: "99.0.0"), readme,
       "the README's code blocks do show the current version elsewhere")
   }
+
+  /// `release bump` writes the state file under the lock every run records under, and applies
+  /// its change to what the file holds then: a run that records a customer while the bump is
+  /// under way (here: as soon as the bump lists the commits for the CHANGELOG) keeps its record.
+  func testABumpKeepsARecordMadeWhileItRuns() throws {
+    let repository = try fixtureRepository()
+    let root = repository.url
+    let stateFile = root.appendingPathComponent("release-state.json")
+    let recorded = DispatchSemaphore(value: 0)
+    let runner = HookedProcessRunner { invocation in
+      guard invocation.program == "git", invocation.arguments.first == "log" else { return }
+      // Another run recording cobalt as WriteStateStep does: the state file's lock, a re-read.
+      Thread.detachNewThread {
+        defer { recorded.signal() }
+        do {
+          let lock = try FileLock(root.appendingPathComponent(".release-state.json.lock"), timeout: 30)
+          var state = try ReleaseState.load(from: stateFile, displayPath: "release-state.json")
+          state.customers["cobalt"] = .init(version: SemanticVersion(2, 4, 0), sourceDigest: "cobalt-digest")
+          try state.write(to: stateFile)
+          withExtendedLifetime(lock) {}
+        } catch {
+          XCTFail("the concurrent record failed: \(error)")
+        }
+      }
+      // Give it the time to record when nothing holds the lock (the bump does, once fixed);
+      // once it has, leave the signal for the check below.
+      if recorded.wait(timeout: .now() + 2) == .success { recorded.signal() }
+    }
+    let output = CapturedOutput()
+    let services = Services(
+      processRunner: runner, clock: ManualClock(), root: root,
+      environment: ProcessInfo.processInfo.environment.merging(TestGit.environment) { $1 }, output: output)
+    XCTAssertEqual(CommandLineInterface.main(arguments: ["bump", "minor"], services: services), 0)
+    // The concurrent record has finished (it waited for the bump's lock, if it had to).
+    XCTAssertEqual(recorded.wait(timeout: .now() + 40), .success)
+    let state = try ReleaseState.load(from: stateFile, displayPath: "release-state.json")
+    XCTAssertEqual(state.sdkVersion, SemanticVersion(2, 5, 0), "the bump's change")
+    XCTAssertEqual(state.customers["cobalt"]?.version, SemanticVersion(2, 4, 0), "the other run's record")
+    XCTAssertEqual(Set(state.customers.keys), ["acme", "bluebird", "cobalt"])
+  }
+}
+
+extension VersionBumpTests {
+  /// The range of commits listed for the CHANGELOG comes from a tag name: git takes it after
+  /// `--end-of-options`, so it is never an option.
+  func testTheCommitRangeIsNeverAnOption() throws {
+    let repository = try fixtureRepository()
+    let logs = Locked<[[String]]>([])
+    let runner = HookedProcessRunner { invocation in
+      if invocation.program == "git", invocation.arguments.first == "log" {
+        logs.withLock { $0.append(invocation.arguments) }
+      }
+    }
+    let services = Services(
+      processRunner: runner, clock: ManualClock(), root: repository.url,
+      environment: ProcessInfo.processInfo.environment.merging(TestGit.environment) { $1 },
+      output: CapturedOutput())
+    XCTAssertEqual(
+      CommandLineInterface.main(arguments: ["bump", "minor", "--dry-run"], services: services), 0)
+    XCTAssertEqual(logs.value.count, 1)
+    let arguments = logs.value.first ?? []
+    XCTAssertEqual(Array(arguments.suffix(2)), ["--end-of-options", "v2.4.0..HEAD"], "\(arguments)")
+  }
+}
+
+/// The real process runner, calling `hook` before each process it starts.
+final class HookedProcessRunner: ProcessRunning {
+  private let hook: @Sendable (ProcessInvocation) -> Void
+  init(hook: @escaping @Sendable (ProcessInvocation) -> Void) { self.hook = hook }
+
+  func run(_ invocation: ProcessInvocation) throws -> ProcessResult {
+    hook(invocation)
+    return try SystemProcessRunner().run(invocation)
+  }
 }

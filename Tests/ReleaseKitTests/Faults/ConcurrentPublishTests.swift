@@ -81,4 +81,55 @@ final class ConcurrentPublishTests: XCTestCase {
         ["acme", "bluebird"], "round \(round)")
     }
   }
+
+  /// Two publishers of one customer, 2.4.0 and 2.4.1: the older one reads the customer index
+  /// for the top-level index, then (held at that point) the newer one publishes completely,
+  /// then the older one goes on. index.json must still say 2.4.1 is the latest.
+  func testTwoPublishersOfOneCustomerNeverMoveLatestBack() throws {
+    let older = try BuiltFixture.shared.get().copy()
+    let newer = try BuiltFixture.shared.get().copy()
+    // The newer checkout records 2.4.0, then releases acme with another model: 2.4.1.
+    XCTAssertEqual(newer.run(["customer", "acme", "--skip-tests"]).exitCode, 0)
+    let manifest = try String(contentsOf: newer.file("customers.json"), encoding: .utf8)
+    try manifest.replacingOccurrences(of: #""modelVersion": 73"#, with: #""modelVersion": 74"#).write(
+      to: newer.file("customers.json"), atomically: true, encoding: .utf8)
+    let built = newer.run(["customer", "acme", "--skip-tests"])
+    XCTAssertEqual(built.exitCode, 0, built.allOutput)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: newer.file("dist/acme/2.4.1/release.json").path))
+    try GitFixture.commitAll(newer.root)
+    let destination = try TemporaryDirectory()
+    func arguments(_ workspace: Workspace) -> [String] {
+      [
+        "customer", "acme", "--skip-tests", "--allow-dirty", "--publish", "dir:\(destination.url.path)",
+        "--cache", workspace.file("cache").path,
+      ]
+    }
+    let gate = try TemporaryDirectory()
+    let first = try RunningBinary(
+      arguments(older), in: older.root,
+      environment: ReleaseBinary.environment([
+        "RELEASE_PAUSE_AT": "publish.customer-indexes-read", "RELEASE_PAUSE_GATE": gate.url.path,
+      ]))
+    let deadline = Date().addingTimeInterval(120)
+    func reached() -> Bool {
+      ((try? FileManager.default.contentsOfDirectory(atPath: gate.url.path)) ?? []).contains {
+        $0.hasPrefix("reached-")
+      }
+    }
+    while !reached() && first.isRunning && Date() < deadline { usleep(20_000) }
+    XCTAssertTrue(reached(), "the older publisher read the customer index")
+    let second = try ReleaseBinary.run(arguments(newer), in: newer.root, timeout: 120)
+    XCTAssertEqual(second.exitCode, 0, second.allOutput)
+    _ = FileManager.default.createFile(atPath: gate.url.appendingPathComponent("open").path, contents: nil)
+    let run = first.wait(timeout: 120)
+    XCTAssertEqual(run.exitCode, 0, run.allOutput)
+
+    let index = try jsonObject(
+      Data(contentsOf: destination.url.appendingPathComponent("index.json")), "index.json")
+    let acme = (index["customers"] as? [[String: Any]] ?? []).first { $0["id"] as? String == "acme" }
+    XCTAssertEqual(acme?["latest"] as? String, "2.4.1", "\(index)")
+    let customer = try jsonObject(
+      Data(contentsOf: destination.url.appendingPathComponent("customers/acme/index.json")), "acme")
+    XCTAssertEqual(customer["latest"] as? String, "2.4.1")
+  }
 }

@@ -66,7 +66,45 @@ final class CredentialsInURLTests: XCTestCase {
     )
     try assertRefused(
       ["all"], config: #"{"models": "https://\#(secret)@models.example/store"}"#,
-      expected: "--models https://***@models.example/store: a credential in a URL")
+      expected: "release.config.json: models: https://***@models.example/store: a credential in a URL")
+  }
+
+  /// `--remote` takes a URL too: a token there was accepted and printed twice in git's error
+  /// (issue 12 audit).
+  func testARemoteURLWithACredentialIsRefused() throws {
+    for remote in [
+      "https://x:\(secret)@host.example/project.git", "https://\(secret)@host.example/project.git",
+      "deploy:\(secret)@host.example:project.git",
+    ] {
+      try assertRefused(
+        ["all", "--tag", "--push", "--remote", remote],
+        expected:
+          "--remote \(URLCredentials.redacted(remote)): a credential in a URL shows in the process list and in git's messages; remove it and let git find it (a credential helper, or an SSH key in ssh-agent)"
+      )
+    }
+  }
+
+  /// A URL git prints back (a remote configured with a token, a failed push) is shown with its
+  /// user info redacted, in the command and in git's own words.
+  func testGitErrorsShowURLsWithoutTheirCredentials() throws {
+    let runner = ScriptedProcessRunner()
+    let secret = self.secret
+    runner.on("git", "push") { _ in
+      ProcessResult(
+        exitCode: 128, standardOutput: "",
+        standardError:
+          "fatal: unable to access 'https://x:\(secret)@host.example/p.git/': Could not resolve host\n")
+    }
+    let directory = try TemporaryDirectory()
+    let repository = GitRepository(directory.url, runner: runner, environment: [:])
+    XCTAssertThrowsError(
+      try repository.run(["push", "https://deploy:\(secret)@host.example/p.git", "refs/tags/v1"])
+    ) { error in
+      XCTAssertFalse("\(error)".contains(secret), "\(error)")
+      XCTAssertTrue(
+        "\(error)".contains("git push https://deploy:***@host.example/p.git refs/tags/v1"), "\(error)")
+      XCTAssertTrue("\(error)".contains("'https://x:***@host.example/p.git/'"), "\(error)")
+    }
   }
 
   /// The ordinary forms stay accepted: an SSH user without a password, a plain https URL.

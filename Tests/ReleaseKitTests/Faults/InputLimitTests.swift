@@ -60,6 +60,24 @@ final class InputLimitTests: XCTestCase {
     )
   }
 
+  /// `127.attacker.example` starts like a loopback address but is anyone's host.
+  func testATokenNeverGoesOverPlainHTTPToAHostThatOnlyLooksLikeLoopback() throws {
+    let workspace = try Workspace(manifest: PublishFixtures.manifest)
+    let keys = [
+      "AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret-for-tests",
+      "AWS_SESSION_TOKEN": "temporary-token",
+    ]
+    for endpoint in [
+      "http://127.attacker.example", "http://localhost.attacker.example:9000", "http://2130706433",
+    ] {
+      assertRefused(
+        workspace, ["all", "--publish", "s3://bucket-one/sdk", "--s3-endpoint", endpoint], environment: keys,
+        expected:
+          "--s3-endpoint \(endpoint): plain http with AWS_SESSION_TOKEN set would send the token in clear text; use https (plain http only to 127.0.0.1, ::1 or localhost)"
+      )
+    }
+  }
+
   func testARemoteIsNeverAGitOption() throws {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
     for remote in ["--upload-pack=touch /tmp/pwned", "-x", ""] {

@@ -1,4 +1,6 @@
 import Foundation
+import ReleaseGeneration
+import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
@@ -105,5 +107,74 @@ final class ModelStoreEntryTests: XCTestCase {
       ["all", "--max-model-size", "12x"], in: workspace,
       expected: "--max-model-size: expected a size in bytes, or with KB, MB or GB (e.g. 512MB), found \"12x\""
     )
+  }
+
+  /// The store checks an entry with lstat/stat, and its readers open it later: a FIFO put in its
+  /// place in between (after the listing) blocked every reader in open(2) with nothing to say
+  /// why. Each reader of a model's bytes opens without blocking and refuses what is not a
+  /// regular file. Bounded: a reader still blocked after 5 s is released by opening the FIFO for
+  /// writing, and fails the test.
+  func testAFIFOSwappedInAfterTheCheckIsRefusedByEveryReader() throws {
+    let directory = try TemporaryDirectory()
+    let root = directory.url.appendingPathComponent("models")
+    try FileManager.default.copyItem(at: RepositoryRoot.url.appendingPathComponent("models"), to: root)
+    let store = DirectoryModelStore(root: root, displayName: "models")
+    let reference = ModelReference(flowName: "onboarding_upsell", version: 73)
+    let file = try store.localFile(for: reference)
+    let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+    try FileManager.default.removeItem(at: file)
+    XCTAssertEqual(mkfifo(file.path, 0o644), 0, String(cString: strerror(errno)))
+
+    let model = CustomModel(flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73)
+    let readers: [(String, @Sendable () throws -> Void)] = [
+      ("SHA-256", { _ = try SHA256Digest.hexAndSize(ofFileAt: file) }),
+      ("Core ML reader", { _ = try CoreMLModelInfo.load(contentsOf: file) }),
+      (
+        "package generator",
+        {
+          let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fifo-\(UUID().uuidString)")
+          defer { try? FileManager.default.removeItem(at: output) }
+          let customer = try XCTUnwrap(
+            try ManifestLoader.load(
+              contentsOf: RepositoryRoot.url.appendingPathComponent("customers.json"),
+              displayPath: "customers.json",
+              store: DirectoryModelStore(root: RepositoryRoot.url.appendingPathComponent("models"))
+            ).customer(matching: "acme"))
+          let templates = RepositoryRoot.url.appendingPathComponent("templates/ContextSDK")
+          let sdkVersion = try PackageGenerator.templateSDKVersion(templates)
+          let input = GenerationInput(
+            customer: customer, version: sdkVersion, sdkVersion: sdkVersion,
+            models: [
+              EmbeddedModel(
+                model: model, sourceFile: file, sha256: sha256, size: size, inputNames: [],
+                specificationVersion: 4)
+            ])
+          _ = try PackageGenerator.generate(input, templateDirectory: templates, into: output)
+        }
+      ),
+    ]
+    for (name, read) in readers {
+      let finished = DispatchSemaphore(value: 0)
+      let outcome = Locked<Result<Void, Error>?>(nil)
+      Thread.detachNewThread {
+        outcome.set(Result { try read() })
+        finished.signal()
+      }
+      if finished.wait(timeout: .now() + 5) == .timedOut {
+        // Release the blocked reader: a writer opening and closing the FIFO gives it an EOF.
+        let writer = open(file.path, O_WRONLY | O_NONBLOCK)
+        if writer >= 0 { close(writer) }
+        _ = finished.wait(timeout: .now() + 5)
+        XCTFail("\(name): blocked on the FIFO")
+        continue
+      }
+      switch outcome.value {
+      case .failure(let error)?:
+        XCTAssertTrue("\(error)".contains("a FIFO, not a regular file"), "\(name): \(error)")
+      default:
+        XCTFail("\(name): read the FIFO as if it were a model")
+      }
+    }
   }
 }

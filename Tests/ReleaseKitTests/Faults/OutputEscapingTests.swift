@@ -24,7 +24,7 @@ final class OutputEscapingTests: XCTestCase {
   func testPlainOutputShowsControlAndFormatCharactersEscaped() {
     let output = CapturedOutput()
     let reporter = PlainReporter(output: output, clock: ManualClock())
-    reporter.report(.failure(hostile))
+    reporter.report(.failure([hostile]))
     reporter.report(.info(hostile))
     reporter.report(.customerLogTail(id: "acme", lines: [hostile]))
     let lines = output.standardOutput + output.standardError
@@ -38,9 +38,26 @@ final class OutputEscapingTests: XCTestCase {
     }
   }
 
+  /// A line break from outside must not start a line of its own: a CI runner reads each line
+  /// for commands (issue 12's audit: `acme\n::warning::…` in release.json ran one).
+  func testLineBreaksAreEscapedAndUnderGitHubActionsNoLineStartsACommand() {
+    XCTAssertEqual(TerminalText.escaped("acme\n::warning::x\r"), "acme\\u{A}::warning::x\\u{D}")
+    let output = CapturedOutput(workflowCommands: true)
+    output.write(line: "  ::add-mask::x", to: .standardOutput)
+    output.write(line: "\t::warning::x", to: .standardOutput)
+    output.write(line: "not::a command", to: .standardOutput)
+    output.writeWorkflowCommand(line: "::group::acme", to: .standardOutput)
+    XCTAssertEqual(
+      output.standardOutput,
+      ["  \\u{3A}:add-mask::x", "\t\\u{3A}:warning::x", "not::a command", "::group::acme"])
+    let plain = CapturedOutput()
+    plain.write(line: "::notice::x", to: .standardOutput)
+    XCTAssertEqual(plain.standardOutput, ["::notice::x"], "only a runner that reads commands needs this")
+  }
+
   func testJSONEventsStayValidJSONWithTheSameValue() throws {
     let output = CapturedOutput()
-    JSONReporter(output: output, clock: ManualClock()).report(.failure(hostile))
+    JSONReporter(output: output, clock: ManualClock()).report(.failure([hostile]))
     let line = try XCTUnwrap(output.standardOutput.first)
     XCTAssertFalse(hasRawControl(line), line.debugDescription)
     let event = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

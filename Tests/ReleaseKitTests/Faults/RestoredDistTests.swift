@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
@@ -141,5 +142,81 @@ final class RestoredDistTests: XCTestCase {
     try original.encoded().write(to: recordFile)
     let clean = workspace.run(["all", "--skip-tests"])
     XCTAssertEqual(clean.exitCode, 0, clean.allOutput)
+  }
+
+  /// Every field of release.json is held to what the job makes, not only its identity: a
+  /// planted name, SDK version or model inputs were planned "up to date" and published into
+  /// customers/acme/index.json (issue 12 audit). Refused, naming the field; nothing published.
+  func testEveryRecordedFieldIsHeldToTheJob() throws {
+    let (workspace, release, _) = try workspace()
+    let recordFile = release.appendingPathComponent(ReleaseRecord.fileName)
+    let original = try ReleaseRecord.load(from: recordFile)
+    let published = workspace.file("published")
+    let lies: [(String, (inout ReleaseRecord) -> Void)] = [
+      ("customer.name", { $0.customer.name = "Evil Corp" }),
+      ("sdkVersion", { $0.sdkVersion = "9.9.9" }),
+      ("models[0].inputNames", { $0.models[0].inputNames = ["planted"] }),
+      ("customer.bundleIdentifiers", { $0.customer.bundleIdentifiers = ["com.evil.app"] }),
+      ("models[0].minimumSDKVersion", { $0.models[0].minimumSDKVersion = "0.0.1" }),
+      ("models[0].size", { $0.models[0].size += 1 }),
+      ("models[0].metadata", { $0.models[0].metadata["description"] = "planted" }),
+      ("models[0].flowId", { $0.models[0].flowId = 1 }),
+      ("toolchain", { $0.toolchain = "planted toolchain" }),
+      ("releaseNotes", { $0.releaseNotes = nil }),
+    ]
+    for (field, lie) in lies {
+      var record = original
+      lie(&record)
+      try record.encoded().write(to: recordFile)
+      let run = workspace.run(["all", "--skip-tests", "--publish", "dir:\(published.path)", "--allow-dirty"])
+      XCTAssertEqual(run.exitCode, 1, "\(field): \(run.allOutput)")
+      // The field, or one inside it (models[0].metadata.description).
+      XCTAssertTrue(run.allOutput.contains("acme: release.json: \(field)"), "\(field): \(run.allOutput)")
+      XCTAssertFalse(FileManager.default.fileExists(atPath: published.path), "\(field): nothing published")
+    }
+    try original.encoded().write(to: recordFile)
+    let clean = workspace.run(["all", "--skip-tests", "--publish", "dir:\(published.path)", "--allow-dirty"])
+    XCTAssertEqual(clean.exitCode, 0, clean.allOutput)
+    let index = try String(
+      contentsOf: published.appendingPathComponent("customers/acme/index.json"), encoding: .utf8)
+    XCTAssertFalse(index.contains("Evil Corp") || index.contains("planted"), index)
+  }
+
+  /// The foreign-model scan takes the digests of models no customer of the run embeds from
+  /// `<cache>/model-digests.json`, which anyone who can write the cache can edit. With the entry
+  /// of a model neither acme nor bluebird embeds (paywall_timing v14, another customer's) giving
+  /// a wrong digest, acme's archive holding an exact copy of that
+  /// model is not named by the scan — and is refused all the same, as a file the template does
+  /// not make (ModelDigestCache says why that always holds).
+  func testAWrongCachedDigestCannotLetAnotherCustomersModelShip() throws {
+    let (workspace, release, zip) = try workspace()
+    let cache = workspace.file("planted-cache")
+    let store = DirectoryModelStore(root: workspace.file("models"), displayName: "models")
+    let digests = ModelDigestCache(directory: cache)
+    _ = try StoreModels(store, digests: digests)
+    try digests.save()
+    let stolenFile = workspace.file("models/paywall_timing/14.mlmodel")
+    let realDigest = try SHA256Digest.hex(ofFileAt: stolenFile)
+    let cacheFile = cache.appendingPathComponent(ModelDigestCache.fileName)
+    let cached = try String(contentsOf: cacheFile, encoding: .utf8)
+    XCTAssertTrue(cached.contains(realDigest))
+    try cached.replacingOccurrences(of: realDigest, with: String(repeating: "0", count: 64)).write(
+      to: cacheFile, atomically: true, encoding: .utf8)
+    let stolen = try Data(contentsOf: stolenFile)
+    try plant(release, zip: zip) { package in
+      try stolen.write(to: package.appendingPathComponent("Sources/ContextSDK/Resources/notes.bin"))
+    }
+    let published = workspace.file("published")
+    let run = workspace.run([
+      "all", "--skip-tests", "--cache", cache.path, "--publish", "dir:\(published.path)", "--allow-dirty",
+    ])
+    XCTAssertEqual(run.exitCode, 1, run.allOutput)
+    XCTAssertFalse(
+      run.allOutput.contains("a model this customer does not ship"), "the cache was used: \(run.allOutput)")
+    XCTAssertTrue(
+      run.allOutput.contains(
+        "acme: \(zip.lastPathComponent): Sources/ContextSDK/Resources/notes.bin is not part of the package the template makes"
+      ), run.allOutput)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: published.path), "nothing published")
   }
 }

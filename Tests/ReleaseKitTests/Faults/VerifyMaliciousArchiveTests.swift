@@ -177,6 +177,30 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
         "unnormalised path", real + [.init(name: top + "./\(marker).txt", data: text("x"))],
         "entry '\(top)./\(marker).txt' has an empty or '.' path component"
       ),
+      // Which of two entries under one name a reader gets is up to the reader.
+      (
+        "duplicate entry", real + [.init(name: readme.name, data: text("another README"))],
+        "entry '\(readme.name)' is in it twice"
+      ),
+      (
+        "names one file on a case-insensitive file system",
+        real + [.init(name: top + "readme.md", data: text("another README"))],
+        "entry '\(top)readme.md' and '\(readme.name)' are one file on case-insensitive or normalising file systems"
+      ),
+      (
+        "names one file on a normalising file system",
+        real + [
+          .init(name: top + "caf\u{E9}-\(marker).txt", data: text("composed")),
+          .init(name: top + "cafe\u{301}-\(marker).txt", data: text("decomposed")),
+        ],
+        // libarchive hands both over in NFC: one name twice (ZipReaderTests has both readings).
+        "\(top)caf\u{E9}-\(marker).txt'"
+      ),
+      (
+        "control character in a name",
+        real + [.init(name: top + "x\u{1B}[2J\n::warning::\(marker).txt", data: text("x"))],
+        "entry '\(top)x\\u{1B}[2J\\u{A}::warning::\(marker).txt' has a control character in its name"
+      ),
     ]
 
     let zips = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -17,7 +17,7 @@ final class PublishDestinationTests: XCTestCase {
   ) throws -> S3ObjectStore {
     let destination = try PublishDestination.parse(
       text, s3Endpoint: endpoint, region: region, baseURL: publicURL)
-    guard case .s3(let bucket, let prefix, let endpoint, let region, let baseURL) = destination else {
+    guard case .s3(let bucket, let prefix, let endpoint, let region, let baseURL, _) = destination else {
       throw PublishSetupError(description: "\(text) did not parse as s3")
     }
     let made = try S3ObjectStore.make(
@@ -60,7 +60,7 @@ final class PublishDestinationTests: XCTestCase {
       ),
       (
         "s3://releases", "ftp://example.com", nil,
-        "--s3-endpoint: endpoint ftp://example.com: use an http or https URL"
+        "--s3-endpoint ftp://example.com: use an http or https URL"
       ),
       (
         "s3://releases", nil, "sdk.example.com", "--public-url sdk.example.com: expected an http or https URL"

@@ -15,7 +15,6 @@ struct GenerateStep: CustomerStep {
     let packageDirectory = scratch.appendingPathComponent(job.customer.packageName)
     try AtomicFile.createDirectory(scratch)
     let input = Self.input(for: job, inputs: inputs)
-    job.embeddedModels = input.models
     job.generated = try PackageGenerator.generate(
       input, templateDirectory: inputs.templateDirectory, into: packageDirectory)
     job.packageDirectory = packageDirectory

@@ -63,7 +63,7 @@ struct LoadShardsStep: Step {
       }
     }
     if !problems.isEmpty {
-      throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+      throw ReleaseError.invalidInputs(problems.map { "merge: \($0)" })
     }
     context.mergeOrigins = owners
   }
@@ -96,16 +96,16 @@ struct CheckShardsStep: Step {
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
     if problems.isEmpty, let store = context.modelStore, let inputs = context.inputs {
-      let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+      let digests = ModelDigestCache(directory: context.cacheDirectory)
+      let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
+      try? digests.save()
       for job in context.jobs where job.status == .upToDate {
         guard let origin = origins[job.id] else { continue }
         let directory = job.releaseDirectory(in: origin.dist)
         let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
         let checks = ArtifactChecks(
           store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
-        let found =
-          checks.problems(releaseDirectory: directory, record: record)
-          + ReproductionCheck.problems(of: job, record: record, in: directory, inputs: inputs)
+        let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
         problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
       }
     }
@@ -124,7 +124,7 @@ struct CheckShardsStep: Step {
       }
     }
     if !problems.isEmpty {
-      throw ReleaseError.invalidInput("merge: " + problems.joined(separator: "\nmerge: "))
+      throw ReleaseError.invalidInputs(problems.map { "merge: \($0)" })
     }
     for job in context.jobs where job.status != .pending {
       context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))

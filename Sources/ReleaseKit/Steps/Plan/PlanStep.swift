@@ -61,7 +61,7 @@ struct PlanStep: Step {
       }
       return job
     }
-    if !limitReached.isEmpty { throw ReleaseError.invalidInput(limitReached.joined(separator: "\n")) }
+    if !limitReached.isEmpty { throw ReleaseError.invalidInputs(limitReached) }
     context.jobs = jobs
     context.reporter.report(
       .plan(

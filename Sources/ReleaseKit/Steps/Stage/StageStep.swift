@@ -29,7 +29,7 @@ struct StageStep: CustomerStep {
         "\(archive.sha256)  \(job.archiveName)\n",
         to: temporary.appendingPathComponent(job.archiveName + ".sha256"))
       let record = Self.record(
-        job, archive: archive, files: try Self.files(in: package), inputs: inputs)
+        job, archive: archive, files: try Self.files(in: package), testCount: job.testCount, inputs: inputs)
       try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
       FaultPoint.reach("stage.assembled")
       try Self.replace(final, with: temporary, in: parent)
@@ -63,8 +63,11 @@ struct StageStep: CustomerStep {
     return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
   }
 
+  /// The release.json of `job`: everything in it follows from the job and the run's inputs,
+  /// but for what the build produced — the archive's bytes, the package's files, and how many
+  /// tests `swift test` ran. The content checks hold a release in dist/ to this record.
   static func record(
-    _ job: CustomerJob, archive: CustomerJob.Archive, files: [ReleaseRecord.File],
+    _ job: CustomerJob, archive: CustomerJob.Archive, files: [ReleaseRecord.File], testCount: Int?,
     inputs: ReleaseInputs
   ) -> ReleaseRecord {
     let customer = job.customer
@@ -74,7 +77,7 @@ struct StageStep: CustomerStep {
         bundleIdentifiers: customer.bundleIdentifiers),
       version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       packageName: customer.packageName,
-      models: job.embeddedModels.map { embedded in
+      models: GenerateStep.input(for: job, inputs: inputs).models.map { embedded in
         ReleaseRecord.Model(
           flowId: embedded.model.flowId, flowName: embedded.model.flowName,
           modelVersion: embedded.model.modelVersion,
@@ -89,7 +92,7 @@ struct StageStep: CustomerStep {
         file: job.archiveName, sha256: archive.sha256, size: archive.size,
         topLevelDirectory: customer.packageName),
       toolchain: inputs.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
-      inputDigest: job.digest.build, inputs: job.digest, testCount: job.testCount,
+      inputDigest: job.digest.build, inputs: job.digest, testCount: testCount,
       releaseNotes: job.releaseNotes?.note)
   }
 }

@@ -41,8 +41,7 @@ struct WriteStateStep: Step {
   func run(_ context: ReleaseContext) throws {
     guard let read = context.state else { return }
     let url = context.services.resolve(context.options.statePath)
-    let lock = try FileLock(
-      url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock"), timeout: 60)
+    let lock = try ReleaseState.lock(url)
     try withExtendedLifetime(lock) {
       var current = try ReleaseState.load(from: url, displayPath: context.options.statePath)
       for job in context.shippingJobs {
