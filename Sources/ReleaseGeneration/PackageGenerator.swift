@@ -35,9 +35,9 @@ public enum PackageGenerator {
   /// generation wrote that are no longer part of the package (another customer's models) are
   /// deleted. Anything else in the directory is an error rather than something to delete.
   public static func generate(
-    _ input: GenerationInput, templateDirectory: URL, into packageDirectory: URL
+    _ input: GenerationInput, template: PackageTemplate, into packageDirectory: URL
   ) throws -> GeneratedPackage {
-    let outputs = try files(input, templateDirectory: templateDirectory)
+    let outputs = try files(input, template: template)
     try prepare(packageDirectory, for: Set(outputs.keys))
     let files = outputs.keys.sorted()
     for (index, relativePath) in files.enumerated() {
@@ -51,8 +51,21 @@ public enum PackageGenerator {
   /// writing anything: what `generate` writes, and what an archive must hold to be this
   /// customer's package (the check that a restored dist/ is only a cache).
   public static func files(_ input: GenerationInput, templateDirectory: URL) throws -> [String: PackageFile] {
+    try files(input, template: try PackageTemplate.load(templateDirectory))
+  }
+
+  /// `files(_:templateDirectory:)` from a template read once: a run generates and checks
+  /// every customer's package from the same bytes, read from disk once.
+  public static func files(_ input: GenerationInput, template: PackageTemplate) throws -> [String:
+    PackageFile]
+  {
     try validate(input)
-    try checkTemplateVersion(templateDirectory, expected: input.sdkVersion)
+    guard template.sdkVersion == input.sdkVersion else {
+      throw GenerationError.sdkVersionMismatch(
+        file: template.directory.appendingPathComponent(sdkVersionFile).path, found: template.sdkVersion,
+        expected: input.sdkVersion)
+    }
+    let templateDirectory = template.directory
 
     var outputs: [String: PackageFile] = [:]
     func plan(_ relativePath: String, _ file: PackageFile) throws {
@@ -61,10 +74,8 @@ public enum PackageGenerator {
       }
       outputs[relativePath] = file
     }
-    for relativePath in try templateFiles(in: templateDirectory) where !toolInputFiles.contains(relativePath)
-    {
+    for (relativePath, bytes) in template.files where !toolInputFiles.contains(relativePath) {
       let source = templateDirectory.appendingPathComponent(relativePath)
-      let bytes = try read(source)
       if relativePath.hasSuffix(".tmpl") {
         guard let template = String(data: bytes, encoding: .utf8) else {
           throw GenerationError.templateNotText(file: source.path)
@@ -90,7 +101,11 @@ public enum PackageGenerator {
   /// `public let contextSDKVersion = "<version>"` (the release bump rewrites that line).
   public static func templateSDKVersion(_ templateDirectory: URL) throws -> String {
     let file = templateDirectory.appendingPathComponent(sdkVersionFile)
-    guard let text = String(data: try read(file), encoding: .utf8) else {
+    return try sdkVersion(in: try read(file), file: file)
+  }
+
+  static func sdkVersion(in bytes: Data, file: URL) throws -> String {
+    guard let text = String(data: bytes, encoding: .utf8) else {
       throw GenerationError.templateNotText(file: file.path)
     }
     let prefix = "public let contextSDKVersion = \""
@@ -120,13 +135,7 @@ public enum PackageGenerator {
   /// SHA-256 over the template's files, in sorted order of their relative paths, each framed
   /// as `path NUL size NUL bytes`: any change to a name or a byte changes the digest.
   public static func templateDigest(_ templateDirectory: URL) throws -> String {
-    var hasher = SHA256Hasher()
-    for relativePath in try templateFiles(in: templateDirectory) {
-      let bytes = try read(templateDirectory.appendingPathComponent(relativePath))
-      hasher.update(Data("\(relativePath)\u{0}\(bytes.count)\u{0}".utf8))
-      hasher.update(bytes)
-    }
-    return hasher.finalizeHex()
+    try PackageTemplate.load(templateDirectory).digest
   }
 
   // MARK: - Values for each template
@@ -376,9 +385,40 @@ public enum PackageGenerator {
     }
   }
 
-  private static func read(_ url: URL) throws -> Data {
+  static func read(_ url: URL) throws -> Data {
     do { return try Data(contentsOf: url) } catch {
       throw SystemError.cannotRead(path: url.path, reason: error.localizedDescription)
     }
+  }
+}
+
+/// The template's files, read once: the bytes every package of a run is generated from and
+/// checked against, with their digest and the SDK version they carry.
+public struct PackageTemplate: Sendable {
+  public let directory: URL
+  /// Every regular file by relative path, sorted by path.
+  public let files: [(path: String, bytes: Data)]
+  /// SHA-256 over the files in sorted order of their relative paths, each framed as
+  /// `path NUL size NUL bytes`: any change to a name or a byte changes the digest.
+  public let digest: String
+  /// `contextSDKVersion` of `SDKVersion.swift`.
+  public let sdkVersion: String
+
+  public static func load(_ directory: URL) throws -> PackageTemplate {
+    var files: [(path: String, bytes: Data)] = []
+    var hasher = SHA256Hasher()
+    for relativePath in try PackageGenerator.templateFiles(in: directory) {
+      let bytes = try PackageGenerator.read(directory.appendingPathComponent(relativePath))
+      hasher.update(Data("\(relativePath)\u{0}\(bytes.count)\u{0}".utf8))
+      hasher.update(bytes)
+      files.append((relativePath, bytes))
+    }
+    let versionFile = directory.appendingPathComponent(PackageGenerator.sdkVersionFile)
+    guard let versionBytes = files.first(where: { $0.path == PackageGenerator.sdkVersionFile })?.bytes else {
+      throw SystemError.cannotRead(path: versionFile.path, reason: "missing from the template")
+    }
+    return PackageTemplate(
+      directory: directory, files: files, digest: hasher.finalizeHex(),
+      sdkVersion: try PackageGenerator.sdkVersion(in: versionBytes, file: versionFile))
   }
 }

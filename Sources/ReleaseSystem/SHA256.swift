@@ -42,13 +42,26 @@ public struct SHA256Hasher {
   /// Lower-case hex digest. The hasher must not be used afterwards.
   public mutating func finalizeHex() -> String {
     #if canImport(CryptoKit)
-      return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+      return Self.lowercaseHex(hasher.finalize())
     #else
       var digest = [UInt8](repeating: 0, count: 32)
       var length: UInt32 = 0
       EVP_DigestFinal_ex(context.pointer, &digest, &length)
-      return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+      return Self.lowercaseHex(digest.prefix(Int(length)))
     #endif
+  }
+
+  /// Two lower-case hex digits per byte. Not `String(format:)`, which goes through Foundation's
+  /// formatter for every byte: it was a quarter of `release merge`'s time.
+  static func lowercaseHex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(64)
+    for byte in bytes {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 }
 

@@ -18,12 +18,13 @@ final class GeneratedPackageBuildTests: XCTestCase {
     let root = try GenerationFixtures.temporaryDirectory(self, keepOnFailure: true)
     let package = root.appendingPathComponent("ContextSDK", isDirectory: true)
     _ = try PackageGenerator.generate(
-      try GenerationFixtures.input(), templateDirectory: GenerationFixtures.templateDirectory, into: package)
+      try GenerationFixtures.input(),
+      template: try PackageTemplate.load(GenerationFixtures.templateDirectory), into: package)
     let cold = try buildAndTest(package, log: root.appendingPathComponent("cold.log"))
 
     _ = try PackageGenerator.generate(
       try GenerationFixtures.input(for: GenerationFixtures.otherCustomer),
-      templateDirectory: GenerationFixtures.templateDirectory, into: package)
+      template: try PackageTemplate.load(GenerationFixtures.templateDirectory), into: package)
     let warm = try buildAndTest(package, log: root.appendingPathComponent("warm.log"))
     // Swift 6 language mode, complete data-race checking: the package builds without a warning.
     for (name, build) in [("cold", cold), ("warm", warm)] {

@@ -20,7 +20,8 @@ final class GoldenTests: XCTestCase {
     let output = scratch.appendingPathComponent("ContextSDK", isDirectory: true)
     var input = try GenerationFixtures.input()
     input.sdkVersion = goldenSDKVersion
-    let package = try PackageGenerator.generate(input, templateDirectory: template, into: output)
+    let package = try PackageGenerator.generate(
+      input, template: try PackageTemplate.load(template), into: output)
     let modelPrefix = PackageGenerator.modelsDirectory + "/"
     // The goldens hold what the generator makes (the rendered `.tmpl` files and the release
     // notes); every other file of the package must be the template's own file, byte for byte.

@@ -8,7 +8,8 @@ final class PackageGeneratorTests: XCTestCase {
   private let template = GenerationFixtures.templateDirectory
 
   private func generate(_ input: GenerationInput, into directory: URL) throws -> GeneratedPackage {
-    try PackageGenerator.generate(input, templateDirectory: template, into: directory)
+    try PackageGenerator.generate(
+      input, template: try PackageTemplate.load(template), into: directory)
   }
 
   private func contents(of directory: URL) throws -> [String: Data] {
@@ -172,7 +173,7 @@ final class PackageGeneratorTests: XCTestCase {
     let directory = try GenerationFixtures.temporaryDirectory(self)
     XCTAssertThrowsError(
       try PackageGenerator.generate(
-        try GenerationFixtures.input(), templateDirectory: template, into: directory)
+        try GenerationFixtures.input(), template: try PackageTemplate.load(template), into: directory)
     ) { error in
       guard case .unknownTemplate(let file, _)? = error as? GenerationError else {
         return XCTFail("\(error)")

@@ -6,8 +6,10 @@ import ReleaseSystem
 /// The run's fixed inputs, resolved once by the load and plan steps.
 public struct ReleaseInputs: Sendable {
   public var sdkVersion: SemanticVersion
-  public var templateDirectory: URL
-  public var templateDigest: String
+  /// The template, read once: every package of the run is generated and checked from it.
+  public var template: PackageTemplate
+  public var templateDirectory: URL { template.directory }
+  public var templateDigest: String { template.digest }
   /// `swift --version` (all of it), read by the plan step, the run's first process; part of
   /// the build digest (a new toolchain rebuilds).
   public var toolchain: String = ""

@@ -82,7 +82,7 @@ enum ReproductionCheck {
     let expected: [String: PackageGenerator.PackageFile]
     do {
       expected = try PackageGenerator.files(
-        GenerateStep.input(for: job, inputs: inputs), templateDirectory: inputs.templateDirectory)
+        GenerateStep.input(for: job, inputs: inputs), template: inputs.template)
     } catch {
       return recordProblems(record, customer: job.customer, version: job.version.description) + [
         "cannot generate the package to compare with: \(error)"

@@ -150,7 +150,8 @@ final class ModelStoreEntryTests: XCTestCase {
                 model: model, sourceFile: file, sha256: sha256, size: size, inputNames: [],
                 specificationVersion: 4)
             ])
-          _ = try PackageGenerator.generate(input, templateDirectory: templates, into: output)
+          _ = try PackageGenerator.generate(
+            input, template: try PackageTemplate.load(templates), into: output)
         }
       ),
     ]

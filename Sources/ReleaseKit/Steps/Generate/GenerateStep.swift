@@ -16,7 +16,7 @@ struct GenerateStep: CustomerStep {
     try AtomicFile.createDirectory(scratch)
     let input = Self.input(for: job, inputs: inputs)
     job.generated = try PackageGenerator.generate(
-      input, templateDirectory: inputs.templateDirectory, into: packageDirectory)
+      input, template: inputs.template, into: packageDirectory)
     job.packageDirectory = packageDirectory
   }
 

@@ -30,9 +30,11 @@ struct LoadInputsStep: Step {
 
     let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
     let templateDirectory = services.resolve(options.templatesPath)
-    let templateDigest = try Self.badInput { try PackageGenerator.templateDigest(templateDirectory) }
-    try Self.badInput {
-      try PackageGenerator.checkTemplateVersion(templateDirectory, expected: state.sdkVersion.description)
+    let template = try Self.badInput { try PackageTemplate.load(templateDirectory) }
+    guard template.sdkVersion == state.sdkVersion.description else {
+      throw ReleaseError.invalidInput(
+        "\(GenerationError.sdkVersionMismatch(file: templateDirectory.appendingPathComponent(PackageGenerator.sdkVersionFile).path, found: template.sdkVersion, expected: state.sdkVersion.description))"
+      )
     }
 
     context.state = state
@@ -40,7 +42,7 @@ struct LoadInputsStep: Step {
     context.modelStore = store
     context.manifest = Manifest(path: manifest.path, customers: selected)
     context.inputs = ReleaseInputs(
-      sdkVersion: state.sdkVersion, templateDirectory: templateDirectory, templateDigest: templateDigest,
+      sdkVersion: state.sdkVersion, template: template,
       models: models, unavailableModels: unavailable,
       sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
         at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath))
