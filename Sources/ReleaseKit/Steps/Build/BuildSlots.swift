@@ -15,6 +15,10 @@ final class BuildSlots: Sendable {
   private let free: Locked<[Int]>
   private let available: DispatchSemaphore
 
+  /// Clang and Swift module caches shared by every slot: a slot's first build reuses the
+  /// modules another slot built (about 3 of a cold build's 8 CPU seconds here).
+  var moduleCache: URL { root.appendingPathComponent("module-cache") }
+
   init(root: URL, count: Int) {
     self.root = root
     self.free = Locked(Array((0..<max(1, count)).reversed()))

@@ -18,7 +18,11 @@ struct SwiftBuildStep: CustomerStep {
       // `swift build` + `swift test` in one manifest load and one build plan, which is a
       // large part of a warm customer's time. Compiler errors and test failures both land
       // in the log, whose tail is shown on failure.
-      let arguments = context.options.skipTests ? ["build"] : ["test"]
+      let moduleCache = slots.moduleCache.path
+      let arguments =
+        (context.options.skipTests ? ["build"] : ["test"]) + [
+          "-Xswiftc", "-module-cache-path", "-Xswiftc", moduleCache,
+        ]
       context.reporter.report(.customerProgress(id: job.id, step: "swift \(arguments[0])"))
       let invocation = ProcessInvocation(
         "swift", arguments, in: slot, environment: environment, logFile: log,
