@@ -37,11 +37,14 @@ public struct ProcessInvocation: Equatable, Sendable {
   public var timeLimit: Double
   /// The option that raises `timeLimit`, named in the timeout message (`--timeout`).
   public var timeLimitOption: String?
+  /// How messages name the command when its whole line says more than helps (`swift test`,
+  /// not the build flags after it); nil: the whole line.
+  public var shownAs: String?
 
   public init(
     _ program: String, _ arguments: [String], in directory: URL? = nil,
     environment: [String: String]? = nil, logFile: URL? = nil, timeLimit: Double = defaultTimeLimit,
-    timeLimitOption: String? = nil
+    timeLimitOption: String? = nil, shownAs: String? = nil
   ) {
     self.program = program
     self.arguments = arguments
@@ -50,11 +53,12 @@ public struct ProcessInvocation: Equatable, Sendable {
     self.logFile = logFile
     self.timeLimit = timeLimit
     self.timeLimitOption = timeLimitOption
+    self.shownAs = shownAs
   }
 
   /// The command as a person would type it (for messages; never contains secrets,
   /// since secrets travel in the environment only).
-  public var commandLine: String { ([program] + arguments).joined(separator: " ") }
+  public var commandLine: String { shownAs ?? ([program] + arguments).joined(separator: " ") }
 }
 
 /// Runs external programs (`swift`, `git`). Injected through the release context so tests

@@ -18,20 +18,17 @@ struct SwiftBuildStep: CustomerStep {
       // `swift build` + `swift test` in one manifest load and one build plan, which is a
       // large part of a warm customer's time. Compiler errors and test failures both land
       // in the log, whose tail is shown on failure.
-      let moduleCache = slots.moduleCache.path
-      let arguments =
-        (context.options.skipTests ? ["build"] : ["test"]) + [
-          "-Xswiftc", "-module-cache-path", "-Xswiftc", moduleCache,
-        ]
-      context.reporter.report(.customerProgress(id: job.id, step: "swift \(arguments[0])"))
+      let action = context.options.skipTests ? "build" : "test"
+      context.reporter.report(.customerProgress(id: job.id, step: "swift \(action)"))
       let invocation = ProcessInvocation(
-        "swift", arguments, in: slot, environment: environment, logFile: log,
-        timeLimit: context.options.timeout,
-        timeLimitOption: "--timeout")
+        "swift", [action, "-Xswiftc", "-module-cache-path", "-Xswiftc", slots.moduleCache.path], in: slot,
+        environment: environment, logFile: log, timeLimit: context.options.timeout,
+        timeLimitOption: "--timeout",
+        shownAs: "swift \(action)")
       let result = try context.services.processRunner.run(invocation)
       guard result.exitCode == 0 else {
         throw SystemError.processFailed(
-          command: "swift \(arguments.joined(separator: " "))", exitCode: result.exitCode, logPath: nil)
+          command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
       }
     }
     job.testCount = TestCount.parse(log: log)
