@@ -21,15 +21,25 @@ final class URLModelStoreLimitTests: XCTestCase {
     return try ModelStoreLocation.open(options, services: services)
   }
 
-  func testAModelLargerThanTheIndexSaysIsCutOffAndLeavesNothing() throws {
+  /// A copy of the repository's model store under `<served>/store`, to serve, with its
+  /// index.json (file and contents) for a test to edit.
+  private func servedCopyOfTheStore() throws -> (
+    served: TemporaryDirectory, indexFile: URL, index: [String: Any]
+  ) {
     let served = try TemporaryDirectory()
     let store = served.url.appendingPathComponent("store")
     try FileManager.default.copyItem(at: RepositoryRoot.url.appendingPathComponent("models"), to: store)
-    // The index says onboarding_upsell v73 has 100 bytes fewer than the file the server sends.
     let indexFile = store.appendingPathComponent("index.json")
-    var index = try XCTUnwrap(
+    let index = try XCTUnwrap(
       JSONSerialization.jsonObject(with: Data(contentsOf: indexFile)) as? [String: Any])
+    return (served, indexFile, index)
+  }
+
+  func testAModelLargerThanTheIndexSaysIsCutOffAndLeavesNothing() throws {
+    let (served, indexFile, original) = try servedCopyOfTheStore()
+    var index = original
     var models = try XCTUnwrap(index["models"] as? [[String: Any]])
+    // The index says onboarding_upsell v73 has 100 bytes fewer than the file the server sends.
     let position = try XCTUnwrap(
       models.firstIndex { $0["path"] as? String == "onboarding_upsell/73.mlmodel" })
     let size = try XCTUnwrap(models[position]["size"] as? Int)
@@ -56,12 +66,8 @@ final class URLModelStoreLimitTests: XCTestCase {
   /// `--max-model-size` caps every model, whatever the index says: an index entry claiming more
   /// is bad input, named, when the store is opened (it allowed a 100 GB download before).
   func testAnIndexSizeAboveTheModelSizeLimitIsRefused() throws {
-    let served = try TemporaryDirectory()
-    let store = served.url.appendingPathComponent("store")
-    try FileManager.default.copyItem(at: RepositoryRoot.url.appendingPathComponent("models"), to: store)
-    let indexFile = store.appendingPathComponent("index.json")
-    var index = try XCTUnwrap(
-      JSONSerialization.jsonObject(with: Data(contentsOf: indexFile)) as? [String: Any])
+    let (served, indexFile, original) = try servedCopyOfTheStore()
+    var index = original
     var models = try XCTUnwrap(index["models"] as? [[String: Any]])
     // The largest model: a limit of its size admits every model of the store.
     let sizes = models.map { $0["size"] as? Int ?? 0 }
@@ -226,16 +232,7 @@ final class FaultServerProcess {
     process.standardInput = Pipe()
     process.standardOutput = output
     try process.run()
-    var line = Data()
-    let deadline = Date().addingTimeInterval(15)
-    while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    guard
-      let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    else {
+    guard let port = ScriptPort.read(from: output, timeout: 15) else {
       process.terminate()
       throw PublishSetupError(description: "fault_server.py did not report its port")
     }

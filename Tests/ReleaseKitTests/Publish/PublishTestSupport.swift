@@ -477,17 +477,7 @@ final class SigningProxy {
     process.standardOutput = output
     process.standardError = FileHandle.standardError
     try process.run()
-    // The port, on the first line; bounded by the pipe closing if the script dies.
-    var line = Data()
-    let deadline = Date().addingTimeInterval(30)
-    while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    guard
-      let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-    else {
+    guard let port = ScriptPort.read(from: output, timeout: 30) else {
       stopProcess(process)
       throw PublishSetupError(description: "signing_proxy.py did not report its port")
     }
@@ -532,5 +522,20 @@ final class StaticHTTPServer {
   func shutDown() {
     stopProcess(process)
     try? FileManager.default.removeItem(at: log)
+  }
+}
+
+/// The port a helper script (`fault_server.py`, `signing_proxy.py`) prints on its first line;
+/// nil if it does not within `timeout` seconds or its output closes first (the script died).
+enum ScriptPort {
+  static func read(from output: Pipe, timeout: TimeInterval) -> Int? {
+    var line = Data()
+    let deadline = Date().addingTimeInterval(timeout)
+    while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
+      let chunk = output.fileHandleForReading.availableData
+      if chunk.isEmpty { break }
+      line.append(chunk)
+    }
+    return Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
   }
 }
