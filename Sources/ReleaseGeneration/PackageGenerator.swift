@@ -24,6 +24,7 @@ public enum PackageGenerator {
   /// customer's package, newest first.
   public static let changelogFile = "CHANGELOG.md"
 
+  static let packageManifestTemplate = "Package.swift.tmpl"
   static let registryTemplate = "Sources/ContextSDK/CustomerRegistry.swift.tmpl"
   static let readmeTemplate = "README.md.tmpl"
   static let signalsTemplate = "Sources/ContextSDKCore/SDKSignals.swift.tmpl"
@@ -143,6 +144,9 @@ public enum PackageGenerator {
     throws -> String
   {
     switch templatePath {
+    case packageManifestTemplate:
+      return try TemplateRenderer.render(
+        template, file: file, values: ["packageName": SwiftEmitter.stringLiteral(input.packageName)])
     case registryTemplate:
       return try TemplateRenderer.render(template, file: file, values: try registryValues(input))
     case readmeTemplate:
@@ -156,7 +160,7 @@ public enum PackageGenerator {
         values: ["signals": SwiftEmitter.multilineDictionaryLiteral(signals, indentationLevel: 1)])
     default:
       throw GenerationError.unknownTemplate(
-        file: file, known: [readmeTemplate, registryTemplate, signalsTemplate])
+        file: file, known: [packageManifestTemplate, readmeTemplate, registryTemplate, signalsTemplate])
     }
   }
 
