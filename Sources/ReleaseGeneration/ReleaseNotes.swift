@@ -27,16 +27,27 @@ public struct ReleaseContents: Codable, Equatable, Sendable {
   public var bundleIdentifiers: [String]
   /// By flow name.
   public var models: [String: Model]
+  /// SHA-256 of the SDK template the package was made from: the SDK's code, which can change
+  /// without a new SDK version. Absent in contents recorded before it was (then not compared).
+  public var templateDigest: String?
+  /// Where the package's SDK fetches its models over the air, and where the customer adds the
+  /// package from; nil when the release had none.
+  public var modelManifestURL: String?
+  public var repositoryURL: String?
 
   public init(
     version: String, previousVersion: String?, sdkVersion: String, bundleIdentifiers: [String],
-    models: [String: Model]
+    models: [String: Model], templateDigest: String? = nil, modelManifestURL: String? = nil,
+    repositoryURL: String? = nil
   ) {
     self.version = version
     self.previousVersion = previousVersion
     self.sdkVersion = sdkVersion
     self.bundleIdentifiers = bundleIdentifiers
     self.models = models
+    self.templateDigest = templateDigest
+    self.modelManifestURL = modelManifestURL
+    self.repositoryURL = repositoryURL
   }
 }
 
@@ -47,10 +58,14 @@ public struct ReleaseNote: Codable, Equatable, Sendable {
   public struct Change: Codable, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable {
       case firstRelease, modelAdded, modelRemoved, modelChanged, bundleIdentifiersChanged, sdkVersionChanged
+      /// The SDK's code changed within the same SDK version.
+      case sdkCodeChanged
+      /// Where the SDK fetches models over the air, or where the package is added from, changed.
+      case modelManifestURLChanged, repositoryURLChanged
       /// The previous release's contents were never recorded (a state file from before
       /// release notes): what changed since it cannot be said.
       case previousContentsUnknown
-      /// Rebuilt from changed inputs that change nothing listed here (the SDK's code).
+      /// Rebuilt with nothing listed here changed (the previous release recorded no more).
       case noListedChange
     }
 
@@ -66,6 +81,8 @@ public struct ReleaseNote: Codable, Equatable, Sendable {
     public var sdkVersion: String? = nil
     /// For `sdkVersionChanged`: the items of the SDK's CHANGELOG section of the new version.
     public var sdkChanges: [String]? = nil
+    /// For the URL changes: the URL now (nil: none).
+    public var url: String? = nil
     /// The model's short description, for the model changes.
     public var shortDescription: String? = nil
   }
@@ -136,13 +153,33 @@ public enum ReleaseNotes {
             kind: .sdkVersionChanged, summary: "ContextSDK \(last.sdkVersion) → \(current.sdkVersion)",
             previousSDKVersion: last.sdkVersion, sdkVersion: current.sdkVersion,
             sdkChanges: sdkChangelog[current.sdkVersion] ?? []))
+      } else if let before = last.templateDigest, let now = current.templateDigest, before != now {
+        changes.append(
+          Change(
+            kind: .sdkCodeChanged,
+            summary: "ContextSDK \(current.sdkVersion) rebuilt from changed code (the same SDK version)",
+            sdkVersion: current.sdkVersion))
+      }
+      // Only against a release that recorded them (the template digest came with the URLs).
+      if last.templateDigest != nil, last.modelManifestURL != current.modelManifestURL {
+        changes.append(
+          Change(
+            kind: .modelManifestURLChanged,
+            summary: current.modelManifestURL.map { "Models over the air from \($0)" }
+              ?? "No models over the air (no manifest URL)", url: current.modelManifestURL))
+      }
+      if last.templateDigest != nil, last.repositoryURL != current.repositoryURL {
+        changes.append(
+          Change(
+            kind: .repositoryURLChanged,
+            summary: current.repositoryURL.map { "Added from \($0)" } ?? "No releases repository",
+            url: current.repositoryURL))
       }
       if changes.isEmpty {
         changes.append(
           Change(
-            kind: .noListedChange,
-            summary:
-              "Rebuilt with the same models, bundle identifiers and SDK version (the SDK's code changed)"))
+            kind: .noListedChange, summary: "Rebuilt with the same models, bundle identifiers and SDK version"
+          ))
       }
     }
     let previousVersion: String? =
@@ -255,7 +292,13 @@ public enum ReleaseNotes {
         .literal("ContextSDK "), .escaping(change.previousSDKVersion ?? ""), .literal(" → "),
         .escaping(change.sdkVersion ?? ""),
       ])
-    case .previousContentsUnknown, .noListedChange:
+    case .modelManifestURLChanged, .repositoryURLChanged:
+      guard let url = change.url else { return .escaping(change.summary) }
+      let what: MarkdownText =
+        change.kind == .modelManifestURLChanged
+        ? .literal("Models over the air from ") : .literal("Added from ")
+      return .concatenating([what, .codeSpan(url)])
+    case .previousContentsUnknown, .noListedChange, .sdkCodeChanged:
       return .escaping(change.summary)
     }
   }

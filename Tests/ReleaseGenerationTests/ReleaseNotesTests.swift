@@ -74,6 +74,35 @@ final class ReleaseNotesTests: XCTestCase {
     XCTAssertEqual(note.changes.map(\.kind), [.noListedChange])
   }
 
+  /// The SDK's code (the template) and the URLs the package carries can change without a new
+  /// SDK version or any model: the notes say which, instead of "nothing listed changed".
+  func testTheSDKsCodeAndTheURLsAreNamedWhenTheyChange() {
+    var last = before
+    last.templateDigest = "template-1"
+    last.repositoryURL = "https://git.example.com/sdk/acme.git"
+    var after = last
+    after.version = "2.4.1"
+    after.previousVersion = "2.4.0"
+    after.templateDigest = "template-2"
+    after.modelManifestURL = "https://sdk.example.com/ota/acme/models.json"
+    after.repositoryURL = nil
+    let note = ReleaseNotes.note(for: after, previous: .recorded(last), sdkChangelog: [:])
+    XCTAssertEqual(
+      note.changes.map(\.summary),
+      [
+        "ContextSDK 2.4.0 rebuilt from changed code (the same SDK version)",
+        "Models over the air from https://sdk.example.com/ota/acme/models.json",
+        "No releases repository",
+      ])
+    XCTAssertEqual(
+      note.changes.map(\.kind), [.sdkCodeChanged, .modelManifestURLChanged, .repositoryURLChanged])
+    // A previous release recorded before these were (no template digest) is not compared on them.
+    last.templateDigest = nil
+    XCTAssertEqual(
+      ReleaseNotes.note(for: after, previous: .recorded(last), sdkChangelog: [:]).changes.map(\.kind),
+      [.noListedChange])
+  }
+
   func testAPreviousReleaseWithoutRecordedContentsIsNamedNotInvented() {
     var after = before
     after.version = "2.4.1"

@@ -25,7 +25,8 @@ public struct CustomerReleaseNotes: Sendable, Equatable {
   init(
     customer: Customer, version: SemanticVersion, sdkVersion: SemanticVersion,
     models: [ModelReference: ModelFacts], recorded: ReleaseState.CustomerEntry?,
-    sdkChangelog: [String: [String]]
+    sdkChangelog: [String: [String]], templateDigest: String, modelManifestURL: String?,
+    repositoryURL: String?
   ) {
     self.version = version
     let history = recorded?.releases ?? []
@@ -49,7 +50,8 @@ public struct CustomerReleaseNotes: Sendable, Equatable {
               flowId: model.flowId, modelVersion: model.modelVersion, sha256: facts?.sha256 ?? "",
               shortDescription: facts?.info.shortDescription ?? "")
           )
-        }))
+        }),
+      templateDigest: templateDigest, modelManifestURL: modelManifestURL, repositoryURL: repositoryURL)
     // Back along the chain of releases, each to the one it followed; a version whose contents
     // were not recorded (a state file from before release notes) ends it.
     var notes: [ReleaseNote] = []

@@ -177,23 +177,27 @@ enum VerifyCommand {
             model: model, sourceFile: file, sha256: sha256, size: size, inputNames: info.inputNames,
             specificationVersion: info.specificationVersion)
         }
-        let sdkVersion = try PackageGenerator.templateSDKVersion(templateDirectory)
-        guard let version = SemanticVersion(record.version), let sdk = SemanticVersion(sdkVersion) else {
+        let template = try PackageTemplate.load(templateDirectory)
+        guard let version = SemanticVersion(record.version), let sdk = SemanticVersion(template.sdkVersion)
+        else {
           return problems + ["release.json: version \(record.version) is not a version this tool releases"]
         }
+        let repositoryURL = repositoryTemplate.map {
+          ReleasesRepository.url(template: $0, id: customer.id, root: root)
+        }
+        let modelManifestURL = options.modelManifestURL(for: customer.id)
         let notes = CustomerReleaseNotes(
           customer: customer, version: version, sdkVersion: sdk, models: facts,
-          recorded: state.customers[customer.id], sdkChangelog: sdkChangelog)
+          recorded: state.customers[customer.id], sdkChangelog: sdkChangelog, templateDigest: template.digest,
+          modelManifestURL: modelManifestURL, repositoryURL: repositoryURL)
         let input = GenerationInput(
-          customer: customer, version: record.version, sdkVersion: sdkVersion, models: models,
-          repositoryURL: repositoryTemplate.map {
-            ReleasesRepository.url(template: $0, id: customer.id, root: root)
-          }, modelManifestURL: options.modelManifestURL(for: customer.id), signals: signals,
+          customer: customer, version: record.version, sdkVersion: template.sdkVersion, models: models,
+          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL, signals: signals,
           releaseNotes: notes.notes)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),
           topLevelDirectory: customer.packageName,
-          expected: try PackageGenerator.files(input, templateDirectory: templateDirectory))
+          expected: try PackageGenerator.files(input, template: template))
       } catch {
         problems.append("cannot generate the package from \(templatesPath) to compare with: \(error)")
       }

@@ -36,7 +36,9 @@ struct PlanStep: Step {
         last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
       let notes = CustomerReleaseNotes(
         customer: customer, version: version, sdkVersion: inputs.sdkVersion, models: inputs.models,
-        recorded: state.customers[customer.id], sdkChangelog: inputs.sdkChangelog)
+        recorded: state.customers[customer.id], sdkChangelog: inputs.sdkChangelog,
+        templateDigest: digest.template, modelManifestURL: digest.modelManifestURL,
+        repositoryURL: digest.repositoryURL)
       digest.releaseNotes = notes.digest
       // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
       let origin = context.mergeOrigins[customer.id]
