@@ -110,14 +110,8 @@ final class ConcurrentPublishTests: XCTestCase {
       environment: ReleaseBinary.environment([
         "RELEASE_PAUSE_AT": "publish.customer-indexes-read", "RELEASE_PAUSE_GATE": gate.url.path,
       ]))
-    let deadline = Date().addingTimeInterval(120)
-    func reached() -> Bool {
-      ((try? FileManager.default.contentsOfDirectory(atPath: gate.url.path)) ?? []).contains {
-        $0.hasPrefix("reached-")
-      }
-    }
-    while !reached() && first.isRunning && Date() < deadline { usleep(20_000) }
-    XCTAssertTrue(reached(), "the older publisher read the customer index")
+    XCTAssertTrue(
+      first.reachedPausePoint(gate: gate.url, timeout: 120), "the older publisher read the customer index")
     let second = try ReleaseBinary.run(arguments(newer), in: newer.root, timeout: 120)
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     _ = FileManager.default.createFile(atPath: gate.url.appendingPathComponent("open").path, contents: nil)

@@ -95,6 +95,21 @@ final class RunningBinary {
   }
 }
 
+extension RunningBinary {
+  /// Waits, while the process runs and at most `timeout` seconds, until it has reached the
+  /// pause point whose gate directory (`RELEASE_PAUSE_GATE`) is `gate`; whether it has.
+  func reachedPausePoint(gate: URL, timeout: Double) -> Bool {
+    func reached() -> Bool {
+      ((try? FileManager.default.contentsOfDirectory(atPath: gate.path)) ?? []).contains {
+        $0.hasPrefix("reached-")
+      }
+    }
+    let deadline = Date().addingTimeInterval(timeout)
+    while !reached() && isRunning && Date() < deadline { usleep(20_000) }
+    return reached()
+  }
+}
+
 extension ReleaseBinary {
   /// The test process's environment as a CI job would have it: plain output, no GitHub
   /// annotations, no fault point, plus `extra`.

@@ -130,14 +130,9 @@ final class URLModelStoreLimitTests: XCTestCase {
       environment: ReleaseBinary.environment([
         "RELEASE_PAUSE_AT": "model.downloaded", "RELEASE_PAUSE_GATE": gate.url.path,
       ]))
-    let deadline = Date().addingTimeInterval(60)
-    func reached() -> Bool {
-      ((try? FileManager.default.contentsOfDirectory(atPath: gate.url.path)) ?? []).contains {
-        $0.hasPrefix("reached-")
-      }
-    }
-    while !reached() && running.isRunning && Date() < deadline { usleep(20_000) }
-    XCTAssertTrue(reached(), "the download finished and paused before its check")
+    XCTAssertTrue(
+      running.reachedPausePoint(gate: gate.url, timeout: 60),
+      "the download finished and paused before its check")
     let held = try FileManager.default.contentsOfDirectory(atPath: models.path)
     XCTAssertFalse(held.isEmpty, "the downloaded model is in the cache directory, not yet under its name")
     kill(running.pid, SIGTERM)

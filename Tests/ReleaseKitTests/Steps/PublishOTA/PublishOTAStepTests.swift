@@ -323,14 +323,8 @@ final class OTAPointerRaceTests: XCTestCase {
         {
           $1
         }))
-    let deadline = Date().addingTimeInterval(60)
-    func reached() -> Bool {
-      ((try? FileManager.default.contentsOfDirectory(atPath: gate.url.path)) ?? []).contains {
-        $0.hasPrefix("reached-")
-      }
-    }
-    while !reached() && running.isRunning && Date() < deadline { usleep(20_000) }
-    XCTAssertTrue(reached(), "the held publish wrote its revision file")
+    XCTAssertTrue(
+      running.reachedPausePoint(gate: gate.url, timeout: 60), "the held publish wrote its revision file")
     XCTAssertEqual(try revision("ota/acme/models-2.json").percent, 20)
 
     // Revision 2 is the held publish's, unnamed: the other takes 3 and moves the pointer.
