@@ -49,22 +49,13 @@ public enum PackageGenerator {
 
   /// Every file of the package `input` makes, by path relative to the package root, without
   /// writing anything: what `generate` writes, and what an archive must hold to be this
-  /// customer's package (the check that a restored dist/ is only a cache).
-  public static func files(_ input: GenerationInput, templateDirectory: URL) throws -> [String: PackageFile] {
-    try files(input, template: try PackageTemplate.load(templateDirectory))
-  }
-
-  /// `files(_:templateDirectory:)` from a template read once: a run generates and checks
-  /// every customer's package from the same bytes, read from disk once.
+  /// customer's package (the check that a restored dist/ is only a cache). The template is read
+  /// once per run, so every customer's package is generated and checked from the same bytes.
   public static func files(_ input: GenerationInput, template: PackageTemplate) throws -> [String:
     PackageFile]
   {
     try validate(input)
-    guard template.sdkVersion == input.sdkVersion else {
-      throw GenerationError.sdkVersionMismatch(
-        file: template.directory.appendingPathComponent(sdkVersionFile).path, found: template.sdkVersion,
-        expected: input.sdkVersion)
-    }
+    try template.checkSDKVersion(expected: input.sdkVersion)
     let templateDirectory = template.directory
 
     var outputs: [String: PackageFile] = [:]
@@ -120,22 +111,6 @@ public enum PackageGenerator {
       throw GenerationError.sdkVersionLineMissing(file: file.path, found: versions.count)
     }
     return version
-  }
-
-  /// Throws unless the template's `contextSDKVersion` is `expected` (the SDK version being
-  /// released), so a package never claims one SDK version while carrying another's code.
-  public static func checkTemplateVersion(_ templateDirectory: URL, expected: String) throws {
-    let found = try templateSDKVersion(templateDirectory)
-    guard found == expected else {
-      throw GenerationError.sdkVersionMismatch(
-        file: templateDirectory.appendingPathComponent(sdkVersionFile).path, found: found, expected: expected)
-    }
-  }
-
-  /// SHA-256 over the template's files, in sorted order of their relative paths, each framed
-  /// as `path NUL size NUL bytes`: any change to a name or a byte changes the digest.
-  public static func templateDigest(_ templateDirectory: URL) throws -> String {
-    try PackageTemplate.load(templateDirectory).digest
   }
 
   // MARK: - Values for each template
@@ -403,6 +378,16 @@ public struct PackageTemplate: Sendable {
   public let digest: String
   /// `contextSDKVersion` of `SDKVersion.swift`.
   public let sdkVersion: String
+
+  /// Throws unless the template's `contextSDKVersion` is `expected` (the SDK version being
+  /// released), so a package never claims one SDK version while carrying another's code.
+  public func checkSDKVersion(expected: String) throws {
+    guard sdkVersion == expected else {
+      throw GenerationError.sdkVersionMismatch(
+        file: directory.appendingPathComponent(PackageGenerator.sdkVersionFile).path, found: sdkVersion,
+        expected: expected)
+    }
+  }
 
   public static func load(_ directory: URL) throws -> PackageTemplate {
     var files: [(path: String, bytes: Data)] = []

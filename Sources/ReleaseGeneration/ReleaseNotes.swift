@@ -100,6 +100,14 @@ public enum ReleaseNotes {
     case none
     case recorded(ReleaseContents)
     case unrecorded(version: String)
+
+    var version: String? {
+      switch self {
+      case .none: nil
+      case .recorded(let last): last.version
+      case .unrecorded(let version): version
+      }
+    }
   }
 
   /// The note of `current` against `previous`. `sdkChangelog` holds the SDK's CHANGELOG
@@ -109,9 +117,6 @@ public enum ReleaseNotes {
   ) -> ReleaseNote {
     typealias Change = ReleaseNote.Change
     var changes: [Change] = []
-    func describe(_ model: ReleaseContents.Model) -> String {
-      model.shortDescription.isEmpty ? "" : ": \(model.shortDescription)"
-    }
     switch previous {
     case .none:
       changes.append(
@@ -120,12 +125,7 @@ public enum ReleaseNotes {
           summary:
             "First release, with ContextSDK \(current.sdkVersion) for \(current.bundleIdentifiers.joined(separator: ", "))",
           added: current.bundleIdentifiers, sdkVersion: current.sdkVersion))
-      for (flow, model) in current.models.sorted(by: { $0.key < $1.key }) {
-        changes.append(
-          Change(
-            kind: .modelAdded, summary: "\(flow) v\(model.modelVersion) added\(describe(model))",
-            flowName: flow, modelVersion: model.modelVersion, shortDescription: model.shortDescription))
-      }
+      changes += modelChanges(from: [:], to: current.models)
     case .unrecorded(let version):
       changes.append(
         Change(
@@ -135,7 +135,7 @@ public enum ReleaseNotes {
             + current.models.sorted(by: { $0.key < $1.key }).map { "\($0.key) v\($0.value.modelVersion)" }
             .joined(separator: ", ") + " with ContextSDK \(current.sdkVersion)"))
     case .recorded(let last):
-      changes += modelChanges(from: last, to: current, describe: describe)
+      changes += modelChanges(from: last.models, to: current.models)
       let added = current.bundleIdentifiers.filter { !last.bundleIdentifiers.contains($0) }
       let removed = last.bundleIdentifiers.filter { !current.bundleIdentifiers.contains($0) }
       if !added.isEmpty || !removed.isEmpty {
@@ -182,24 +182,21 @@ public enum ReleaseNotes {
           ))
       }
     }
-    let previousVersion: String? =
-      switch previous {
-      case .none: nil
-      case .recorded(let last): last.version
-      case .unrecorded(let version): version
-      }
     return ReleaseNote(
-      version: current.version, previousVersion: previousVersion, sdkVersion: current.sdkVersion,
+      version: current.version, previousVersion: previous.version, sdkVersion: current.sdkVersion,
       changes: changes)
   }
 
+  /// Models added, removed or changed, by flow name; against no models, every model is added.
   private static func modelChanges(
-    from last: ReleaseContents, to current: ReleaseContents,
-    describe: (ReleaseContents.Model) -> String
+    from last: [String: ReleaseContents.Model], to current: [String: ReleaseContents.Model]
   ) -> [ReleaseNote.Change] {
+    func describe(_ model: ReleaseContents.Model) -> String {
+      model.shortDescription.isEmpty ? "" : ": \(model.shortDescription)"
+    }
     var changes: [ReleaseNote.Change] = []
-    for flow in Set(last.models.keys).union(current.models.keys).sorted() {
-      switch (last.models[flow], current.models[flow]) {
+    for flow in Set(last.keys).union(current.keys).sorted() {
+      switch (last[flow], current[flow]) {
       case (nil, let now?):
         changes.append(
           .init(

@@ -184,20 +184,20 @@ final class PackageGeneratorTests: XCTestCase {
 
   func testTemplateDigestCoversNamesAndBytes() throws {
     let template = try copyOfTemplate()
-    let original = try PackageGenerator.templateDigest(template)
-    XCTAssertEqual(original, try PackageGenerator.templateDigest(GenerationFixtures.templateDirectory))
+    let original = try PackageTemplate.load(template).digest
+    XCTAssertEqual(original, try PackageTemplate.load(GenerationFixtures.templateDirectory).digest)
     XCTAssertEqual(original.count, 64)
 
     let readme = template.appendingPathComponent("README.md.tmpl")
     let bytes = try Data(contentsOf: readme)
     try (bytes + Data(" ".utf8)).write(to: readme)
-    let changedBytes = try PackageGenerator.templateDigest(template)
+    let changedBytes = try PackageTemplate.load(template).digest
     XCTAssertNotEqual(changedBytes, original)
 
     try bytes.write(to: readme)
-    XCTAssertEqual(try PackageGenerator.templateDigest(template), original)
+    XCTAssertEqual(try PackageTemplate.load(template).digest, original)
     try FileManager.default.moveItem(at: readme, to: template.appendingPathComponent("README2.md.tmpl"))
-    XCTAssertNotEqual(try PackageGenerator.templateDigest(template), original)
+    XCTAssertNotEqual(try PackageTemplate.load(template).digest, original)
   }
 
   func testPackageIdentityIsTheRepositoryName() {

@@ -34,6 +34,13 @@ public struct ModelFacts: Sendable, Equatable {
   /// The oldest SDK version that computes every input of the model (`AlignModelsStep`); nil
   /// before alignment, or when an input is no signal at all.
   public var minimumSDKVersion: SemanticVersion? = nil
+
+  /// The model as a package embeds it, as `model` of a customer's manifest entry.
+  func embedded(as model: CustomModel) -> EmbeddedModel {
+    EmbeddedModel(
+      model: model, sourceFile: file, sha256: sha256, size: size, inputNames: info.inputNames,
+      specificationVersion: info.specificationVersion)
+  }
 }
 
 /// One customer's work in a run, from plan to result. What the plan decided is fixed; what
@@ -76,12 +83,12 @@ public final class CustomerJob: Sendable {
   /// Why the job builds (or why it is up to date), for `--dry-run` and the log.
   public let reason: String
   /// What the release holds and how it differs from the customer's earlier releases.
-  public let releaseNotes: CustomerReleaseNotes?
+  public let releaseNotes: CustomerReleaseNotes
   private let progress: Locked<Progress>
 
   public init(
     customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String, status: Status,
-    releaseNotes: CustomerReleaseNotes? = nil
+    releaseNotes: CustomerReleaseNotes
   ) {
     self.customer = customer
     self.version = version

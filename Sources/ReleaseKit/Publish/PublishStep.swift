@@ -190,7 +190,7 @@ struct PublishStep: Step {
           inputs: $0.inputNames, minimumSDKVersion: $0.minimumSDKVersion)
       },
       // The job's notes, made from the state file by this run, not release.json's copy of them.
-      releaseNotes: release.job.releaseNotes?.note)
+      releaseNotes: release.job.releaseNotes.note)
     for _ in 0..<Self.mergeAttempts {
       let current = try customerIndex(for: release, in: store)
       var index =

@@ -59,8 +59,13 @@ enum VerifyCommand {
     // As `release all` takes it: the flag, else the config's; it is in every package.
     urls.publicURL = try ReleaseCommand.checkedPublicURL(
       parsed.value("--public-url") ?? configuration.publicURL)
+    // Read once: every release is regenerated from the same template.
+    let template: PackageTemplate
+    do { template = try PackageTemplate.load(services.resolve(templates)) } catch {
+      throw ReleaseError.invalidInput("\(error)")
+    }
     let reproduction = Reproduction(
-      store: store, templateDirectory: services.resolve(templates), templatesPath: templates,
+      store: store, template: template, templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
         guard destination.hasPrefix("git:") else { return nil }
         return String(destination.dropFirst(4))
@@ -152,7 +157,7 @@ enum VerifyCommand {
   /// `release all` does) and compares the archive with it.
   struct Reproduction {
     let store: ModelStore
-    let templateDirectory: URL
+    let template: PackageTemplate
     let templatesPath: String
     /// The `git:` destination of release.config.json: its URL is in the package's README.
     let repositoryTemplate: String?
@@ -166,18 +171,10 @@ enum VerifyCommand {
     func problems(record: ReleaseRecord, customer: Customer, releaseDirectory: URL) -> [String] {
       var problems = ReproductionCheck.recordProblems(record, customer: customer, version: record.version)
       do {
-        var facts: [ModelReference: ModelFacts] = [:]
-        let models = try customer.customModels.map { model -> EmbeddedModel in
-          let file = try store.localFile(for: model.reference)
-          let info = try CoreMLModelInfo.load(contentsOf: file)
-          let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
-          facts[model.reference] = ModelFacts(
-            reference: model.reference, file: file, sha256: sha256, size: size, info: info)
-          return EmbeddedModel(
-            model: model, sourceFile: file, sha256: sha256, size: size, inputNames: info.inputNames,
-            specificationVersion: info.specificationVersion)
-        }
-        let template = try PackageTemplate.load(templateDirectory)
+        let facts = try LoadInputsStep.readModels(of: [customer], store: store, storePath: store.displayName)
+          .facts
+        // A directory store has every model it lists or throws: none is left out as unavailable.
+        let models = customer.customModels.map { facts[$0.reference]!.embedded(as: $0) }
         guard let version = SemanticVersion(record.version), let sdk = SemanticVersion(template.sdkVersion)
         else {
           return problems + ["release.json: version \(record.version) is not a version this tool releases"]

@@ -170,8 +170,8 @@ final class VersionBumpTests: XCTestCase {
     XCTAssertTrue(plan.standardOutput.contains { $0.contains("plan acme \(new): build") }, plan.allOutput)
 
     XCTAssertNoThrow(
-      try PackageGenerator.checkTemplateVersion(
-        workspace.file("templates/ContextSDK"), expected: new.description))
+      try PackageTemplate.load(workspace.file("templates/ContextSDK")).checkSDKVersion(
+        expected: new.description))
   }
 
   /// The README's "Models over the air" examples (a signal catalog, an error message, a

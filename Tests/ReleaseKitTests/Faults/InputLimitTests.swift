@@ -88,18 +88,25 @@ final class InputLimitTests: XCTestCase {
   }
 
   /// S3 answers 403 rather than 404 for a missing key to credentials without s3:ListBucket.
-  func testAForbiddenReadOfAMissingObjectNamesThePermission() throws {
+  /// An S3 store whose every request is answered 403 with `code` (S3's error document).
+  private func storeAnsweringForbidden(_ code: String, _ message: String) throws -> ObjectStore {
     struct Forbidden: HTTPClient {
+      let code: String
+      let message: String
       func send(_ request: HTTPRequest) throws -> HTTPResponse {
         throw NetworkError.unexpectedStatus(
           method: request.method.rawValue, url: request.url.absoluteString, status: 403, expected: "2xx",
-          serverCode: "AccessDenied", serverMessage: "Access Denied", attempts: 1)
+          serverCode: code, serverMessage: message, attempts: 1)
       }
     }
-    let store = try S3ObjectStore.make(
+    return try S3ObjectStore.make(
       bucket: "bucket-one", prefix: "sdk", endpoint: "http://127.0.0.1:9", region: nil, baseURL: nil,
       environment: ["AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret-for-tests"],
-      http: Forbidden())
+      http: Forbidden(code: code, message: message))
+  }
+
+  func testAForbiddenReadOfAMissingObjectNamesThePermission() throws {
+    let store = try storeAnsweringForbidden("AccessDenied", "Access Denied")
     let expected =
       "s3://bucket-one/sdk/index.json: access denied (403) reading it. If it does not exist yet, S3 answers 403 instead of 404 to credentials without s3:ListBucket on the bucket: grant s3:ListBucket, s3:GetObject and s3:PutObject to these keys"
     XCTAssertThrowsError(try store.read("index.json")) { XCTAssertEqual("\($0)", expected) }
@@ -109,17 +116,7 @@ final class InputLimitTests: XCTestCase {
   /// A 403 that names its own cause (a wrong secret, a clock off by minutes) is that cause,
   /// not a missing permission: the message must not send the user to the bucket policy.
   func testAForbiddenAnswerWithItsOwnCauseIsReportedAsIs() throws {
-    struct WrongSignature: HTTPClient {
-      func send(_ request: HTTPRequest) throws -> HTTPResponse {
-        throw NetworkError.unexpectedStatus(
-          method: request.method.rawValue, url: request.url.absoluteString, status: 403, expected: "2xx",
-          serverCode: "SignatureDoesNotMatch", serverMessage: "The signature does not match", attempts: 1)
-      }
-    }
-    let store = try S3ObjectStore.make(
-      bucket: "bucket-one", prefix: "sdk", endpoint: "http://127.0.0.1:9", region: nil, baseURL: nil,
-      environment: ["AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret-for-tests"],
-      http: WrongSignature())
+    let store = try storeAnsweringForbidden("SignatureDoesNotMatch", "The signature does not match")
     for attempt in [{ _ = try store.read("index.json") }, { _ = try store.digest(of: "index.json") }] {
       XCTAssertThrowsError(try attempt()) {
         XCTAssertTrue("\($0)".contains("HTTP 403"), "\($0)")

@@ -139,6 +139,18 @@ final class WorkflowCommandsFromOutsideTests: XCTestCase {
 
   /// Every unfenced command is one the tool emits itself (an annotation or a group), never the
   /// planted one.
+  /// Runs `release <arguments>`, which must fail (exit 1) without a command of the planted
+  /// text in what it printed.
+  @discardableResult
+  private func assertFailsWithoutInjectedCommand(
+    _ arguments: [String], in workspace: Workspace, file: StaticString = #filePath, line: UInt = #line
+  ) throws -> BinaryRun {
+    let run = try run(arguments, in: workspace)
+    XCTAssertEqual(run.exitCode, 1, run.allOutput, file: file, line: line)
+    _ = assertNoInjectedCommand(run, "release " + arguments.joined(separator: " "), file: file, line: line)
+    return run
+  }
+
   private func assertNoInjectedCommand(
     _ run: BinaryRun, _ label: String, file: StaticString = #filePath,
     line: UInt = #line
@@ -166,15 +178,9 @@ final class WorkflowCommandsFromOutsideTests: XCTestCase {
     record.packageName = "ContextSDK_Acme\r" + Self.injected
     try record.encoded().write(to: recordFile)
 
-    let all = try run(["all", "--skip-tests"], in: workspace)
-    XCTAssertEqual(all.exitCode, 1, all.allOutput)
-    _ = assertNoInjectedCommand(all, "release all")
-    let json = try run(["all", "--skip-tests", "--json"], in: workspace)
-    XCTAssertEqual(json.exitCode, 1, json.allOutput)
-    _ = assertNoInjectedCommand(json, "release all --json")
-    let verify = try run(["verify", "dist", "--no-build"], in: workspace)
-    XCTAssertEqual(verify.exitCode, 1, verify.allOutput)
-    _ = assertNoInjectedCommand(verify, "release verify")
+    try assertFailsWithoutInjectedCommand(["all", "--skip-tests"], in: workspace)
+    try assertFailsWithoutInjectedCommand(["all", "--skip-tests", "--json"], in: workspace)
+    try assertFailsWithoutInjectedCommand(["verify", "dist", "--no-build"], in: workspace)
   }
 
   func testALineBreakInAZipEntryNameRunsNoCommand() throws {
@@ -194,13 +200,9 @@ final class WorkflowCommandsFromOutsideTests: XCTestCase {
     record.artifact.size = size
     try record.encoded().write(to: recordFile)
 
-    let all = try run(["all", "--skip-tests"], in: workspace)
-    XCTAssertEqual(all.exitCode, 1, all.allOutput)
+    let all = try assertFailsWithoutInjectedCommand(["all", "--skip-tests"], in: workspace)
     XCTAssertTrue(all.allOutput.contains("has a control character in its name"), all.allOutput)
-    _ = assertNoInjectedCommand(all, "release all")
-    let verify = try run(["verify", "dist", "--no-build"], in: workspace)
-    XCTAssertEqual(verify.exitCode, 1, verify.allOutput)
-    _ = assertNoInjectedCommand(verify, "release verify")
+    try assertFailsWithoutInjectedCommand(["verify", "dist", "--no-build"], in: workspace)
   }
 
   func testVerifysLogTailIsFenced() throws {

@@ -33,7 +33,11 @@ final class CustomerPipelineTests: XCTestCase {
       toolchain: "swift")
     return CustomerJob(
       customer: customer, version: SemanticVersion(1, 0, 0), digest: digest, reason: "first release",
-      status: .pending)
+      status: .pending,
+      releaseNotes: CustomerReleaseNotes(
+        customer: customer, version: SemanticVersion(1, 0, 0), sdkVersion: SemanticVersion(1, 0, 0),
+        models: [:],
+        recorded: nil, sdkChangelog: [:], templateDigest: "t", modelManifestURL: nil, repositoryURL: nil))
   }
 
   func context(jobs: Int, failFast: Bool, reporter: RecordingReporter) -> ReleaseContext {

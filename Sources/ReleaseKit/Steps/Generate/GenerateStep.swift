@@ -23,16 +23,11 @@ struct GenerateStep: CustomerStep {
   /// What the customer's package is generated from: its entry, version, the SDK version, its
   /// models as the load step read them, and the releases repository URL its README shows.
   static func input(for job: CustomerJob, inputs: ReleaseInputs) -> GenerationInput {
-    let models = job.customer.customModels.map { model -> EmbeddedModel in
-      let facts = inputs.models[model.reference]!
-      return EmbeddedModel(
-        model: model, sourceFile: facts.file, sha256: facts.sha256, size: facts.size,
-        inputNames: facts.info.inputNames, specificationVersion: facts.info.specificationVersion)
-    }
+    let models = job.customer.customModels.map { inputs.models[$0.reference]!.embedded(as: $0) }
     return GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
       signals: (inputs.signals?.introduced ?? [:]).mapValues(\.description),
-      releaseNotes: job.releaseNotes?.notes ?? [])
+      releaseNotes: job.releaseNotes.notes)
   }
 }

@@ -30,11 +30,10 @@ struct LoadInputsStep: Step {
 
     let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
     let templateDirectory = services.resolve(options.templatesPath)
-    let template = try Self.badInput { try PackageTemplate.load(templateDirectory) }
-    guard template.sdkVersion == state.sdkVersion.description else {
-      throw ReleaseError.invalidInput(
-        "\(GenerationError.sdkVersionMismatch(file: templateDirectory.appendingPathComponent(PackageGenerator.sdkVersionFile).path, found: template.sdkVersion, expected: state.sdkVersion.description))"
-      )
+    let template = try Self.badInput {
+      let template = try PackageTemplate.load(templateDirectory)
+      try template.checkSDKVersion(expected: state.sdkVersion.description)
+      return template
     }
 
     context.state = state

@@ -93,6 +93,6 @@ struct StageStep: CustomerStep {
         topLevelDirectory: customer.packageName),
       toolchain: inputs.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
       inputDigest: job.digest.build, inputs: job.digest, testCount: testCount,
-      releaseNotes: job.releaseNotes?.note)
+      releaseNotes: job.releaseNotes.note)
   }
 }

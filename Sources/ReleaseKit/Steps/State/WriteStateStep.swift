@@ -16,7 +16,7 @@ struct WriteStateStep: Step {
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
     context.unrecordedJobs.flatMap { job in
       ["would record \(job.id) \(job.version) in \(context.options.statePath), with release notes:"]
-        + (job.releaseNotes?.note.changes ?? []).flatMap { change in
+        + job.releaseNotes.note.changes.flatMap { change in
           ["  \(change.summary)"] + (change.sdkChanges ?? []).map { "    \($0)" }
         }
     }
@@ -46,7 +46,7 @@ struct WriteStateStep: Step {
       var current = try ReleaseState.load(from: url, displayPath: context.options.statePath)
       for job in context.shippingJobs {
         let now = current.customers[job.id]
-        let ours = Self.entry(for: job, after: read.customers[job.id])
+        let ours = job.releaseNotes.recorded(after: read.customers[job.id], sourceDigest: job.digest.source)
         if now != read.customers[job.id] && now != ours, let now {
           throw StateError.changedMeanwhile(
             path: context.options.statePath, customer: job.id, found: now.version.description,
@@ -65,17 +65,9 @@ struct WriteStateStep: Step {
   private func updatedState(_ context: ReleaseContext) -> ReleaseState? {
     guard var state = context.state else { return nil }
     for job in context.shippingJobs {
-      state.customers[job.id] = Self.entry(for: job, after: state.customers[job.id])
+      state.customers[job.id] = job.releaseNotes.recorded(
+        after: state.customers[job.id], sourceDigest: job.digest.source)
     }
     return state
-  }
-
-  /// The job's record: its version and source digest, and its contents first in the history
-  /// its release notes are made from.
-  private static func entry(for job: CustomerJob, after entry: ReleaseState.CustomerEntry?)
-    -> ReleaseState.CustomerEntry
-  {
-    job.releaseNotes?.recorded(after: entry, sourceDigest: job.digest.source)
-      ?? .init(version: job.version, sourceDigest: job.digest.source, releases: entry?.releases ?? [])
   }
 }
