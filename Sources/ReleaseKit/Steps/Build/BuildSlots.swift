@@ -55,6 +55,34 @@ final class BuildSlots: Sendable {
       try? fileManager.removeItem(at: to)
       try fileManager.copyItem(at: from, to: to)
     }
+    try removeResourceBundles(below: destination.appendingPathComponent(".build"))
+  }
+
+  /// The resource bundles an earlier build copied into `.build` (`<target>.resources` on
+  /// Linux, `.bundle` on Apple platforms) are removed, so the build copies this package's
+  /// resources afresh. SwiftPM's build system checks such an output by its directory's
+  /// metadata: in a warm slot it kept another customer's bundled models more than once (a
+  /// customer's tests saw a model too many or missed its own), and the tests must see exactly
+  /// the package that ships.
+  static func removeResourceBundles(below build: URL) throws {
+    let fileManager = FileManager.default
+    // `.build/<triple>/<configuration>/`; `.build/debug` is a link to one of them.
+    for triple in (try? fileManager.contentsOfDirectory(atPath: build.path)) ?? [] {
+      let tripleURL = build.appendingPathComponent(triple)
+      guard (try? tripleURL.resourceValues(forKeys: [.isSymbolicLinkKey]).isSymbolicLink) == false else {
+        continue
+      }
+      for configuration in (try? fileManager.contentsOfDirectory(atPath: tripleURL.path)) ?? [] {
+        let directory = tripleURL.appendingPathComponent(configuration)
+        for entry in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+        where entry.hasSuffix(".resources") || entry.hasSuffix(".bundle") {
+          do { try fileManager.removeItem(at: directory.appendingPathComponent(entry)) } catch {
+            throw SystemError.cannotWrite(
+              path: directory.appendingPathComponent(entry).path, reason: SystemError.reason(error))
+          }
+        }
+      }
+    }
   }
 
   /// Regular files below `directory`, relative, excluding `.build`.

@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+@testable import ReleaseKit
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A warm build slot is only a cache: what a customer's tests see must be that customer's
+/// package, whatever an earlier build left in the slot's `.build`.
+final class BuildSlotsTests: XCTestCase {
+  /// SwiftPM copies `Resources/Models` into a resource bundle under `.build` and, in a warm
+  /// slot, did not always copy it again: the suite and the benchmark saw a customer tested
+  /// against another customer's bundled models (one too many, or its own missing). Here such a
+  /// leftover is planted: another model in the bundle the tests read.
+  func testACustomerIsTestedAgainstItsOwnModelsWhateverTheSlotHeld() throws {
+    let workspace = try Workspace()
+    let cache = workspace.file("cache")
+    let arguments = ["customer", "acme", "--jobs", "1", "--cache", cache.path]
+    let first = workspace.run(arguments)
+    XCTAssertEqual(first.exitCode, 0, first.allOutput)
+
+    let bundles = try resourceBundles(below: cache.appendingPathComponent("slots/0/ContextSDK/.build"))
+    XCTAssertFalse(bundles.isEmpty, "the first build made the slot's resource bundle")
+    // Planted with the folders' modification times kept, so SwiftPM's build system, which
+    // checks an output directory by its metadata, takes the bundle for up to date.
+    for bundle in bundles {
+      let models = bundle.appendingPathComponent("Models")
+      let times = try [bundle, models].map { ($0, try modificationTime(of: $0)) }
+      try Data(contentsOf: workspace.file("models/rating_request/31.mlmodel")).write(
+        to: models.appendingPathComponent("rating_request_v31.mlmodel"))
+      for (url, time) in times { try setModificationTime(of: url, to: time) }
+    }
+
+    let again = workspace.run(arguments + ["--force"])
+    XCTAssertEqual(again.exitCode, 0, again.allOutput)
+  }
+
+  /// Access and modification time, to the nanosecond: Foundation's file attributes round them,
+  /// and any change is noticed.
+  private func modificationTime(of url: URL) throws -> [timespec] {
+    var status = stat()
+    guard stat(url.path, &status) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+    return [status.st_atim, status.st_mtim]
+  }
+
+  private func setModificationTime(of url: URL, to time: [timespec]) throws {
+    var times = time
+    guard utimensat(AT_FDCWD, url.path, &times, 0) == 0 else {
+      throw POSIXError(.init(rawValue: errno) ?? .EIO)
+    }
+  }
+
+  private func resourceBundles(below build: URL) throws -> [URL] {
+    let paths =
+      FileManager.default.enumerator(atPath: build.path)?.allObjects.compactMap { $0 as? String } ?? []
+    return paths.filter { $0.hasSuffix(".resources") || $0.hasSuffix(".bundle") }.map {
+      build.appendingPathComponent($0)
+    }
+  }
+}
