@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseSystem
 
 /// Warm build directories reused across customers.
@@ -40,31 +41,24 @@ final class BuildSlots: Sendable {
 
   /// Makes `destination` hold exactly the files of `source`, leaving `.build` alone and not
   /// touching files whose bytes are already the same (their modification times then stay
-  /// old, so SwiftPM's incremental build sees them unchanged).
+  /// old, so SwiftPM's incremental build sees them unchanged); then makes the resource bundles
+  /// an earlier build left in `.build` hold exactly this package's models.
   static func mirror(_ source: URL, into destination: URL) throws {
-    let fileManager = FileManager.default
-    let wanted = Set(try relativeFiles(in: source))
-    for existing in try relativeFiles(in: destination) where !wanted.contains(existing) {
-      try fileManager.removeItem(at: destination.appendingPathComponent(existing))
-    }
-    for path in wanted.sorted() {
-      let from = source.appendingPathComponent(path)
-      let to = destination.appendingPathComponent(path)
-      if fileManager.contentsEqual(atPath: from.path, andPath: to.path) { continue }
-      try AtomicFile.createDirectory(to.deletingLastPathComponent())
-      try? fileManager.removeItem(at: to)
-      try fileManager.copyItem(at: from, to: to)
-    }
-    try removeResourceBundles(below: destination.appendingPathComponent(".build"))
+    try mirrorFiles(from: source, into: destination)
+    try refreshResourceBundles(
+      models: destination.appendingPathComponent(PackageGenerator.modelsDirectory),
+      below: destination.appendingPathComponent(".build"))
   }
 
-  /// The resource bundles an earlier build copied into `.build` (`<target>.resources` on
-  /// Linux, `.bundle` on Apple platforms) are removed, so the build copies this package's
-  /// resources afresh. SwiftPM's build system checks such an output by its directory's
-  /// metadata: in a warm slot it kept another customer's bundled models more than once (a
-  /// customer's tests saw a model too many or missed its own), and the tests must see exactly
-  /// the package that ships.
-  static func removeResourceBundles(below build: URL) throws {
+  /// The resource bundles an earlier build copied into `.build` (`<package>_<target>.resources`
+  /// on Linux, `.bundle` on Apple platforms; only the `ContextSDK` target has resources) are
+  /// made to hold exactly `models` in their `Models` folder. SwiftPM's build system checks
+  /// that copy by its directory's metadata: in a warm slot it kept another customer's models
+  /// (a customer's tests saw a model too many or missed its own), and after such a bundle was
+  /// deleted it did not always copy it again (the suite saw a customer's bundle missing). So
+  /// the tool does not rely on it either way: whatever SwiftPM decides, the bundle a
+  /// customer's tests read holds that customer's models.
+  static func refreshResourceBundles(models: URL, below build: URL) throws {
     let fileManager = FileManager.default
     // `.build/<triple>/<configuration>/`; `.build/debug` is a link to one of them.
     for triple in (try? fileManager.contentsOfDirectory(atPath: build.path)) ?? [] {
@@ -76,12 +70,32 @@ final class BuildSlots: Sendable {
         let directory = tripleURL.appendingPathComponent(configuration)
         for entry in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
         where entry.hasSuffix(".resources") || entry.hasSuffix(".bundle") {
-          do { try fileManager.removeItem(at: directory.appendingPathComponent(entry)) } catch {
-            throw SystemError.cannotWrite(
-              path: directory.appendingPathComponent(entry).path, reason: SystemError.reason(error))
-          }
+          try mirrorFiles(
+            from: models, into: directory.appendingPathComponent(entry).appendingPathComponent("Models"))
         }
       }
+    }
+  }
+
+  private static func mirrorFiles(from source: URL, into destination: URL) throws {
+    let fileManager = FileManager.default
+    let wanted = Set(try relativeFiles(in: source))
+    do {
+      for existing in try relativeFiles(in: destination) where !wanted.contains(existing) {
+        try fileManager.removeItem(at: destination.appendingPathComponent(existing))
+      }
+      for path in wanted.sorted() {
+        let from = source.appendingPathComponent(path)
+        let to = destination.appendingPathComponent(path)
+        if fileManager.contentsEqual(atPath: from.path, andPath: to.path) { continue }
+        try AtomicFile.createDirectory(to.deletingLastPathComponent())
+        try? fileManager.removeItem(at: to)
+        try fileManager.copyItem(at: from, to: to)
+      }
+    } catch let error as SystemError {
+      throw error
+    } catch {
+      throw SystemError.cannotWrite(path: destination.path, reason: SystemError.reason(error))
     }
   }
 

@@ -12,8 +12,9 @@ import XCTest
 final class BuildSlotsTests: XCTestCase {
   /// SwiftPM copies `Resources/Models` into a resource bundle under `.build` and, in a warm
   /// slot, did not always copy it again: the suite and the benchmark saw a customer tested
-  /// against another customer's bundled models (one too many, or its own missing). Here such a
-  /// leftover is planted: another model in the bundle the tests read.
+  /// against another customer's bundled models (one too many, or its own missing), and after
+  /// the tool deleted such a bundle, a build that did not copy it again. Here both are planted:
+  /// another model in the bundle the tests read, and the customer's own model gone from it.
   func testACustomerIsTestedAgainstItsOwnModelsWhateverTheSlotHeld() throws {
     let workspace = try Workspace()
     let cache = workspace.file("cache")
@@ -30,11 +31,39 @@ final class BuildSlotsTests: XCTestCase {
       let times = try [bundle, models].map { ($0, try modificationTime(of: $0)) }
       try Data(contentsOf: workspace.file("models/rating_request/31.mlmodel")).write(
         to: models.appendingPathComponent("rating_request_v31.mlmodel"))
+      try FileManager.default.removeItem(at: models.appendingPathComponent("paywall_timing_v14.mlmodel"))
       for (url, time) in times { try setModificationTime(of: url, to: time) }
     }
 
     let again = workspace.run(arguments + ["--force"])
     XCTAssertEqual(again.exitCode, 0, again.allOutput)
+  }
+
+  func testABundleIsMadeToHoldExactlyThePackagesModels() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let models = root.appendingPathComponent("Models")
+    let bundle = root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug/ContextSDK_ContextSDK.resources")
+    let unrelated = root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug/other.txt")
+    for (url, text) in [
+      (models.appendingPathComponent("a_v1.mlmodel"), "a"), (models.appendingPathComponent("b_v2.mlmodel"), "b"),
+      (bundle.appendingPathComponent("Models/a_v1.mlmodel"), "stale a"),
+      (bundle.appendingPathComponent("Models/c_v3.mlmodel"), "another customer's"), (unrelated, "kept"),
+    ] {
+      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try Data(text.utf8).write(to: url)
+    }
+
+    try BuildSlots.refreshResourceBundles(models: models, below: root.appendingPathComponent(".build"))
+
+    let bundled = try FileManager.default.contentsOfDirectory(atPath: bundle.appendingPathComponent("Models").path)
+    XCTAssertEqual(bundled.sorted(), ["a_v1.mlmodel", "b_v2.mlmodel"])
+    for name in bundled {
+      XCTAssertEqual(
+        try Data(contentsOf: bundle.appendingPathComponent("Models/\(name)")),
+        try Data(contentsOf: models.appendingPathComponent(name)), name)
+    }
+    XCTAssertEqual(try String(contentsOf: unrelated, encoding: .utf8), "kept")
   }
 
   /// Access and modification time, to the nanosecond: Foundation's file attributes round them,
