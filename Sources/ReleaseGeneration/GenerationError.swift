@@ -15,6 +15,8 @@ public enum GenerationError: Error, CustomStringConvertible, Equatable {
   case sdkVersionMismatch(file: String, found: String, expected: String)
   case invalidPackageName(found: String)
   case noModels(customer: String)
+  case noFeatures(customer: String)
+  case flowWithoutFeature(customer: String, flowName: String, features: [String])
   case invalidFlowName(customer: String, found: String)
   case duplicateOutput(file: String)
   case modelChanged(file: String, found: String, expected: String)
@@ -55,6 +57,11 @@ public enum GenerationError: Error, CustomStringConvertible, Equatable {
     case .noModels(let customer):
       return
         "customer \(customer): found no models, expected at least one (a package without models has nothing to ship)"
+    case .noFeatures(let customer):
+      return "customer \(customer): found no features, expected at least one of features.json"
+    case .flowWithoutFeature(let customer, let flowName, let features):
+      return
+        "customer \(customer): flow \(quoted(flowName)) is no flow of its features (\(features.joined(separator: ", "))), expected the feature that serves it"
     case .invalidFlowName(let customer, let found):
       return
         "customer \(customer): flow name \(quoted(found)) cannot name a model file: expected ASCII letters, digits, `_` and `-`"

@@ -17,8 +17,9 @@ public enum PackageGenerator {
   static let preservedEntries: Set<String> = [".build"]
 
   /// Template files that are the tool's input, not part of any package: `signals.json` (the
-  /// signals the SDK computes, which every model is checked against).
-  public static let toolInputFiles: Set<String> = ["signals.json"]
+  /// signals the SDK computes, which every model is checked against) and `features.json` (the
+  /// parts of the SDK customers license).
+  public static let toolInputFiles: Set<String> = ["signals.json", FeatureCatalog.fileName]
 
   /// The package's release notes, made by the tool (not a template): every release of this
   /// customer's package, newest first.
@@ -54,7 +55,7 @@ public enum PackageGenerator {
   public static func files(_ input: GenerationInput, template: PackageTemplate) throws -> [String:
     PackageFile]
   {
-    try validate(input)
+    try validate(input, template: template)
     try template.checkSDKVersion(expected: input.sdkVersion)
     let templateDirectory = template.directory
 
@@ -65,13 +66,15 @@ public enum PackageGenerator {
       }
       outputs[relativePath] = file
     }
-    for (relativePath, bytes) in template.files where !toolInputFiles.contains(relativePath) {
+    let features = template.features.features(of: input.customer)
+    for (relativePath, bytes) in template.files(for: features) where !toolInputFiles.contains(relativePath) {
       let source = templateDirectory.appendingPathComponent(relativePath)
       if relativePath.hasSuffix(".tmpl") {
         guard let template = String(data: bytes, encoding: .utf8) else {
           throw GenerationError.templateNotText(file: source.path)
         }
-        let rendered = try render(template, templatePath: relativePath, file: source.path, input: input)
+        let rendered = try render(
+          template, templatePath: relativePath, file: source.path, input: input, features: features)
         try plan(String(relativePath.dropLast(".tmpl".count)), .contents(Data(rendered.utf8)))
       } else {
         try plan(relativePath, .contents(bytes))
@@ -115,19 +118,29 @@ public enum PackageGenerator {
 
   // MARK: - Values for each template
 
-  private static func render(_ template: String, templatePath: String, file: String, input: GenerationInput)
-    throws -> String
-  {
+  private static func render(
+    _ template: String, templatePath: String, file: String, input: GenerationInput, features: [Feature]
+  ) throws -> String {
     switch templatePath {
     case packageManifestTemplate:
       return try TemplateRenderer.render(
-        template, file: file, values: ["packageName": SwiftEmitter.stringLiteral(input.packageName)])
+        template, file: file,
+        values: [
+          "packageName": SwiftEmitter.stringLiteral(input.packageName),
+          "featureModules": SwiftEmitter.multilineArrayLiteral(
+            features.map { SwiftEmitter.stringLiteral($0.module) }, indentationLevel: 0),
+        ])
     case registryTemplate:
-      return try TemplateRenderer.render(template, file: file, values: try registryValues(input))
+      return try TemplateRenderer.render(
+        template, file: file, values: try registryValues(input, features: features))
     case readmeTemplate:
-      return try TemplateRenderer.render(template, file: file, values: readmeValues(input))
+      return try TemplateRenderer.render(
+        template, file: file, values: readmeValues(input, features: features))
     case signalsTemplate:
-      let signals = input.signals.keys.sorted().map {
+      // Only what the build's features compute: a signal of a feature the customer does not
+      // have is not part of its SDK.
+      let computed = Set(features.flatMap(\.signals))
+      let signals = input.signals.keys.filter(computed.contains).sorted().map {
         (key: SwiftEmitter.stringLiteral($0), value: SwiftEmitter.stringLiteral(input.signals[$0]!))
       }
       return try TemplateRenderer.render(
@@ -139,7 +152,9 @@ public enum PackageGenerator {
     }
   }
 
-  private static func registryValues(_ input: GenerationInput) throws -> [String: EmittedSwift] {
+  private static func registryValues(_ input: GenerationInput, features: [Feature]) throws -> [String:
+    EmittedSwift]
+  {
     // One value per line wherever a line could grow with the input (digests, lists of names),
     // so the generated source stays within the line length the SDK's own code keeps. The
     // template's arguments sit two levels deep; each model's arguments four.
@@ -164,10 +179,19 @@ public enum PackageGenerator {
       "sdkVersion": SwiftEmitter.stringLiteral(input.sdkVersion),
       "models": SwiftEmitter.multilineArrayLiteral(models, indentationLevel: 2),
       "modelManifestURL": SwiftEmitter.optionalStringLiteral(input.modelManifestURL),
+      "features": SwiftEmitter.multilineArrayLiteral(
+        features.map { SwiftEmitter.stringLiteral($0.name) }, indentationLevel: 2),
+      "featureImports": try SwiftEmitter.exportedImports(features.map(\.module)),
     ]
   }
 
-  private static func readmeValues(_ input: GenerationInput) -> [String: MarkdownText] {
+  private static func readmeValues(_ input: GenerationInput, features: [Feature]) -> [String: MarkdownText] {
+    let featureLines = features.map { feature in
+      MarkdownText.concatenating([
+        .literal("- "), .codeSpan(feature.name), .literal(" (module "), .codeSpan(feature.module),
+        .literal("): "), .escaping(feature.summary),
+      ])
+    }
     let flows = input.models.map { embedded in
       MarkdownText.concatenating([
         .literal("- "), .codeSpan(embedded.model.flowName), .literal(" (flow "),
@@ -190,6 +214,7 @@ public enum PackageGenerator {
       // `validate` guarantees at least one model.
       "exampleFlowName": .swiftCode(SwiftEmitter.stringLiteral(input.models[0].model.flowName)),
       "flows": .lines(flows),
+      "features": .lines(featureLines),
       "bundleIdentifiers": .concatenating(bundleIdentifiers),
     ]
   }
@@ -205,13 +230,22 @@ public enum PackageGenerator {
 
   // MARK: - Input checks
 
-  private static func validate(_ input: GenerationInput) throws {
+  private static func validate(_ input: GenerationInput, template: PackageTemplate) throws {
     guard SwiftEmitter.isPlainIdentifier(input.packageName) else {
       throw GenerationError.invalidPackageName(found: input.packageName)
     }
     guard !input.models.isEmpty else { throw GenerationError.noModels(customer: input.customer.id) }
     for embedded in input.models where !isFileNameSafe(embedded.model.flowName) {
       throw GenerationError.invalidFlowName(customer: input.customer.id, found: embedded.model.flowName)
+    }
+    let features = template.features.features(of: input.customer)
+    guard !features.isEmpty else { throw GenerationError.noFeatures(customer: input.customer.id) }
+    for embedded in input.models {
+      let flow = embedded.model.flowName
+      guard let feature = template.features.feature(servingFlow: flow), features.contains(feature) else {
+        throw GenerationError.flowWithoutFeature(
+          customer: input.customer.id, flowName: flow, features: features.map(\.name))
+      }
     }
   }
 
@@ -368,16 +402,17 @@ public enum PackageGenerator {
 }
 
 /// The template's files, read once: the bytes every package of a run is generated from and
-/// checked against, with their digest and the SDK version they carry.
+/// checked against, with their digest, the SDK version they carry and the features they offer.
 public struct PackageTemplate: Sendable {
   public let directory: URL
   /// Every regular file by relative path, sorted by path.
   public let files: [(path: String, bytes: Data)]
-  /// SHA-256 over the files in sorted order of their relative paths, each framed as
-  /// `path NUL size NUL bytes`: any change to a name or a byte changes the digest.
+  /// SHA-256 over every file (see `digest(of:)`): the SDK's code as a whole, for the SDK tag.
   public let digest: String
   /// `contextSDKVersion` of `SDKVersion.swift`.
   public let sdkVersion: String
+  /// `features.json`: which files are which feature's.
+  public let features: FeatureCatalog
 
   /// Throws unless the template's `contextSDKVersion` is `expected` (the SDK version being
   /// released), so a package never claims one SDK version while carrying another's code.
@@ -389,21 +424,52 @@ public struct PackageTemplate: Sendable {
     }
   }
 
-  public static func load(_ directory: URL) throws -> PackageTemplate {
-    var files: [(path: String, bytes: Data)] = []
+  /// The files a package with `features` is made from: the shared core's and those features'
+  /// own, plus the tool's inputs (`signals.json`, `features.json`).
+  public func files(for features: [Feature]) -> [(path: String, bytes: Data)] {
+    files.filter { file in
+      guard let owner = self.features.owner(of: file.path) else { return true }
+      return features.contains(owner)
+    }
+  }
+
+  /// The digest of what a package with `features` is made from: a change to another feature's
+  /// module does not change it, so it releases only the customers that have that feature.
+  public func digest(for features: [Feature]) -> String { Self.digest(of: files(for: features)) }
+
+  /// SHA-256 over files in sorted order of their relative paths, each framed as
+  /// `path NUL size NUL bytes`: any change to a name or a byte changes the digest.
+  static func digest(of files: [(path: String, bytes: Data)]) -> String {
     var hasher = SHA256Hasher()
-    for relativePath in try PackageGenerator.templateFiles(in: directory) {
-      let bytes = try PackageGenerator.read(directory.appendingPathComponent(relativePath))
-      hasher.update(Data("\(relativePath)\u{0}\(bytes.count)\u{0}".utf8))
-      hasher.update(bytes)
-      files.append((relativePath, bytes))
+    for file in files {
+      hasher.update(Data("\(file.path)\u{0}\(file.bytes.count)\u{0}".utf8))
+      hasher.update(file.bytes)
+    }
+    return hasher.finalizeHex()
+  }
+
+  /// - Parameter displayPath: how messages name the directory (`templates/ContextSDK`).
+  public static func load(_ directory: URL, displayPath: String? = nil) throws -> PackageTemplate {
+    var files: [(path: String, bytes: Data)] = []
+    let paths = try PackageGenerator.templateFiles(in: directory)
+    for relativePath in paths {
+      files.append((relativePath, try PackageGenerator.read(directory.appendingPathComponent(relativePath))))
     }
     let versionFile = directory.appendingPathComponent(PackageGenerator.sdkVersionFile)
     guard let versionBytes = files.first(where: { $0.path == PackageGenerator.sdkVersionFile })?.bytes else {
       throw SystemError.cannotRead(path: versionFile.path, reason: "missing from the template")
     }
+    let featuresPath = (displayPath ?? directory.path) + "/" + FeatureCatalog.fileName
+    guard let featureBytes = files.first(where: { $0.path == FeatureCatalog.fileName })?.bytes else {
+      throw ValidationFailure([
+        Diagnostic(
+          file: featuresPath, path: "",
+          message: "missing from the template; expected the features customers can license")
+      ])
+    }
     return PackageTemplate(
-      directory: directory, files: files, digest: hasher.finalizeHex(),
-      sdkVersion: try PackageGenerator.sdkVersion(in: versionBytes, file: versionFile))
+      directory: directory, files: files, digest: digest(of: files),
+      sdkVersion: try PackageGenerator.sdkVersion(in: versionBytes, file: versionFile),
+      features: try FeatureCatalog.load(data: featureBytes, displayPath: featuresPath, templateFiles: paths))
   }
 }

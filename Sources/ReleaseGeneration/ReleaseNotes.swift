@@ -34,11 +34,14 @@ public struct ReleaseContents: Codable, Equatable, Sendable {
   /// package from; nil when the release had none.
   public var modelManifestURL: String?
   public var repositoryURL: String?
+  /// The features the package holds, sorted; absent in contents recorded before features
+  /// existed (then not compared).
+  public var features: [String]?
 
   public init(
     version: String, previousVersion: String?, sdkVersion: String, bundleIdentifiers: [String],
     models: [String: Model], templateDigest: String? = nil, modelManifestURL: String? = nil,
-    repositoryURL: String? = nil
+    repositoryURL: String? = nil, features: [String]? = nil
   ) {
     self.version = version
     self.previousVersion = previousVersion
@@ -48,6 +51,7 @@ public struct ReleaseContents: Codable, Equatable, Sendable {
     self.templateDigest = templateDigest
     self.modelManifestURL = modelManifestURL
     self.repositoryURL = repositoryURL
+    self.features = features
   }
 }
 
@@ -58,6 +62,8 @@ public struct ReleaseNote: Codable, Equatable, Sendable {
   public struct Change: Codable, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable {
       case firstRelease, modelAdded, modelRemoved, modelChanged, bundleIdentifiersChanged, sdkVersionChanged
+      /// Features (parts of the SDK the customer licenses) added or removed.
+      case featuresChanged
       /// The SDK's code changed within the same SDK version.
       case sdkCodeChanged
       /// Where the SDK fetches models over the air, or where the package is added from, changed.
@@ -146,6 +152,17 @@ public enum ReleaseNotes {
           Change(
             kind: .bundleIdentifiersChanged, summary: "Bundle identifiers: " + parts.joined(separator: "; "),
             added: added, removed: removed))
+      }
+      if let before = last.features, let now = current.features, before != now {
+        let added = now.filter { !before.contains($0) }
+        let removed = before.filter { !now.contains($0) }
+        let parts =
+          (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
+          + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
+        changes.append(
+          Change(
+            kind: .featuresChanged, summary: "Features: " + parts.joined(separator: "; "), added: added,
+            removed: removed))
       }
       if last.sdkVersion != current.sdkVersion {
         changes.append(
@@ -272,8 +289,10 @@ public enum ReleaseNotes {
         ? .concatenating([.escaping("v\(change.modelVersion ?? 0)"), .literal(": the model file changed")])
         : .escaping("v\(change.previousModelVersion ?? 0) → v\(change.modelVersion ?? 0)")
       return .concatenating([flow, .literal(" "), versions] + description())
-    case .bundleIdentifiersChanged:
-      var parts: [MarkdownText] = [.literal("Bundle identifiers: ")]
+    case .bundleIdentifiersChanged, .featuresChanged:
+      var parts: [MarkdownText] = [
+        .literal(change.kind == .featuresChanged ? "Features: " : "Bundle identifiers: ")
+      ]
       if let added = change.added, !added.isEmpty { parts += [.literal("added ")] + list(added) }
       if let removed = change.removed, !removed.isEmpty {
         if change.added?.isEmpty == false { parts.append(.literal("; ")) }

@@ -62,6 +62,12 @@ public enum SwiftEmitter {
     return isLetter(first) && name.unicodeScalars.allSatisfy { isLetter($0) || isDigit($0) }
   }
 
+  /// `@_exported import Module` for each module, one per line: a generated module re-exports
+  /// the modules its users should see through it.
+  public static func exportedImports(_ modules: [String]) throws -> EmittedSwift {
+    EmittedSwift(try modules.map { "@_exported import \(try identifier($0).source)" }.joined(separator: "\n"))
+  }
+
   /// `[a, b, c]` on one line.
   public static func arrayLiteral(_ elements: [EmittedSwift]) -> EmittedSwift {
     EmittedSwift("[" + elements.map(\.source).joined(separator: ", ") + "]")

@@ -23,6 +23,10 @@ public struct Customer: Equatable, Sendable {
   public var appID: String
   public var bundleIdentifiers: [String]
   public var customModels: [CustomModel]
+  /// The features the customer licenses, as `customers.json` lists them; nil when it lists
+  /// none, and then the customer gets the features its flows need
+  /// (`FeatureCatalog.features(of:)`).
+  public var features: [String]?
   /// Position in the manifest's array (for messages: `customers[3]`).
   public var index: Int
   /// 1-based line of the entry's opening brace in the manifest (for CI annotations).
@@ -30,13 +34,14 @@ public struct Customer: Equatable, Sendable {
 
   public init(
     id: String, name: String?, appID: String, bundleIdentifiers: [String],
-    customModels: [CustomModel], index: Int, line: Int
+    customModels: [CustomModel], features: [String]? = nil, index: Int, line: Int
   ) {
     self.id = id
     self.name = name
     self.appID = appID
     self.bundleIdentifiers = bundleIdentifiers
     self.customModels = customModels
+    self.features = features
     self.index = index
     self.line = line
   }

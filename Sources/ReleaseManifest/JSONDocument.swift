@@ -517,7 +517,7 @@ extension Unicode.Scalar {
 extension String {
   /// The string in double quotes for a one-line message: at most 60 characters (then `…`),
   /// with quotes, backslashes and control characters escaped as in JSON.
-  var quotedForMessage: String {
+  public var quotedForMessage: String {
     var escaped = ""
     for (offset, character) in self.enumerated() {
       if offset == 60 {

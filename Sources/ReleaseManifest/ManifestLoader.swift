@@ -4,14 +4,21 @@ import Foundation
 ///
 /// Format: a top-level array of
 /// `{"bundle_identifiers": [String], "app_id": "<uuid>", "customModels": [{"flowId": Int,
-/// "flowName": String, "modelVersion": Int}], "id": "<slug>" (optional), "name": String (optional)}`.
+/// "flowName": String, "modelVersion": Int}], "id": "<slug>" (optional), "name": String (optional),
+/// "features": [String] (optional: the features of `features.json` the customer licenses)}`.
 /// An entry without `id` gets `Customer.derivedID(name:appID:)`.
 public enum ManifestLoader {
   /// Parses and validates `data`. Throws `ValidationFailure` holding every problem of the file in
   /// document order (a syntax error is one diagnostic: nothing after it can be trusted), or the
   /// store's own error when the store cannot be read.
   /// - Parameter displayPath: the file as the user named it; every diagnostic starts with it.
-  public static func load(path displayPath: String, data: Data, store: ModelStore) throws -> Manifest {
+  /// - Parameter features: the template's feature catalog, against which `features` lists and
+  ///   flows are checked; nil checks a `features` list only for its form.
+  public static func load(
+    path displayPath: String, data: Data, store: ModelStore, features: FeatureCatalog? = nil
+  )
+    throws -> Manifest
+  {
     let root: JSONValue
     do {
       root = try JSONDocument.parse(data)
@@ -22,16 +29,16 @@ public enum ManifestLoader {
           line: error.position.line)
       ])
     }
-    var validator = ManifestValidator(file: displayPath, store: store)
+    var validator = ManifestValidator(file: displayPath, store: store, catalog: features)
     return Manifest(path: displayPath, customers: try validator.validate(root))
   }
 
   /// Reads the file at `url`, then loads it as `load(path:data:store:)` does. A file that cannot
   /// be read is reported as a `ValidationFailure` too, so callers print one kind of error.
   /// - Parameter displayPath: how messages name the file; defaults to `url.path`.
-  public static func load(contentsOf url: URL, displayPath: String? = nil, store: ModelStore) throws
-    -> Manifest
-  {
+  public static func load(
+    contentsOf url: URL, displayPath: String? = nil, store: ModelStore, features: FeatureCatalog? = nil
+  ) throws -> Manifest {
     let displayPath = displayPath ?? url.path
     let data: Data
     do {
@@ -42,7 +49,7 @@ public enum ManifestLoader {
           file: displayPath, path: "", message: "cannot read the file: \(readFailureReason(url, error))")
       ])
     }
-    return try load(path: displayPath, data: data, store: store)
+    return try load(path: displayPath, data: data, store: store, features: features)
   }
 
   /// The operating system's reason (`No such file or directory`) rather than Foundation's

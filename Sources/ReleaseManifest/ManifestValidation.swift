@@ -5,7 +5,7 @@ import Foundation
 /// all of them can be reported in document order.
 struct ManifestValidator {
   static let customerFields = (
-    required: ["bundle_identifiers", "app_id", "customModels"], optional: ["id", "name"]
+    required: ["bundle_identifiers", "app_id", "customModels"], optional: ["id", "name", "features"]
   )
   static let modelFields = (required: ["flowId", "flowName", "modelVersion"], optional: [String]())
   /// How many store flows an "unknown flow" message lists before summarising the rest.
@@ -13,6 +13,8 @@ struct ManifestValidator {
 
   let file: String
   let store: ModelStore
+  /// The template's features; without them `features` lists are checked only for their form.
+  let catalog: FeatureCatalog?
 
   private var findings: [(position: SourcePosition, diagnostic: Diagnostic)] = []
   /// First user of each effective id, app id (lower-cased) and bundle identifier (lower-cased,
@@ -30,10 +32,13 @@ struct ManifestValidator {
   /// Store answers, asked once per flow.
   private var storeVersions: [String: [Int]] = [:]
   private var storeFlowNames: [String]?
+  /// The current customer's valid flow names, with where each stands, for the feature checks.
+  private var flowsOfCustomer: [(flowName: String, path: String, position: SourcePosition)] = []
 
-  init(file: String, store: ModelStore) {
+  init(file: String, store: ModelStore, catalog: FeatureCatalog? = nil) {
     self.file = file
     self.store = store
+    self.catalog = catalog
   }
 
   /// The customers of a valid manifest. Throws `ValidationFailure` with every problem found, or
@@ -110,16 +115,20 @@ struct ManifestValidator {
       index: index, id: effectiveID(fields, members: members, path: path, entry: entry))
     checkUniqueness(fields, of: label, members: members, entry: entry)
     var customModels: [CustomModel]?
+    flowsOfCustomer = []
     if let member = members["customModels"] {
       customModels = try checkedModels(member.value, path: "\(path).customModels", customer: label)
     }
+    let features = members["features"].flatMap { checkedFeatures($0.value, path: "\(path).features") }
+    // An unusable list has been reported; its flows are then checked as if it were absent.
+    checkFlowsAreLicensed(features: features?.map(\.name))
 
     guard findings.count == findingsBefore, let id = label.id, let appID = fields.appID,
       let bundleIdentifiers = fields.bundleIdentifiers, let customModels
     else { return nil }
     return Customer(
       id: id, name: fields.name, appID: appID, bundleIdentifiers: bundleIdentifiers.map(\.identifier),
-      customModels: customModels, index: index, line: entry.position.line)
+      customModels: customModels, features: features?.map(\.name), index: index, line: entry.position.line)
   }
 
   /// The explicit id, or the one `Customer.derivedID` gives when the entry has none. Nil when it
@@ -230,6 +239,76 @@ struct ManifestValidator {
     return identifiers
   }
 
+  // MARK: - Features
+
+  /// The names of a non-empty array of distinct feature names (known ones, when the catalog is
+  /// at hand); nil when the value is no such array. Every element is checked.
+  private mutating func checkedFeatures(_ value: JSONValue, path: String) -> [(name: String, path: String)]? {
+    guard case .array(let elements) = value.content else {
+      report(path, at: value.position, "expected an array of feature names, found \(value.foundDescription)")
+      return nil
+    }
+    if elements.isEmpty {
+      let known = catalog.map { " (one or more of: \($0.names.joined(separator: ", ")))" } ?? ""
+      report(path, at: value.position, "expected at least one feature\(known), found an empty array")
+      return nil
+    }
+    var features: [(name: String, path: String)] = []
+    var valid = true
+    for (index, element) in elements.enumerated() {
+      let elementPath = "\(path)[\(index)]"
+      guard
+        let name = checkedString(element, path: elementPath, rule: ManifestRules.problem(withFeatureName:))
+      else {
+        valid = false
+        continue
+      }
+      if let first = features.first(where: { $0.name == name }) {
+        report(
+          elementPath, at: element.position,
+          "feature \(name.quotedForMessage) is listed twice (first at \(first.path))")
+        valid = false
+        continue
+      }
+      if let catalog, catalog.feature(named: name) == nil {
+        let suggestion = ManifestRules.closestMatch(to: name, among: catalog.names).map {
+          "did you mean \($0.quotedForMessage)? "
+        }
+        report(
+          elementPath, at: element.position,
+          "unknown feature \(name.quotedForMessage) (\(suggestion ?? "")expected one of: "
+            + "\(catalog.names.joined(separator: ", ")) from \(catalog.displayPath))")
+        valid = false
+        continue
+      }
+      features.append((name, elementPath))
+    }
+    return valid ? features : nil
+  }
+
+  /// Every flow of the customer is served by a feature, and by one it has: a model of a feature
+  /// the customer does not license has no code to run it in its package.
+  /// - Parameter features: the customer's list; nil when it lists none (it gets what its flows need).
+  private mutating func checkFlowsAreLicensed(features: [String]?) {
+    guard let catalog else { return }
+    for flow in flowsOfCustomer {
+      guard let feature = catalog.feature(servingFlow: flow.flowName) else {
+        report(
+          "\(flow.path).flowName", at: flow.position,
+          "flow \(flow.flowName.quotedForMessage) is served by no feature of \(catalog.displayPath) "
+            + "(expected a flow of one: \(catalog.flowSummary))")
+        continue
+      }
+      if let features, !features.contains(feature.name) {
+        report(
+          "\(flow.path).flowName", at: flow.position,
+          "flow \(flow.flowName.quotedForMessage) belongs to feature \(feature.name.quotedForMessage), which "
+            + "this customer's features (\(features.joined(separator: ", "))) do not include; add it or remove the model"
+        )
+      }
+    }
+  }
+
   // MARK: - Models
 
   /// The valid models of a non-empty array; nil when the value is no such array.
@@ -293,6 +372,10 @@ struct ManifestValidator {
       try checkStore(
         flowName: flowName, at: flowNameMember.value.position, modelVersion: modelVersion,
         versionPosition: members["modelVersion"]?.value.position, path: path)
+      // A flow the store does not have is reported as such; the feature checks take the others.
+      if try !versionsInStore(of: flowName).isEmpty {
+        flowsOfCustomer.append((flowName, path, flowNameMember.value.position))
+      }
     }
 
     guard findings.count == findingsBefore, let flowId, let flowName, let modelVersion else { return nil }

@@ -72,6 +72,15 @@ enum ManifestRules {
       + "lower-case letters, digits or '_')"
   }
 
+  /// Feature names (and the signal names `features.json` lists) follow the flow-name rule: they
+  /// become module lookups, JSON keys and words in generated documentation.
+  static func problem(withFeatureName name: String) -> String? {
+    guard problem(withFlowName: name) != nil else { return nil }
+    return
+      "\(name.quotedForMessage) is not a valid feature name (expected a lower-case letter, then up to 63 "
+      + "lower-case letters, digits or '_')"
+  }
+
   /// The candidate a mistyped `word` most likely meant: the closest by edit distance (ignoring
   /// case), when close enough to be a typo rather than a different word.
   static func closestMatch(to word: String, among candidates: [String]) -> String? {

@@ -12,6 +12,7 @@ enum GenerationFixtures {
     "templates/ContextSDK", isDirectory: true)
   static let fixtureDirectory = repositoryRoot.appendingPathComponent(
     "Tests/Fixtures/Generation", isDirectory: true)
+  /// `Golden/<feature set>/`: one tree per feature set (see GoldenTests).
   static let goldenDirectory = fixtureDirectory.appendingPathComponent("Golden", isDirectory: true)
   /// Minimal Core ML protobufs (specificationVersion 4, a description with the inputs below),
   /// laid out like the model store: `<flowName>/<modelVersion>.mlmodel`.
@@ -35,10 +36,26 @@ enum GenerationFixtures {
     customModels: [CustomModel(flowId: 8365, flowName: "rating_request", modelVersion: 31)],
     index: 1, line: 12)
 
+  /// A customer of the App Tracking Transparency feature only.
+  static let attCustomer = Customer(
+    id: "att-co", name: "ATT Co", appID: "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+    bundleIdentifiers: ["com.example.att"],
+    customModels: [CustomModel(flowId: 8364, flowName: "tracking_permission", modelVersion: 5)],
+    features: ["att"], index: 2, line: 20)
+
+  /// The fixture customer with the tracking permission model too, listing both features.
+  static let bothFeaturesCustomer: Customer = {
+    var both = customer
+    both.customModels.append(CustomModel(flowId: 8364, flowName: "tracking_permission", modelVersion: 5))
+    both.features = ["att", "conversion"]
+    return both
+  }()
+
   static let inputNames: [String: [String]] = [
     "onboarding_upsell": ["session_count", "days_since_install"],
     "paywall_timing": ["screens_viewed"],
     "rating_request": ["tasks_completed"],
+    "tracking_permission": ["app_launches"],
   ]
 
   static func embeddedModel(_ model: CustomModel) throws -> EmbeddedModel {

@@ -1,24 +1,40 @@
 import Foundation
 import ReleaseGeneration
+import ReleaseManifest
 import XCTest
 
-/// Compares the package generated for the fixture customer with the committed files in
-/// `Tests/Fixtures/Generation/Golden`, so any change to the template or the generator shows
-/// up as a reviewed diff. After an intended change:
+/// Compares the packages generated for the fixture customers, one per feature set, with the
+/// committed files in `Tests/Fixtures/Generation/Golden/<feature set>`, so any change to the
+/// template or the generator shows up as a reviewed diff. After an intended change:
 /// `UPDATE_GOLDEN=1 swift test --filter GoldenTests` (see Tests/Fixtures/Generation/README.md).
 ///
 /// The goldens are made from the template with its SDK version pinned to `goldenSDKVersion`:
 /// `release bump` rewrites that version in the template, and a bump must not break CI.
 final class GoldenTests: XCTestCase {
-  private let golden = GenerationFixtures.goldenDirectory
   private let updateCommand = "UPDATE_GOLDEN=1 swift test --filter GoldenTests"
   private let goldenSDKVersion = "0.0.0-golden"
 
-  func testGeneratedPackageMatchesGoldenFiles() throws {
+  func testConversionOnlyPackageMatchesGoldenFiles() throws {
+    try checkGolden("conversion", customer: GenerationFixtures.customer, features: ["conversion"])
+  }
+
+  func testATTOnlyPackageMatchesGoldenFiles() throws {
+    try checkGolden("att", customer: GenerationFixtures.attCustomer, features: ["att"])
+  }
+
+  func testPackageWithBothFeaturesMatchesGoldenFiles() throws {
+    try checkGolden(
+      "att-conversion", customer: GenerationFixtures.bothFeaturesCustomer, features: ["att", "conversion"])
+  }
+
+  /// - Parameter features: the features the package must hold, named here rather than taken
+  ///   from the generator, so that the file checks below do not trust what they check.
+  private func checkGolden(_ name: String, customer: Customer, features: Set<String>) throws {
+    let golden = GenerationFixtures.goldenDirectory.appendingPathComponent(name, isDirectory: true)
     let scratch = try GenerationFixtures.temporaryDirectory(self, keepOnFailure: true)
     let template = try pinnedTemplate(in: scratch)
     let output = scratch.appendingPathComponent("ContextSDK", isDirectory: true)
-    var input = try GenerationFixtures.input()
+    var input = try GenerationFixtures.input(for: customer)
     input.sdkVersion = goldenSDKVersion
     let package = try PackageGenerator.generate(
       input, template: try PackageTemplate.load(template), into: output)
@@ -37,7 +53,12 @@ final class GoldenTests: XCTestCase {
         try Data(contentsOf: template.appendingPathComponent(file)),
         "\(file) is not the template's file byte for byte")
     }
-    // And nothing of the template is lost on the way, but the tool's own inputs.
+    // And nothing of the template is lost on the way, but the tool's own inputs and the
+    // modules (with their tests) of the features the customer does not have.
+    let featureModules = ["att": "ContextSDKATT", "conversion": "ContextSDKConversion"]
+    let otherFeatureDirectories = featureModules.filter { !features.contains($0.key) }.flatMap {
+      ["Sources/\($0.value)/", "Tests/\($0.value)Tests/"]
+    }
     let templateFiles = Set(
       (FileManager.default.enumerator(atPath: template.path)?.allObjects as? [String] ?? []).filter {
         var isDirectory: ObjCBool = false
@@ -45,9 +66,16 @@ final class GoldenTests: XCTestCase {
           atPath: template.appendingPathComponent($0).path, isDirectory: &isDirectory)
           && !isDirectory.boolValue
       })
+    let expected = templateFiles.subtracting(PackageGenerator.toolInputFiles).filter { file in
+      !otherFeatureDirectories.contains { file.hasPrefix($0) }
+    }
     XCTAssertEqual(
       Set(copied).union(rendered.filter { $0 != PackageGenerator.changelogFile }.map { $0 + ".tmpl" }),
-      templateFiles.subtracting(PackageGenerator.toolInputFiles))
+      expected)
+    for module in featureModules.values {
+      let holdsModule = package.files.contains { $0.hasPrefix("Sources/\(module)/") }
+      XCTAssertEqual(holdsModule, features.contains { featureModules[$0] == module }, module)
+    }
 
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
       try? FileManager.default.removeItem(at: golden)
@@ -63,7 +91,7 @@ final class GoldenTests: XCTestCase {
 
     let hint =
       "compare with `diff -ru \(golden.path) \(output.path)`; if the change is intended, run `\(updateCommand)` and commit the result"
-    XCTAssertEqual(rendered, try goldenFiles(), "rendered files differ from the golden set: \(hint)")
+    XCTAssertEqual(rendered, try goldenFiles(golden), "rendered files differ from the golden set: \(hint)")
     for file in rendered
     where FileManager.default.fileExists(atPath: golden.appendingPathComponent(file).path) {
       let generated = try String(contentsOf: output.appendingPathComponent(file), encoding: .utf8)
@@ -95,7 +123,7 @@ final class GoldenTests: XCTestCase {
     return template
   }
 
-  private func goldenFiles() throws -> [String] {
+  private func goldenFiles(_ golden: URL) throws -> [String] {
     guard FileManager.default.fileExists(atPath: golden.path),
       let walker = FileManager.default.enumerator(atPath: golden.path)
     else {

@@ -166,6 +166,33 @@ final class PackageGeneratorTests: XCTestCase {
     }
   }
 
+  func testAModelOfAFeatureTheCustomerDoesNotHaveIsRefused() throws {
+    let directory = try GenerationFixtures.temporaryDirectory(self)
+    var input = try GenerationFixtures.input()
+    input.customer.features = ["att"]
+    XCTAssertThrowsError(try generate(input, into: directory)) { error in
+      XCTAssertEqual(
+        error as? GenerationError,
+        .flowWithoutFeature(customer: "fixture-co", flowName: "onboarding_upsell", features: ["att"]))
+    }
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "nothing written")
+  }
+
+  func testAFeaturesDigestChangesWithItsOwnFilesOnly() throws {
+    let template = try copyOfTemplate()
+    let loaded = try PackageTemplate.load(template)
+    let att = try XCTUnwrap(loaded.features.feature(named: "att"))
+    let conversion = try XCTUnwrap(loaded.features.feature(named: "conversion"))
+    let conversionFile = template.appendingPathComponent(
+      "Sources/ContextSDKConversion/ConversionMoment.swift")
+    try (try Data(contentsOf: conversionFile) + Data("// changed\n".utf8)).write(to: conversionFile)
+    let changed = try PackageTemplate.load(template)
+    XCTAssertEqual(changed.digest(for: [att]), loaded.digest(for: [att]))
+    XCTAssertNotEqual(changed.digest(for: [conversion]), loaded.digest(for: [conversion]))
+    XCTAssertNotEqual(changed.digest(for: [att, conversion]), loaded.digest(for: [att, conversion]))
+    XCTAssertNotEqual(loaded.digest(for: [att]), loaded.digest(for: [conversion]))
+  }
+
   func testUnknownTemplateFileIsAnError() throws {
     let template = try copyOfTemplate()
     try "{{x}}".write(

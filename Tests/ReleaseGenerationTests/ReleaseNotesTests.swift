@@ -30,6 +30,32 @@ final class ReleaseNotesTests: XCTestCase {
     XCTAssertEqual(note.changes.map(\.kind), [.firstRelease, .modelAdded, .modelAdded, .modelAdded])
   }
 
+  func testFeaturesAddedOrRemovedAreNamedAndUnrecordedOnesAreNotCompared() throws {
+    var withFeatures = before
+    withFeatures.features = ["conversion"]
+    var after = withFeatures
+    after.version = "2.4.1"
+    after.previousVersion = "2.4.0"
+    after.features = ["att"]
+    after.models["tracking_permission"] = Model(
+      flowId: 8364, modelVersion: 5, sha256: "t", shortDescription: "")
+    after.models["paywall_timing"] = nil
+    after.models["onboarding_upsell"] = nil
+    after.models["trial_reminder"] = nil
+    let note = ReleaseNotes.note(for: after, previous: .recorded(withFeatures), sdkChangelog: [:])
+    XCTAssertEqual(note.changes.last?.summary, "Features: added att; removed conversion")
+    XCTAssertEqual(note.changes.last?.kind, .featuresChanged)
+    XCTAssertEqual(note.changes.last?.added, ["att"])
+    XCTAssertEqual(note.changes.last?.removed, ["conversion"])
+    let markdown = String(
+      decoding: ReleaseNotes.changelog(customerName: "Acme", notes: [note]), as: UTF8.self)
+    XCTAssertTrue(markdown.contains("- Features: added `att`; removed `conversion`"), markdown)
+
+    // Contents recorded before features existed: no feature change is claimed.
+    let unrecorded = ReleaseNotes.note(for: after, previous: .recorded(before), sdkChangelog: [:])
+    XCTAssertFalse(unrecorded.changes.contains { $0.kind == .featuresChanged }, "\(unrecorded.changes)")
+  }
+
   func testEveryKindOfChangeAgainstThePreviousRelease() {
     var after = before
     after.version = "2.5.0"

@@ -3,8 +3,9 @@ import XCTest
 
 @testable import ReleaseManifest
 
-/// Runs every bad manifest under `Tests/Fixtures/Manifests/Invalid/` and compares the reported
-/// lines with the hand-written `<case>.expected` next to it (see the README there).
+/// Runs every bad manifest under `Tests/Fixtures/Manifests/Invalid/` against the template's
+/// features and compares the reported lines with the hand-written `<case>.expected` next to it
+/// (see the README there).
 final class ManifestCorpusTests: XCTestCase {
   static let minimumCaseCount = 25
 
@@ -48,7 +49,9 @@ final class ManifestCorpusTests: XCTestCase {
   private func reportedLines(_ manifest: URL) throws -> [String] {
     let data = try Data(contentsOf: manifest)
     do {
-      let loaded = try ManifestLoader.load(path: "customers.json", data: data, store: ListedFlowsModelStore())
+      let loaded = try ManifestLoader.load(
+        path: "customers.json", data: data, store: ListedFlowsModelStore(),
+        features: try ManifestFixtures.catalog())
       XCTFail("\(manifest.lastPathComponent) loaded \(loaded.customers.count) customers without a diagnostic")
       return []
     } catch let failure as ValidationFailure {

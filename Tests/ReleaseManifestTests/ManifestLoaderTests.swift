@@ -15,13 +15,17 @@ final class ManifestLoaderTests: XCTestCase {
   func testLoadsTheRepositoryManifest() throws {
     let manifest = try ManifestLoader.load(
       contentsOf: ManifestFixtures.repositoryManifest, displayPath: "customers.json",
-      store: ListedFlowsModelStore())
+      store: ListedFlowsModelStore(), features: try ManifestFixtures.catalog())
 
     XCTAssertEqual(manifest.path, "customers.json")
     XCTAssertEqual(
-      manifest.customers.map(\.id), ["acme", "bluebird", "cobalt", "driftwood", "ember", "fjord-travel"])
-    XCTAssertEqual(manifest.customers.map(\.index), Array(0..<6))
-    XCTAssertEqual(manifest.customers.map(\.line), [2, 12, 22, 33, 42, 53])
+      manifest.customers.map(\.id),
+      ["acme", "bluebird", "cobalt", "driftwood", "ember", "fjord-travel", "harbor"])
+    XCTAssertEqual(manifest.customers.map(\.index), Array(0..<7))
+    XCTAssertEqual(manifest.customers.map(\.line), [2, 12, 22, 33, 42, 53, 64])
+    // Listed features are kept as listed; the others are nil (what their flows need).
+    XCTAssertEqual(
+      manifest.customers.map(\.features), [nil, nil, nil, nil, nil, ["att", "conversion"], ["att"]])
     XCTAssertEqual(
       manifest.customers[0],
       Customer(

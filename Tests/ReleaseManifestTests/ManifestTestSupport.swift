@@ -36,6 +36,17 @@ enum ManifestFixtures {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
   static let repositoryManifest = repositoryRoot.appendingPathComponent("customers.json")
   static let invalidManifests = repositoryRoot.appendingPathComponent("Tests/Fixtures/Manifests/Invalid")
+  static let templateDirectory = repositoryRoot.appendingPathComponent("templates/ContextSDK")
+
+  /// The template's real `features.json`, named as the tool names it.
+  static func catalog() throws -> FeatureCatalog {
+    let files =
+      FileManager.default.enumerator(atPath: templateDirectory.path)?.allObjects
+      .compactMap { $0 as? String } ?? []
+    return try FeatureCatalog.load(
+      data: try Data(contentsOf: templateDirectory.appendingPathComponent(FeatureCatalog.fileName)),
+      displayPath: "templates/ContextSDK/features.json", templateFiles: files)
+  }
 }
 
 extension XCTestCase {

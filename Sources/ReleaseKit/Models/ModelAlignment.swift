@@ -11,6 +11,8 @@ public enum ModelAlignment {
     case unknownSignal(String)
     /// An input introduced after the SDK version in question.
     case newerSignal(String, introduced: SemanticVersion)
+    /// An input the feature running the model's flow does not compute (`features.json`).
+    case notComputedByFeature(String, feature: String)
   }
 
   /// The oldest SDK version that computes every input: the newest introduction version among
@@ -24,10 +26,17 @@ public enum ModelAlignment {
     return minimum
   }
 
-  /// Every input that `sdkVersion` cannot compute, in the model's input order.
-  public static func gaps(inputs: [String], catalog: SignalCatalog, sdkVersion: SemanticVersion) -> [Gap] {
+  /// Every input that `sdkVersion` cannot compute, in the model's input order; with `feature`
+  /// (the one serving the model's flow), also every input that feature does not compute: a
+  /// customer's package holds only its features' signals.
+  public static func gaps(
+    inputs: [String], catalog: SignalCatalog, sdkVersion: SemanticVersion, feature: Feature? = nil
+  ) -> [Gap] {
     inputs.compactMap { input in
       guard let introduced = catalog.introduced[input] else { return .unknownSignal(input) }
+      if let feature, !feature.signals.contains(input) {
+        return .notComputedByFeature(input, feature: feature.name)
+      }
       return introduced > sdkVersion ? .newerSignal(input, introduced: introduced) : nil
     }
   }
@@ -42,6 +51,9 @@ public enum ModelAlignment {
     case .newerSignal(let signal, let introduced):
       return
         "needs signal '\(signal)', which ContextSDK \(sdkVersion) does not compute (\(SignalCatalog.fileName): introduced in \(introduced))"
+    case .notComputedByFeature(let signal, let feature):
+      return
+        "needs signal '\(signal)', which feature '\(feature)' does not compute (\(FeatureCatalog.fileName): features.\(feature).signals)"
     }
   }
 

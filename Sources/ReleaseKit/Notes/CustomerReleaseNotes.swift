@@ -26,7 +26,7 @@ public struct CustomerReleaseNotes: Sendable, Equatable {
     customer: Customer, version: SemanticVersion, sdkVersion: SemanticVersion,
     models: [ModelReference: ModelFacts], recorded: ReleaseState.CustomerEntry?,
     sdkChangelog: [String: [String]], templateDigest: String, modelManifestURL: String?,
-    repositoryURL: String?
+    repositoryURL: String?, features: [String]
   ) {
     self.version = version
     let history = recorded?.releases ?? []
@@ -51,7 +51,8 @@ public struct CustomerReleaseNotes: Sendable, Equatable {
               shortDescription: facts?.info.shortDescription ?? "")
           )
         }),
-      templateDigest: templateDigest, modelManifestURL: modelManifestURL, repositoryURL: repositoryURL)
+      templateDigest: templateDigest, modelManifestURL: modelManifestURL, repositoryURL: repositoryURL,
+      features: features.sorted())
     // Back along the chain of releases, each to the one it followed; a version whose contents
     // were not recorded (a state file from before release notes) ends it.
     var notes: [ReleaseNote] = []

@@ -55,7 +55,8 @@ enum RolloutChange {
   /// flow if it was paused.
   static func rollout(
     _ state: RolloutState, customer: Customer, model: OfferedModel, percent: Int,
-    catalog: SignalCatalog, sdkVersion: SemanticVersion, command: String, newSalt: () -> String
+    catalog: SignalCatalog, feature: Feature?, sdkVersion: SemanticVersion, command: String,
+    newSalt: () -> String
   ) throws -> RolloutState {
     let bundled = try bundledModel(of: customer, flowName: model.reference.flowName, command: command)
     guard model.reference.version > bundled.modelVersion else {
@@ -72,9 +73,9 @@ enum RolloutChange {
     }
     // The newest released SDK is the one being released now; a model it cannot run, no
     // device can run.
-    if let gap = ModelAlignment.gaps(inputs: model.info.inputNames, catalog: catalog, sdkVersion: sdkVersion)
-      .first
-    {
+    if let gap = ModelAlignment.gaps(
+      inputs: model.info.inputNames, catalog: catalog, sdkVersion: sdkVersion, feature: feature
+    ).first {
       throw Refusal.unaligned(
         command: command, reason: "\(model.reference) \(ModelAlignment.describe(gap, sdkVersion: sdkVersion))"
       )

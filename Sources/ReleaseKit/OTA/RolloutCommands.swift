@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseManifest
 import ReleaseSystem
 
@@ -11,6 +12,8 @@ struct OTAInputs {
   let store: ModelStore
   let sdkVersion: SemanticVersion
   let catalog: SignalCatalog
+  /// The template's features: a model may read only the signals of its flow's feature.
+  let features: FeatureCatalog
   let rollouts: RolloutState
   let rolloutsPath: String
   let rolloutsURL: URL
@@ -35,8 +38,11 @@ struct OTAInputs {
     let state = try ReleaseState.load(
       from: services.resolve(options.statePath), displayPath: options.statePath)
     let store = try ModelStoreLocation.open(options, services: services)
+    let template = try PackageTemplate.load(
+      services.resolve(options.templatesPath), displayPath: options.templatesPath)
     let manifest = try ManifestLoader.load(
-      contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
+      contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
+      features: template.features)
     let catalog = try SignalCatalog.load(
       contentsOf: services.resolve(options.templatesPath).appendingPathComponent(SignalCatalog.fileName),
       displayPath: options.templatesPath + "/" + SignalCatalog.fileName)
@@ -44,7 +50,8 @@ struct OTAInputs {
     let rollouts = try RolloutState.load(from: rolloutsURL, displayPath: rolloutsPath)
     try check(rollouts, against: manifest, displayPath: rolloutsPath)
     return OTAInputs(
-      manifest: manifest, store: store, sdkVersion: state.sdkVersion, catalog: catalog, rollouts: rollouts,
+      manifest: manifest, store: store, sdkVersion: state.sdkVersion, catalog: catalog,
+      features: template.features, rollouts: rollouts,
       rolloutsPath: rolloutsPath, rolloutsURL: rolloutsURL)
   }
 
@@ -125,6 +132,7 @@ enum RolloutCommand {
     try apply(parsed, inputs, invocation.services) { state in
       try RolloutChange.rollout(
         state, customer: customer, model: model, percent: percent, catalog: inputs.catalog,
+        feature: inputs.features.feature(servingFlow: flowName),
         sdkVersion: inputs.sdkVersion, command: command, newSalt: RolloutState.newSalt)
     } summary: {
       "\(customer.id): \(flowName) v\(version!) offered to \(percent)% of devices"

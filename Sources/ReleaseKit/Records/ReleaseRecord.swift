@@ -51,6 +51,8 @@ public struct ReleaseRecord: Codable, Equatable, Sendable {
   public var version: String
   public var sdkVersion: String
   public var packageName: String
+  /// The features the package holds (absent before tool 0.5.0).
+  public var features: [String]?
   public var models: [Model]
   /// Every file of the package, sorted by path: `release verify` accounts for each.
   public var files: [File]

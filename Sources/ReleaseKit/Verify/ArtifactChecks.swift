@@ -6,13 +6,31 @@ import ReleaseSystem
 /// The content checks of a release in `dist/`, without building anything: the archive is
 /// safe to extract, matches its release.json and .sha256 byte for byte, holds exactly the
 /// files release.json lists, and its models are exactly the customer's — no file in it is
-/// another model of the store (the foreign-model scan). `release verify` runs them first;
+/// another model of the store (the foreign-model scan) — and its code is only that of the
+/// customer's features (the feature leak scan). `release verify` runs them first;
 /// `release all` runs them on every artifact before anything is published.
 struct ArtifactChecks {
   /// Every model of the store, not only this customer's.
   let store: StoreModels
+  /// The template's features: which package files and module names are whose.
+  let features: FeatureCatalog
   /// The customer's models as the manifest names them, when a manifest is at hand.
   let expectedModels: Set<ModelReference>?
+  /// The customer's features as the manifest gives them, when a manifest is at hand.
+  let expectedFeatures: [String]?
+
+  /// Checks against `customer`'s manifest entry, or against nothing but the store and the
+  /// template when the manifest has no such customer.
+  init(store: StoreModels, features: FeatureCatalog, customer: Customer?) {
+    self.store = store
+    self.features = features
+    self.expectedModels = customer.map { Set($0.customModels.map(\.reference)) }
+    self.expectedFeatures = customer.map { features.features(of: $0).map(\.name) }
+  }
+
+  /// Generated files that name the modules the package uses: a disabled feature's module name
+  /// in them is a leak even without any of its files.
+  static let filesNamingModules = ["Package.swift", "Sources/ContextSDK/CustomerRegistry.swift"]
 
   /// What is wrong with the release, one line each; and whether its archive passed the safety
   /// checks, without which nothing else may open it (its names are not even fit to print).
@@ -88,13 +106,38 @@ struct ArtifactChecks {
       problems.append("release.json: models lists \(duplicate) more than once")
     }
 
+    // The feature leak scan: the package holds nothing of a feature the customer does not have.
+    let shippedFeatures = record.features ?? expectedFeatures ?? []
+    for unknown in shippedFeatures where features.feature(named: unknown) == nil {
+      problems.append(
+        "release.json: features lists \(unknown.quotedForMessage), which is not a feature of \(features.displayPath)"
+      )
+    }
+    if let expectedFeatures, let listed = record.features, listed != expectedFeatures {
+      problems.append(
+        "release.json: features are \(listed.joined(separator: ", ")); the manifest gives \(expectedFeatures.joined(separator: ", ")) for \(record.customer.id)"
+      )
+    }
+    let disabled = features.features.filter { !shippedFeatures.contains($0.name) }
+
     let top = record.artifact.topLevelDirectory + "/"
     let listed = Dictionary(record.files.map { ($0.path, $0) }) { first, _ in first }
     let modelEntries = Dictionary(record.models.map { ($0.entry, $0) }) { first, _ in first }
     var seen = Set<String>()
     do {
       try ZipReader.forEachFile(in: archive) { entry, data in
-        let (sha256, size) = try data.sha256AndSize()
+        // The files that name modules are read whole for the leak scan (the archive's size is
+        // already bounded by the safety checks); the data can be streamed only once.
+        let namesModules = Self.filesNamingModules.contains { entry.path == top + $0 }
+        var contents = Data()
+        let sha256: String
+        let size: Int64
+        if namesModules {
+          try data.forEachBlock { contents.append(contentsOf: $0) }
+          (sha256, size) = (SHA256Digest.hex(of: contents), Int64(contents.count))
+        } else {
+          (sha256, size) = try data.sha256AndSize()
+        }
         // Every file is scanned for foreign models, wherever it sits: an archive of another
         // customer's package (another top-level directory) must name the model it leaks.
         let foreign = store.byHash[sha256].flatMap { model in
@@ -109,6 +152,19 @@ struct ArtifactChecks {
         }
         let path = String(entry.path.dropFirst(top.count))
         seen.insert(path)
+        if let owner = features.owner(of: path), disabled.contains(owner) {
+          problems.append(
+            "\(name): \(path) belongs to feature \(owner.name.quotedForMessage), which \(record.customer.id) does not have"
+          )
+        }
+        if namesModules {
+          let text = String(decoding: contents, as: UTF8.self)
+          for feature in disabled where text.contains(feature.module) {
+            problems.append(
+              "\(name): \(path) names \(feature.module), the module of feature \(feature.name.quotedForMessage), which \(record.customer.id) does not have"
+            )
+          }
+        }
         if let listedFile = listed[path] {
           if listedFile.sha256 != sha256 || listedFile.size != size {
             problems.append(
@@ -212,7 +268,7 @@ struct CheckArtifactsStep: Step {
       let directory = job.releaseDirectory(in: context.distDirectory)
       let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
       let checks = ArtifactChecks(
-        store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
+        store: storeModels, features: inputs.template.features, customer: job.customer)
       // Also for releases built by this run: what ships is proven against its inputs.
       let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
       problems += found.map { "\(job.id): \($0)" }

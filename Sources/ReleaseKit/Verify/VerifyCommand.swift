@@ -39,10 +39,22 @@ enum VerifyCommand {
     let store = DirectoryModelStore(
       root: services.resolve(modelsPath), displayName: modelsPath,
       maximumModelSize: try parsed.size("--max-model-size") ?? DirectoryModelStore.defaultMaximumModelSize)
+    // Read once: every release is regenerated from the same template, and its features.json
+    // says which features a customer entry may name.
+    let templates = parsed.value("--templates") ?? ReleaseOptions().templatesPath
+    let template: PackageTemplate
+    do { template = try PackageTemplate.load(services.resolve(templates), displayPath: templates) } catch let
+      failure as ValidationFailure
+    {
+      throw failure
+    } catch {
+      throw ReleaseError.invalidInput("\(error)")
+    }
     let manifest: Manifest
     do {
       manifest = try ManifestLoader.load(
-        contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store)
+        contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store,
+        features: template.features)
     } catch let error as DirectoryModelStoreError {
       throw ReleaseError.invalidInput(error.description)
     }
@@ -52,18 +64,12 @@ enum VerifyCommand {
       throw ReleaseError.invalidInput(error.description)
     }
     let output = services.output
-    let templates = parsed.value("--templates") ?? ReleaseOptions().templatesPath
     let configuration = try ReleaseConfiguration.load(
       explicitPath: parsed.value("--config"), services: services)
     var urls = ReleaseOptions()
     // As `release all` takes it: the flag, else the config's; it is in every package.
     urls.publicURL = try ReleaseCommand.checkedPublicURL(
       parsed.value("--public-url") ?? configuration.publicURL)
-    // Read once: every release is regenerated from the same template.
-    let template: PackageTemplate
-    do { template = try PackageTemplate.load(services.resolve(templates)) } catch {
-      throw ReleaseError.invalidInput("\(error)")
-    }
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
@@ -106,8 +112,7 @@ enum VerifyCommand {
       } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
         problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
       }
-      let checks = ArtifactChecks(
-        store: storeModels, expectedModels: customer.map { Set($0.customModels.map(\.reference)) })
+      let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer)
       problems += checks.problems(releaseDirectory: directory, record: record)
       // Before any of its code runs: the package must be exactly what the template makes.
       if problems.isEmpty, let customer {
@@ -118,7 +123,9 @@ enum VerifyCommand {
           line:
             "  ok  archive safe; sha256 and size match; \(record.files.count) files accounted for; models exactly "
             + record.models.map { "\($0.flowName) v\($0.modelVersion)" }.joined(separator: ", ")
-            + "; no other of the store's \(storeModels.count) models inside",
+            + "; no other of the store's \(storeModels.count) models inside"
+            + (record.features.map { "; features \($0.joined(separator: ", ")) and no other feature's code" }
+              ?? ""),
           to: .standardOutput)
         if !parsed.flag("--no-build") {
           do {
@@ -183,10 +190,12 @@ enum VerifyCommand {
           ReleasesRepository.url(template: $0, id: customer.id, root: root)
         }
         let modelManifestURL = options.modelManifestURL(for: customer.id)
+        let features = template.features.features(of: customer)
         let notes = CustomerReleaseNotes(
           customer: customer, version: version, sdkVersion: sdk, models: facts,
-          recorded: state.customers[customer.id], sdkChangelog: sdkChangelog, templateDigest: template.digest,
-          modelManifestURL: modelManifestURL, repositoryURL: repositoryURL)
+          recorded: state.customers[customer.id], sdkChangelog: sdkChangelog,
+          templateDigest: template.digest(for: features), modelManifestURL: modelManifestURL,
+          repositoryURL: repositoryURL, features: features.map(\.name))
         let input = GenerationInput(
           customer: customer, version: record.version, sdkVersion: template.sdkVersion, models: models,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL, signals: signals,

@@ -188,6 +188,8 @@ final class BadInputCLITests: XCTestCase {
     try catalog.split(separator: "\n").filter { !$0.contains("\"hour_of_day\"") }.joined(separator: "\n")
       .write(to: catalogFile, atomically: true, encoding: .utf8)
     let expected = [
+      // The att feature still lists the signal the catalog lost.
+      "templates/ContextSDK/features.json: features.att.signals: 'hour_of_day' is not a signal of signals.json; expected one the SDK computes",
       #"models/paywall_timing/16.mlmodel: metadata.flowName: "onboarding_upsell" differs from its place in the model store (paywall_timing)"#,
       #"models/paywall_timing/16.mlmodel: metadata.modelVersion: "73" differs from its place in the model store (16)"#,
       "customers.json: customers[0].customModels[0]: paywall_timing v15 needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 2.5.0)",
@@ -198,6 +200,41 @@ final class BadInputCLITests: XCTestCase {
     assertRefused(["all"], in: workspace, expected: expected, json: true, "unaligned models --json")
     assertRefused(
       ["customer", "acme", "bluebird", "cobalt", "--dry-run"], in: workspace, expected: expected, "dry run")
+  }
+
+  /// Issue 13: a model may read only the signals its flow's feature computes, and a broken
+  /// features.json is bad input like a broken manifest: every problem in one run, exit 2.
+  func testAModelReadingASignalItsFeatureLacksOrABrokenFeatureCatalogIsRefused() throws {
+    let workspace = try Workspace(
+      manifest: """
+        [{"id": "harbor", "bundle_identifiers": ["com.harbor.app"], "app_id": "9b2e4f6a-1c3d-4e5f-8a7b-6c5d4e3f2a19",
+          "features": ["att"], "customModels": [{"flowId": 8364, "flowName": "tracking_permission", "modelVersion": 5}]}]
+        """)
+    let features = workspace.file("templates/ContextSDK/features.json")
+    let original = try String(contentsOf: features, encoding: .utf8)
+    // tracking_permission v5 reads minutes_in_app; att no longer computes it.
+    try original.replacingOccurrences(of: #""hour_of_day", "minutes_in_app", "#, with: #""hour_of_day", "#)
+      .write(to: features, atomically: true, encoding: .utf8)
+    assertRefused(
+      ["all"], in: workspace,
+      expected: [
+        "customers.json: customers[0].customModels[0]: tracking_permission v5 needs signal 'minutes_in_app', which feature 'att' does not compute (features.json: features.att.signals)"
+      ], "signal outside the feature")
+
+    try original.replacingOccurrences(
+      of: #""module": "ContextSDKATT","#, with: #""module": "ContextSDKAtt", "price": 1,"#
+    )
+    .write(to: features, atomically: true, encoding: .utf8)
+    let broken = [
+      "templates/ContextSDK/features.json: features.att.price: unknown key; expected module, summary, flows, signals",
+      "templates/ContextSDK/features.json: features.att.module: the template has no Sources/ContextSDKAtt/; expected the feature's module there",
+    ]
+    assertRefused(["all"], in: workspace, expected: broken, "broken features.json")
+    // Any release to verify: the template is read before any release is.
+    let release = workspace.dist.appendingPathComponent("harbor/1.0.0")
+    try FileManager.default.createDirectory(at: release, withIntermediateDirectories: true)
+    try Data("{}".utf8).write(to: release.appendingPathComponent("release.json"))
+    assertRefused(["verify", "dist"], in: workspace, expected: broken, "broken features.json, verify")
   }
 
   func testMissingOrBrokenInputsAndBadArgumentsExitTwoWritingNothing() throws {
@@ -276,7 +313,7 @@ final class BadInputCLITests: XCTestCase {
       "--templates to a missing directory")
 
     // Unknown customers and bad arguments.
-    let ids = "acme, bluebird, cobalt, driftwood, ember, fjord-travel"
+    let ids = "acme, bluebird, cobalt, driftwood, ember, fjord-travel, harbor"
     assertRefused(
       ["customer", "zzz"], in: workspace,
       expected: [#"customer "zzz": not in customers.json; expected one of: \#(ids)"#], "unknown customer")

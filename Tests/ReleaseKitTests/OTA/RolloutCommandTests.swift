@@ -134,7 +134,7 @@ final class RolloutCommandTests: XCTestCase {
     XCTAssertEqual(
       run(["rollout", "ember", "onboarding_upsell", "74", "--percent", "10"], in: workspace).code, 0)
     XCTAssertEqual(run(["rollback", "ember", "onboarding_upsell", "74"], in: workspace).code, 0)
-    let ids = "acme, bluebird, cobalt, driftwood, ember, fjord-travel"
+    let ids = "acme, bluebird, cobalt, driftwood, ember, fjord-travel, harbor"
     let sdkVersion = try ReleaseState.load(
       from: workspace.file("release-state.json"), displayPath: "release-state.json"
     ).sdkVersion

@@ -29,7 +29,8 @@ final class CustomerPipelineTests: XCTestCase {
       bundleIdentifiers: ["com.example.\(id)"],
       customModels: [], index: 0, line: 1)
     let digest = InputDigest(
-      customer: customer, models: [:], templateDigest: "t", sdkVersion: SemanticVersion(1, 0, 0),
+      customer: customer, features: [], models: [:], templateDigest: "t",
+      sdkVersion: SemanticVersion(1, 0, 0),
       toolchain: "swift")
     return CustomerJob(
       customer: customer, version: SemanticVersion(1, 0, 0), digest: digest, reason: "first release",
@@ -37,7 +38,8 @@ final class CustomerPipelineTests: XCTestCase {
       releaseNotes: CustomerReleaseNotes(
         customer: customer, version: SemanticVersion(1, 0, 0), sdkVersion: SemanticVersion(1, 0, 0),
         models: [:],
-        recorded: nil, sdkChangelog: [:], templateDigest: "t", modelManifestURL: nil, repositoryURL: nil))
+        recorded: nil, sdkChangelog: [:], templateDigest: "t", modelManifestURL: nil, repositoryURL: nil,
+        features: []))
   }
 
   func context(jobs: Int, failFast: Bool, reporter: RecordingReporter) -> ReleaseContext {

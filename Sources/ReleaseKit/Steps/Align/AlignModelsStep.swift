@@ -2,7 +2,8 @@ import Foundation
 import ReleaseManifest
 
 /// Checks every model the run embeds against the SDK version being released, before anything is
-/// built: each input must be a signal that SDK computes (`signals.json` in the template), and
+/// built: each input must be a signal that SDK computes (`signals.json` in the template) and that
+/// the feature serving the model's flow computes (`features.json`), and
 /// the model's own metadata must agree with its place in the store and its manifest entry.
 /// Every problem of the run is reported at once (exit 2, nothing written). Records each
 /// model's minimum SDK version for release.json, the indexes and the OTA manifests.
@@ -16,7 +17,19 @@ struct AlignModelsStep: Step {
     let catalog = try SignalCatalog.load(
       contentsOf: inputs.templateDirectory.appendingPathComponent(SignalCatalog.fileName),
       displayPath: context.options.templatesPath + "/" + SignalCatalog.fileName)
+    let features = inputs.template.features
     var problems: [Diagnostic] = []
+
+    // Each feature computes signals of the SDK's catalog.
+    for feature in features.features {
+      for signal in feature.signals where catalog.introduced[signal] == nil {
+        problems.append(
+          Diagnostic(
+            file: features.displayPath, path: "features.\(feature.name).signals",
+            message: "'\(signal)' is not a signal of \(SignalCatalog.fileName); expected one the SDK computes"
+          ))
+      }
+    }
 
     // The model file against its place in the store, once per model however many use it.
     for reference in inputs.models.keys.sorted() {
@@ -42,7 +55,8 @@ struct AlignModelsStep: Step {
               file: manifest.path, path: path, message: "\(model.reference) \(message)", line: customer.line))
         }
         for gap in ModelAlignment.gaps(
-          inputs: facts.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion)
+          inputs: facts.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion,
+          feature: features.feature(servingFlow: model.flowName))
         {
           report(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))
         }

@@ -5,8 +5,8 @@ import ReleaseSystem
 
 /// Reads every input once and validates it all before any work starts: the state file, the
 /// manifest (all problems in one report), the selected customers, every model they use
-/// (hashed and parsed; downloaded first from a URL model store), the template
-/// and the publish destinations' settings and credentials. Bad input ends the run with exit 2
+/// (hashed and parsed; downloaded first from a URL model store), the template (with the
+/// features customers may license) and the publish destinations' settings and credentials. Bad input ends the run with exit 2
 /// and nothing written.
 struct LoadInputsStep: Step {
   let name = "load inputs"
@@ -22,19 +22,22 @@ struct LoadInputsStep: Step {
     // The whole store is listed (stat only, nothing read) before anything else: an entry that
     // is no model file is bad input, found now rather than mid-run by the scan that hashes it.
     _ = try Self.badInput { try store.flowNames() }
+    // The template before the manifest: its features.json says which features and flows a
+    // customer entry may name.
+    let template = try Self.badInput {
+      let template = try PackageTemplate.load(
+        services.resolve(options.templatesPath), displayPath: options.templatesPath)
+      try template.checkSDKVersion(expected: state.sdkVersion.description)
+      return template
+    }
     let manifest = try Self.badInput {
       try ManifestLoader.load(
-        contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store)
+        contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
+        features: template.features)
     }
     let selected = try select(options.selection, from: manifest)
 
     let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
-    let templateDirectory = services.resolve(options.templatesPath)
-    let template = try Self.badInput {
-      let template = try PackageTemplate.load(templateDirectory)
-      try template.checkSDKVersion(expected: state.sdkVersion.description)
-      return template
-    }
 
     context.state = state
     context.publishTargets = publishTargets

@@ -104,7 +104,7 @@ struct CheckShardsStep: Step {
         let directory = job.releaseDirectory(in: origin.dist)
         let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
         let checks = ArtifactChecks(
-          store: storeModels, expectedModels: Set(job.customer.customModels.map(\.reference)))
+          store: storeModels, features: inputs.template.features, customer: job.customer)
         let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
         problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
       }

@@ -11,10 +11,12 @@ import ReleaseSystem
 /// `swift --version` and the archive's modification time (`SOURCE_DATE_EPOCH`): it decides
 /// whether `dist/` already holds this release ("up to date").
 public struct InputDigest: Codable, Equatable, Sendable {
-  /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows).
+  /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows, features).
   public var entry: String
   /// `"<flowName> v<version>"` -> SHA-256 of the model file.
   public var models: [String: String]
+  /// The digest of the template files the customer's package is made from: the core's and
+  /// its features' (`PackageTemplate.digest(for:)`).
   public var template: String
   public var sdkVersion: String
   /// The releases repository customers add the package from (shown in its README); nil
@@ -37,17 +39,19 @@ public struct InputDigest: Codable, Equatable, Sendable {
     var appID: String
     var bundleIdentifiers: [String]
     var flows: [String]
+    var features: [String]
   }
 
   init(
-    customer: Customer, models: [ModelReference: ModelFacts], templateDigest: String,
+    customer: Customer, features: [String], models: [ModelReference: ModelFacts], templateDigest: String,
     sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil,
     modelManifestURL: String? = nil, archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
   ) {
     let entry = CanonicalEntry(
       id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
       bundleIdentifiers: customer.bundleIdentifiers,
-      flows: customer.customModels.map { "\($0.flowId) \($0.flowName) v\($0.modelVersion)" }.sorted())
+      flows: customer.customModels.map { "\($0.flowId) \($0.flowName) v\($0.modelVersion)" }.sorted(),
+      features: features.sorted())
     self.entry = SHA256Digest.hex(of: Self.canonicalJSON(entry))
     self.models = Dictionary(
       uniqueKeysWithValues: customer.customModels.map {

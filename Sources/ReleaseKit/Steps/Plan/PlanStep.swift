@@ -17,8 +17,10 @@ struct PlanStep: Step {
     context.inputs = inputs
     var limitReached: [String] = []
     let jobs = manifest.customers.map { customer in
+      let features = inputs.template.features.features(of: customer)
       var digest = InputDigest(
-        customer: customer, models: inputs.models, templateDigest: inputs.templateDigest,
+        customer: customer, features: features.map(\.name), models: inputs.models,
+        templateDigest: inputs.template.digest(for: features),
         sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
         repositoryURL: context.options.releasesRepository.map {
           ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
@@ -38,7 +40,7 @@ struct PlanStep: Step {
         customer: customer, version: version, sdkVersion: inputs.sdkVersion, models: inputs.models,
         recorded: state.customers[customer.id], sdkChangelog: inputs.sdkChangelog,
         templateDigest: digest.template, modelManifestURL: digest.modelManifestURL,
-        repositoryURL: digest.repositoryURL)
+        repositoryURL: digest.repositoryURL, features: features.map(\.name))
       digest.releaseNotes = notes.digest
       // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
       let origin = context.mergeOrigins[customer.id]

@@ -44,7 +44,8 @@ struct CheckOTAStep: Step {
             }
             offered[reference] = model
             if let gap = ModelAlignment.gaps(
-              inputs: model.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion
+              inputs: model.info.inputNames, catalog: catalog, sdkVersion: inputs.sdkVersion,
+              feature: inputs.template.features.feature(servingFlow: flowName)
             ).first {
               problem(
                 "offers \(reference), which \(ModelAlignment.describe(gap, sdkVersion: inputs.sdkVersion))")

@@ -43,20 +43,24 @@ final class BuildSlotsTests: XCTestCase {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: root) }
     let models = root.appendingPathComponent("Models")
-    let bundle = root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug/ContextSDK_ContextSDK.resources")
+    let bundle = root.appendingPathComponent(
+      ".build/x86_64-unknown-linux-gnu/debug/ContextSDK_ContextSDK.resources")
     let unrelated = root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug/other.txt")
     for (url, text) in [
-      (models.appendingPathComponent("a_v1.mlmodel"), "a"), (models.appendingPathComponent("b_v2.mlmodel"), "b"),
+      (models.appendingPathComponent("a_v1.mlmodel"), "a"),
+      (models.appendingPathComponent("b_v2.mlmodel"), "b"),
       (bundle.appendingPathComponent("Models/a_v1.mlmodel"), "stale a"),
       (bundle.appendingPathComponent("Models/c_v3.mlmodel"), "another customer's"), (unrelated, "kept"),
     ] {
-      try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try Data(text.utf8).write(to: url)
     }
 
     try BuildSlots.refreshResourceBundles(models: models, below: root.appendingPathComponent(".build"))
 
-    let bundled = try FileManager.default.contentsOfDirectory(atPath: bundle.appendingPathComponent("Models").path)
+    let bundled = try FileManager.default.contentsOfDirectory(
+      atPath: bundle.appendingPathComponent("Models").path)
     XCTAssertEqual(bundled.sorted(), ["a_v1.mlmodel", "b_v2.mlmodel"])
     for name in bundled {
       XCTAssertEqual(

@@ -7,16 +7,19 @@ public struct CustomerConfiguration: Equatable, Sendable {
   public let models: [FlowModel]
   /// The customer's `ota/<id>/models.json`; nil when the release published no models over the air.
   public let modelManifestURL: String?
+  /// The features this build includes (`att`, `conversion`): the ones the customer licenses.
+  public let features: [String]
 
   public init(
     appID: String, bundleIdentifiers: [String], sdkVersion: String, models: [FlowModel],
-    modelManifestURL: String? = nil
+    modelManifestURL: String? = nil, features: [String] = []
   ) {
     self.appID = appID
     self.bundleIdentifiers = bundleIdentifiers
     self.sdkVersion = sdkVersion
     self.models = models
     self.modelManifestURL = modelManifestURL
+    self.features = features
   }
 
   public func model(forFlow flowName: String) -> FlowModel? {

@@ -2,6 +2,10 @@
 // is templates/ContextSDK/Sources/ContextSDK/CustomerRegistry.swift.tmpl in the release tool.
 import ContextSDKCore
 
+// The features of this build, re-exported so that the app's `import ContextSDK` sees their API.
+@_exported import ContextSDKATT
+@_exported import ContextSDKConversion
+
 enum CustomerRegistry {
   static let configuration = CustomerConfiguration(
     appID: "6e1d2c3b-4a59-4876-9a0b-1c2d3e4f5a6b",
@@ -32,7 +36,20 @@ enum CustomerRegistry {
         specificationVersion: 4,
         resourceName: "paywall_timing_v14.mlmodel"
       ),
+      FlowModel(
+        flowId: 8364,
+        flowName: "tracking_permission",
+        modelVersion: 5,
+        sha256: "fca9496a879679cd5fe2d4268386b687aac0bfb7822d327f98e057f18c745702",
+        inputNames: ["app_launches"],
+        specificationVersion: 4,
+        resourceName: "tracking_permission_v5.mlmodel"
+      ),
     ],
-    modelManifestURL: "https://sdk.example.com/contextsdk/ota/fixture-co/models.json"
+    modelManifestURL: "https://sdk.example.com/contextsdk/ota/fixture-co/models.json",
+    features: [
+      "att",
+      "conversion",
+    ]
   )
 }
