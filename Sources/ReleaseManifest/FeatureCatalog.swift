@@ -95,14 +95,7 @@ public struct FeatureCatalog: Equatable, Sendable {
     func report(_ path: String, _ message: String, at position: SourcePosition?) {
       problems.append(Diagnostic(file: displayPath, path: path, message: message, line: position?.line))
     }
-    let root: JSONValue
-    do { root = try JSONDocument.parse(data) } catch {
-      throw ValidationFailure([
-        Diagnostic(
-          file: displayPath, path: error.position.description, message: error.message,
-          line: error.position.line)
-      ])
-    }
+    let root = try JSONDocument.parse(data, file: displayPath)
     guard case .object(let members) = root.content, members.count == 1, members[0].key == "features",
       case .object(let entries) = members[0].value.content
     else {

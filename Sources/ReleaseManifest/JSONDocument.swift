@@ -89,6 +89,16 @@ public enum JSONDocument {
     var scanner = JSONScanner(bytes: Array(data), limits: limits)
     return try scanner.parseDocument()
   }
+
+  /// `parse`, with a syntax error reported as an input file's problems are: one diagnostic
+  /// naming `file` and the error's line and column.
+  public static func parse(_ data: Data, file: String) throws(ValidationFailure) -> JSONValue {
+    do { return try parse(data) } catch {
+      throw ValidationFailure([
+        Diagnostic(file: file, path: error.position.description, message: error.message, line: error.position.line)
+      ])
+    }
+  }
 }
 
 /// Walks the bytes once, keeping line and column of the current byte.

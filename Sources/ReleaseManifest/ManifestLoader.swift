@@ -19,16 +19,7 @@ public enum ManifestLoader {
   )
     throws -> Manifest
   {
-    let root: JSONValue
-    do {
-      root = try JSONDocument.parse(data)
-    } catch {
-      throw ValidationFailure([
-        Diagnostic(
-          file: displayPath, path: error.position.description, message: error.message,
-          line: error.position.line)
-      ])
-    }
+    let root = try JSONDocument.parse(data, file: displayPath)
     var validator = ManifestValidator(file: displayPath, store: store, catalog: features)
     return Manifest(path: displayPath, customers: try validator.validate(root))
   }

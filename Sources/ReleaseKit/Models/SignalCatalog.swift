@@ -29,10 +29,7 @@ public struct SignalCatalog: Equatable, Sendable {
       throw failure(
         "", "cannot read the file (\(SystemError.reason(error))); expected the signals the SDK computes")
     }
-    let root: JSONValue
-    do { root = try JSONDocument.parse(data) } catch {
-      throw failure(error.position.description, error.message, line: error.position.line)
-    }
+    let root = try JSONDocument.parse(data, file: displayPath)
     guard case .object(let members) = root.content else {
       throw failure(
         "", "expected an object {\"signals\": {…}}, found \(root.foundDescription)", line: root.position.line)

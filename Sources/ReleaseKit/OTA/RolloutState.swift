@@ -65,14 +65,7 @@ public struct RolloutState: Equatable, Sendable {
           file: displayPath, path: "", message: "cannot read the file (\(SystemError.reason(error)))")
       ])
     }
-    let root: JSONValue
-    do { root = try JSONDocument.parse(data) } catch {
-      throw ValidationFailure([
-        Diagnostic(
-          file: displayPath, path: error.position.description, message: error.message,
-          line: error.position.line)
-      ])
-    }
+    let root = try JSONDocument.parse(data, file: displayPath)
     var reader = StateReader(file: displayPath)
     let state = reader.read(root)
     if !reader.problems.isEmpty { throw ValidationFailure(reader.problems) }

@@ -159,6 +159,12 @@ final class FeatureSubsetTests: XCTestCase {
     let first = workspace.run(["all", "--skip-tests", "--jobs", "1", "--json"])
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     let harborDigest = try digest(of: "harbor", version: "2.4.0", in: workspace)
+    // A dry run says what the package would hold.
+    let dryRun = workspace.run(["customer", "harbor", "--dry-run", "--force"])
+    XCTAssertEqual(dryRun.exitCode, 0, dryRun.allOutput)
+    XCTAssertTrue(
+      dryRun.allOutput.contains("would build harbor 2.4.0 (features att; models tracking_permission v5)"),
+      dryRun.allOutput)
 
     // acme licenses ATT too.
     try Self.manifest.replacingOccurrences(

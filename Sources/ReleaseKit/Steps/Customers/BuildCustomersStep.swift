@@ -13,7 +13,11 @@ struct BuildCustomersStep: Step {
 
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
     context.jobs.filter { $0.status == .pending }.map { job in
-      "would build \(job.id) \(job.version) -> \(context.options.distPath)/\(job.id)/\(job.version)/\(job.archiveName)"
+      // What the package will hold, so a dry run shows what the customer receives.
+      let features = context.inputs?.template.features.features(of: job.customer).map(\.name) ?? []
+      let models = job.customer.customModels.map(\.reference.description)
+      return
+        "would build \(job.id) \(job.version) (features \(features.joined(separator: ", ")); models \(models.joined(separator: ", "))) -> \(context.options.distPath)/\(job.id)/\(job.version)/\(job.archiveName)"
     }
   }
 
