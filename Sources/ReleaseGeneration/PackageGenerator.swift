@@ -126,7 +126,6 @@ public enum PackageGenerator {
       return try TemplateRenderer.render(
         template, file: file,
         values: [
-          "packageName": SwiftEmitter.stringLiteral(input.packageName),
           "featureModules": SwiftEmitter.multilineArrayLiteral(
             features.map { SwiftEmitter.stringLiteral($0.module) }, indentationLevel: 0),
         ])

@@ -178,6 +178,18 @@ final class PackageGeneratorTests: XCTestCase {
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "nothing written")
   }
 
+  /// SwiftPM evaluates a manifest again whenever its bytes change: customers with the same
+  /// features share it byte for byte, so a warm build directory skips that for the next one.
+  func testCustomersWithTheSameFeaturesGetTheSameManifest() throws {
+    let template = try PackageTemplate.load(GenerationFixtures.templateDirectory)
+    let manifest = { (customer: Customer) in
+      try PackageGenerator.files(try GenerationFixtures.input(for: customer), template: template)[
+        "Package.swift"]
+    }
+    XCTAssertEqual(try manifest(GenerationFixtures.customer), try manifest(GenerationFixtures.otherCustomer))
+    XCTAssertNotEqual(try manifest(GenerationFixtures.customer), try manifest(GenerationFixtures.attCustomer))
+  }
+
   func testAFeaturesDigestChangesWithItsOwnFilesOnly() throws {
     let template = try copyOfTemplate()
     let loaded = try PackageTemplate.load(template)

@@ -12,8 +12,9 @@ import ReleaseSystem
 /// ships is identical to a cold build's input.
 final class BuildSlots: Sendable {
   private let root: URL
-  /// Slot numbers not in use; `available` counts them, so taking one never finds the list empty.
-  private let free: Locked<[Int]>
+  /// Slot numbers not in use, each with the affinity of the package it last built;
+  /// `available` counts them, so taking one never finds the list empty.
+  private let free: Locked<[(slot: Int, affinity: String?)]>
   private let available: DispatchSemaphore
 
   /// Clang and Swift module caches shared by every slot: a slot's first build reuses the
@@ -22,16 +23,23 @@ final class BuildSlots: Sendable {
 
   init(root: URL, count: Int) {
     self.root = root
-    self.free = Locked(Array((0..<max(1, count)).reversed()))
+    self.free = Locked((0..<max(1, count)).reversed().map { ($0, nil) })
     self.available = DispatchSemaphore(value: max(1, count))
   }
 
-  /// Runs `body` with exclusive use of a slot directory (`<root>/<k>/<directoryName>`).
-  func withSlot<T>(directoryName: String, _ body: (URL) throws -> T) throws -> T {
+  /// Runs `body` with exclusive use of a slot directory (`<root>/<k>/<directoryName>`),
+  /// preferring a free slot whose last package had the same `affinity` (its feature set),
+  /// else one never used, else the one used longest ago: switching a slot to another set of
+  /// modules costs SwiftPM a new build plan and the modules that slot has not built yet.
+  func withSlot<T>(directoryName: String, affinity: String, _ body: (URL) throws -> T) throws -> T {
     available.wait()
-    let slot = free.withLock { $0.removeLast() }
+    let slot = free.withLock { free in
+      let index =
+        free.lastIndex { $0.affinity == affinity } ?? free.lastIndex { $0.affinity == nil } ?? free.startIndex
+      return free.remove(at: index).slot
+    }
     defer {
-      free.withLock { $0.append(slot) }
+      free.withLock { $0.append((slot, affinity)) }
       available.signal()
     }
     let directory = root.appendingPathComponent(String(slot)).appendingPathComponent(directoryName)

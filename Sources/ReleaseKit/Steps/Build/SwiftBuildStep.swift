@@ -12,7 +12,8 @@ struct SwiftBuildStep: CustomerStep {
       preconditionFailure("build runs after generate")
     }
     let environment = ChildEnvironment.withoutSecrets(context.services.environment)
-    try slots.withSlot(directoryName: "ContextSDK") { slot in
+    let features = context.inputs?.template.features.features(of: job.customer).map(\.module) ?? []
+    try slots.withSlot(directoryName: "ContextSDK", affinity: features.joined(separator: " ")) { slot in
       try BuildSlots.mirror(package, into: slot)
       // `swift test` builds everything (tests included) and runs the tests: the work of
       // `swift build` + `swift test` in one manifest load and one build plan, which is a

@@ -39,6 +39,21 @@ final class BuildSlotsTests: XCTestCase {
     XCTAssertEqual(again.exitCode, 0, again.allOutput)
   }
 
+  func testASlotIsTakenByTheFeatureSetItLastBuilt() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let slots = BuildSlots(root: root, count: 2)
+    let take = { (affinity: String) in try slots.withSlot(directoryName: "P", affinity: affinity) { $0.path } }
+    let conversion = try take("ContextSDKConversion")
+    let att = try take("ContextSDKATT")
+    XCTAssertNotEqual(att, conversion, "an unused slot, not the one warm for conversion")
+    XCTAssertEqual(try take("ContextSDKConversion"), conversion)
+    XCTAssertEqual(try take("ContextSDKATT"), att)
+    XCTAssertEqual(try take("ContextSDKATT"), att)
+    // Neither matches: the slot used longest ago.
+    XCTAssertEqual(try take("ContextSDKATT ContextSDKConversion"), conversion)
+  }
+
   func testABundleIsMadeToHoldExactlyThePackagesModels() throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: root) }

@@ -1,13 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Package "ContextSDK_FixtureCo": ContextSDK built for one customer.
+// ContextSDK built for one customer: its features (below), its registry and its models.
 //
-// The manifest `name:` stays "ContextSDK" (SwiftPM identifies a dependency by its URL, not by
-// this name), so the SwiftPM-generated test modules keep their names across customers. The
-// core module is identical for all of them and depends on nothing else, so a build directory
-// warmed by one customer only recompiles `ContextSDK` (registry and models) for the next, and
-// a feature module it already built.
+// This file is the same for every customer with the same features, byte for byte: SwiftPM
+// then reuses its evaluation of the manifest across customers in a warm build directory. So
+// the manifest `name:` stays "ContextSDK" (SwiftPM identifies a dependency by its URL, not by
+// this name), and the SwiftPM-generated test modules keep their names. The core module is
+// identical for all customers and depends on nothing else, so a build directory warmed by one
+// customer only recompiles `ContextSDK` (registry and models) for the next.
 
 /// The features this customer licenses: one module each, with its tests. The customer's
 /// `ContextSDK` module re-exports them; a feature that is not listed is not in this package.
