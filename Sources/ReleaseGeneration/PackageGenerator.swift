@@ -127,7 +127,7 @@ public enum PackageGenerator {
         template, file: file,
         values: [
           "featureModules": SwiftEmitter.multilineArrayLiteral(
-            features.map { SwiftEmitter.stringLiteral($0.module) }, indentationLevel: 0),
+            features.map { SwiftEmitter.stringLiteral($0.module) }, indentationLevel: 0)
         ])
     case registryTemplate:
       return try TemplateRenderer.render(

@@ -95,7 +95,8 @@ public enum JSONDocument {
   public static func parse(_ data: Data, file: String) throws(ValidationFailure) -> JSONValue {
     do { return try parse(data) } catch {
       throw ValidationFailure([
-        Diagnostic(file: file, path: error.position.description, message: error.message, line: error.position.line)
+        Diagnostic(
+          file: file, path: error.position.description, message: error.message, line: error.position.line)
       ])
     }
   }

@@ -43,7 +43,8 @@ final class BuildSlotsTests: XCTestCase {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: root) }
     let slots = BuildSlots(root: root, count: 2)
-    let take = { (affinity: String) in try slots.withSlot(directoryName: "P", affinity: affinity) { $0.path } }
+    let take = { (affinity: String) in try slots.withSlot(directoryName: "P", affinity: affinity) { $0.path }
+    }
     let conversion = try take("ContextSDKConversion")
     let att = try take("ContextSDKATT")
     XCTAssertNotEqual(att, conversion, "an unused slot, not the one warm for conversion")
