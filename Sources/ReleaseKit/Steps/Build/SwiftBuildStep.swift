@@ -21,8 +21,15 @@ struct SwiftBuildStep: CustomerStep {
       // in the log, whose tail is shown on failure.
       let action = context.options.skipTests ? "build" : "test"
       context.reporter.report(.customerProgress(id: job.id, step: "swift \(action)"))
+      // The index store is how `swift test` finds the tests on Linux, but indexing the system
+      // modules (Foundation, XCTest) in every slot's first build finds none and costs about
+      // 1.3 of a cold build's 8.5 s here.
       let invocation = ProcessInvocation(
-        "swift", [action, "-Xswiftc", "-module-cache-path", "-Xswiftc", slots.moduleCache.path], in: slot,
+        "swift",
+        [
+          action, "-Xswiftc", "-module-cache-path", "-Xswiftc", slots.moduleCache.path, "-Xswiftc",
+          "-index-ignore-system-modules",
+        ], in: slot,
         environment: environment, logFile: log, timeLimit: context.options.timeout,
         timeLimitOption: "--timeout",
         shownAs: "swift \(action)")
