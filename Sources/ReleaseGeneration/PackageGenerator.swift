@@ -2,10 +2,11 @@ import Foundation
 import ReleaseManifest
 import ReleaseSystem
 
-/// Generates one customer's SDK package from the template (`templates/ContextSDK`): files
-/// ending in `.tmpl` are rendered (and lose the suffix), every other file is copied as it is,
-/// and the customer's models are copied into the `ContextSDK` target's resources. The same
-/// input always produces the same bytes.
+/// Generates one customer's SDK package from the template (`templates/ContextSDK`): the files
+/// of the core and of the customer's features only (`features.json`); of those, files ending in
+/// `.tmpl` are rendered (and lose the suffix), every other file is copied as it is, and the
+/// customer's models are copied into the `ContextSDK` target's resources. The same input
+/// always produces the same bytes.
 public enum PackageGenerator {
   /// Where the customer's models go, relative to the package root.
   public static let modelsDirectory = "Sources/ContextSDK/Resources/Models"

@@ -9,6 +9,8 @@ public struct ReleaseInputs: Sendable {
   /// The template, read once: every package of the run is generated and checked from it.
   public var template: PackageTemplate
   public var templateDirectory: URL { template.directory }
+  /// The whole template's digest (the SDK tag's marker); a customer's release is identified by
+  /// the digest of its own package's files (`PackageTemplate.digest(for:)`).
   public var templateDigest: String { template.digest }
   /// `swift --version` (all of it), read by the plan step, the run's first process; part of
   /// the build digest (a new toolchain rebuilds).

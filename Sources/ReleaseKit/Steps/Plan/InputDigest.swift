@@ -6,10 +6,10 @@ import ReleaseSystem
 /// can say which input changed.
 ///
 /// The source digest covers what goes into the package: the canonical customer entry, each
-/// model's SHA-256, the template tree and the SDK version. It decides versions (a change
-/// releases only the customers it touches). The build digest adds the tool version,
-/// `swift --version` and the archive's modification time (`SOURCE_DATE_EPOCH`): it decides
-/// whether `dist/` already holds this release ("up to date").
+/// model's SHA-256, the template files of its package (the core and its features) and the SDK
+/// version. It decides versions (a change releases only the customers it touches). The build
+/// digest adds the tool version, `swift --version` and the archive's modification time
+/// (`SOURCE_DATE_EPOCH`): it decides whether `dist/` already holds this release ("up to date").
 public struct InputDigest: Codable, Equatable, Sendable {
   /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows, features).
   public var entry: String
