@@ -48,14 +48,19 @@ public struct CustomerPipeline: Sendable {
 
   public init(_ steps: [CustomerStep]) { self.steps = steps }
 
-  /// `finished` runs after each job, before its outcome is reported.
+  /// `finished` runs after each job, before its outcome is reported. `affinity` groups jobs
+  /// that are cheaper one after another on the same worker (customers with the same features
+  /// share a warm build slot's plan and modules): each of the `--jobs` workers takes the next
+  /// job of its last group while there is one, else one of a group no other worker is on,
+  /// else the next job.
   public func run(
     _ jobs: [CustomerJob], _ context: ReleaseContext,
+    affinity: @escaping @Sendable (CustomerJob) -> String = { _ in "" },
     finished: @escaping @Sendable (CustomerJob) -> Void = { _ in }
   ) {
     let pending = jobs.filter { $0.status == .pending }
     guard !pending.isEmpty else { return }
-    let slots = DispatchSemaphore(value: max(1, context.options.jobs))
+    let queue = Locked(JobQueue(pending: pending))
     let group = DispatchGroup()
     // Set once by a failing job under --fail-fast; read before starting each job.
     let stop = Locked(false)
@@ -67,25 +72,44 @@ public struct CustomerPipeline: Sendable {
       stop.set(true)
     }
 
-    for job in pending {
-      slots.wait()
-      if stop.value {
-        job.status = .cancelled
-        context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
-        slots.signal()
-        continue
-      }
+    for worker in 0..<max(1, min(context.options.jobs, pending.count)) {
       group.enter()
       DispatchQueue.global().async {
-        defer {
-          slots.signal()
-          group.leave()
+        defer { group.leave() }
+        var last: String?
+        while let job = queue.withLock({ $0.take(worker: worker, preferring: last, affinity: affinity) }) {
+          if stop.value {
+            job.status = .cancelled
+            context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
+            continue
+          }
+          runJob(job, context, finished: finished)
+          if case .failed = job.status, context.options.failFast { stop.set(true) }
+          last = affinity(job)
         }
-        runJob(job, context, finished: finished)
-        if case .failed = job.status, context.options.failFast { stop.set(true) }
+        queue.withLock { $0.current[worker] = nil }
       }
     }
     group.wait()
+  }
+
+  /// The jobs not started yet, in order, and the group each worker is on.
+  struct JobQueue: Sendable {
+    var pending: [CustomerJob]
+    var current: [Int: String] = [:]
+
+    mutating func take(worker: Int, preferring last: String?, affinity: (CustomerJob) -> String)
+      -> CustomerJob?
+    {
+      let others = Set(current.filter { $0.key != worker }.values)
+      guard
+        let index = pending.firstIndex(where: { affinity($0) == last })
+          ?? pending.firstIndex(where: { !others.contains(affinity($0)) }) ?? pending.indices.first
+      else { return nil }
+      let job = pending.remove(at: index)
+      current[worker] = affinity(job)
+      return job
+    }
   }
 
   private func runJob(_ job: CustomerJob, _ context: ReleaseContext, finished: (CustomerJob) -> Void) {

@@ -85,6 +85,26 @@ final class CustomerPipelineTests: XCTestCase {
     XCTAssertEqual(log.entries, ["build a"])
   }
 
+  /// Customers of one feature set run one after another on a worker (its warm slot keeps
+  /// that set's build), and a second worker starts on another set.
+  func testAWorkerStaysWithItsGroupAndAnotherTakesAnotherGroup() {
+    let group = ["a": "x", "b": "y", "c": "x", "d": "y", "e": "x"]
+    let affinity = { @Sendable (job: CustomerJob) in group[job.id] ?? "" }
+    let log = RecordingStep.Log()
+    let jobs = ["a", "b", "c", "d", "e"].map(job)
+    CustomerPipeline([RecordingStep(name: "build", failFor: [], log: log)])
+      .run(jobs, context(jobs: 1, failFast: false, reporter: RecordingReporter()), affinity: affinity)
+    XCTAssertEqual(log.entries, ["build a", "build c", "build e", "build b", "build d"])
+
+    var queue = CustomerPipeline.JobQueue(pending: ["a", "b", "c", "d"].map(job))
+    XCTAssertEqual(queue.take(worker: 0, preferring: nil, affinity: affinity)?.id, "a")
+    XCTAssertEqual(
+      queue.take(worker: 1, preferring: nil, affinity: affinity)?.id, "b", "not x, worker 0's group")
+    XCTAssertEqual(queue.take(worker: 0, preferring: "x", affinity: affinity)?.id, "c")
+    XCTAssertEqual(queue.take(worker: 0, preferring: "x", affinity: affinity)?.id, "d", "no x left: the next")
+    XCTAssertNil(queue.take(worker: 1, preferring: "y", affinity: affinity))
+  }
+
   func testUpToDateJobsAreNotRun() {
     let log = RecordingStep.Log()
     let jobs = ["a", "b"].map(job)

@@ -33,15 +33,13 @@ struct BuildCustomersStep: Step {
       try? FileManager.default.removeItem(at: log)
       job.logFile = log
     }
-    // Customers with the same features one after another: a warm slot then keeps its build
-    // plan and modules (see BuildSlots); the order of the run's reports is not this one.
-    let features = { (job: CustomerJob) in
-      context.inputs?.template.features.features(of: job.customer).map(\.name).joined(separator: " ") ?? ""
+    // Customers with the same features one after another on a worker: its warm slot then
+    // keeps its build plan and modules (see BuildSlots).
+    let inputs = context.inputs
+    let features = { @Sendable (job: CustomerJob) in
+      inputs?.template.features.features(of: job.customer).map(\.module).joined(separator: " ") ?? ""
     }
-    let byFeatures = context.jobs.enumerated().sorted {
-      (features($0.element), $0.offset) < (features($1.element), $1.offset)
-    }.map(\.element)
-    pipeline.run(byFeatures, context) { job in
+    pipeline.run(context.jobs, context, affinity: features) { job in
       // Logs are streams, so they are written in scratch space and only moved into dist/
       // once the job is over, whatever its outcome.
       guard let log = job.logFile, FileManager.default.fileExists(atPath: log.path) else { return }
