@@ -44,7 +44,35 @@ final class BuildSlots: Sendable {
     }
     let directory = root.appendingPathComponent(String(slot)).appendingPathComponent(directoryName)
     try AtomicFile.createDirectory(directory)
-    return try body(directory)
+    try Self.discardUnfinishedBuild(in: directory)
+    let result = try body(directory)
+    // Only a build that ended well leaves a slot to be trusted by the next one.
+    try AtomicFile.write(Data(), to: Self.finishedMarker(in: directory), durable: false)
+    return result
+  }
+
+  /// Written into a slot's `.build` after a build that succeeded, removed before each build.
+  static func finishedMarker(in directory: URL) -> URL {
+    directory.appendingPathComponent(".build/release-slot-finished")
+  }
+
+  /// A slot whose last build did not end well (killed, timed out, failed) is built from
+  /// scratch: SwiftPM's and the Swift driver's incremental state is not to be trusted after a
+  /// build stopped half-way, and the suite saw one take a customer's registry for compiled
+  /// when the slot held another customer's (its tests then found a model too many).
+  static func discardUnfinishedBuild(in directory: URL) throws {
+    let fileManager = FileManager.default
+    let build = directory.appendingPathComponent(".build")
+    let marker = finishedMarker(in: directory)
+    do {
+      if fileManager.fileExists(atPath: build.path) && !fileManager.fileExists(atPath: marker.path) {
+        try fileManager.removeItem(at: build)
+      } else if fileManager.fileExists(atPath: marker.path) {
+        try fileManager.removeItem(at: marker)
+      }
+    } catch {
+      throw SystemError.cannotWrite(path: build.path, reason: SystemError.reason(error))
+    }
   }
 
   /// Makes `destination` hold exactly the files of `source`, leaving `.build` alone and not

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSystem
 import XCTest
 
 @testable import ReleaseKit
@@ -37,6 +38,36 @@ final class BuildSlotsTests: XCTestCase {
 
     let again = workspace.run(arguments + ["--force"])
     XCTAssertEqual(again.exitCode, 0, again.allOutput)
+  }
+
+  /// A build killed, timed out or failed half-way leaves SwiftPM's and the driver's
+  /// incremental state behind: the suite saw the next customer in that slot tested against
+  /// the registry the stopped build had compiled. Such a slot is built from scratch; one whose
+  /// build ended well is kept warm.
+  func testASlotWhoseBuildDidNotEndWellStartsCold() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let slots = BuildSlots(root: root, count: 1)
+    let leftover = { (slot: URL) in slot.appendingPathComponent(".build/debug/ContextSDK.build/state") }
+    func build(failing: Bool) throws -> Bool {
+      try slots.withSlot(directoryName: "P", affinity: "x") { slot in
+        let kept = FileManager.default.fileExists(atPath: leftover(slot).path)
+        try FileManager.default.createDirectory(
+          at: leftover(slot).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("compiled".utf8).write(to: leftover(slot))
+        if failing { throw SystemError.processFailed(command: "swift test", exitCode: 1, logPath: nil) }
+        return kept
+      }
+    }
+    XCTAssertFalse(try build(failing: false), "a new slot")
+    XCTAssertTrue(try build(failing: false), "warm after a build that ended well")
+    XCTAssertThrowsError(try build(failing: true))
+    XCTAssertFalse(try build(failing: false), "cold after a failed build")
+    // Killed: the marker is gone and nothing wrote it again.
+    let slot = root.appendingPathComponent("0/P")
+    try FileManager.default.removeItem(at: BuildSlots.finishedMarker(in: slot))
+    XCTAssertFalse(try build(failing: false), "cold after a build that never finished")
+    XCTAssertTrue(try build(failing: false))
   }
 
   func testASlotIsTakenByTheFeatureSetItLastBuilt() throws {
