@@ -181,7 +181,7 @@ public enum PackageGenerator {
       "modelManifestURL": SwiftEmitter.optionalStringLiteral(input.modelManifestURL),
       "features": SwiftEmitter.multilineArrayLiteral(
         features.map { SwiftEmitter.stringLiteral($0.name) }, indentationLevel: 2),
-      "featureImports": try SwiftEmitter.exportedImports(features.map(\.module)),
+      "imports": try SwiftEmitter.imports(["ContextSDKCore"], exported: features.map(\.module)),
     ]
   }
 

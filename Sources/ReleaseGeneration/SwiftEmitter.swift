@@ -62,10 +62,14 @@ public enum SwiftEmitter {
     return isLetter(first) && name.unicodeScalars.allSatisfy { isLetter($0) || isDigit($0) }
   }
 
-  /// `@_exported import Module` for each module, one per line: a generated module re-exports
-  /// the modules its users should see through it.
-  public static func exportedImports(_ modules: [String]) throws -> EmittedSwift {
-    EmittedSwift(try modules.map { "@_exported import \(try identifier($0).source)" }.joined(separator: "\n"))
+  /// One import per line, sorted by module name as swift-format orders them:
+  /// `import Module` for each of `modules`, `@_exported import Module` for each of `exported`
+  /// (modules a generated module's users should see through it).
+  public static func imports(_ modules: [String], exported: [String]) throws -> EmittedSwift {
+    let lines = try (modules.map { ($0, "import") } + exported.map { ($0, "@_exported import") })
+      .sorted { $0.0 < $1.0 }
+      .map { module, keyword in "\(keyword) \(try identifier(module).source)" }
+    return EmittedSwift(lines.joined(separator: "\n"))
   }
 
   /// `[a, b, c]` on one line.
@@ -74,13 +78,16 @@ public enum SwiftEmitter {
   }
 
   /// One element per line, each followed by a comma, for arrays too long for one line; none
-  /// or one element stay on one line, as swift-format keeps them.
+  /// or one element stay on one line, as swift-format keeps them, unless that one element
+  /// spans lines itself: then it goes on lines of its own, without a comma (swift-format's
+  /// layout for a one-element literal).
   /// `indentationLevel` is the indentation (in two-space steps) of the line the literal starts on.
   public static func multilineArrayLiteral(_ elements: [EmittedSwift], indentationLevel: Int) -> EmittedSwift
   {
-    guard elements.count > 1 else { return arrayLiteral(elements) }
+    let spansLines = elements.count > 1 || elements.contains { $0.source.contains("\n") }
+    guard spansLines else { return arrayLiteral(elements) }
     let outer = String(repeating: "  ", count: indentationLevel)
-    let lines = elements.map { "\(outer)  \($0.source)," }
+    let lines = elements.map { "\(outer)  \($0.source)" + (elements.count > 1 ? "," : "") }
     return EmittedSwift((["["] + lines + ["\(outer)]"]).joined(separator: "\n"))
   }
 

@@ -76,10 +76,24 @@ final class SwiftEmitterTests: XCTestCase {
       arguments: ["flowId": SwiftEmitter.integerLiteral(1), "in": SwiftEmitter.stringLiteral("x")],
       indentationLevel: 1)
     XCTAssertEqual(call.source, "FlowModel(\n    flowId: 1,\n    `in`: \"x\"\n  )")
+    // One element that spans lines goes on lines of its own, without a comma.
+    let oneCall = try SwiftEmitter.call(
+      "F", arguments: ["x": SwiftEmitter.integerLiteral(1)], indentationLevel: 2)
+    XCTAssertEqual(
+      SwiftEmitter.multilineArrayLiteral([oneCall], indentationLevel: 1).source,
+      "[\n    F(\n      x: 1\n    )\n  ]")
     XCTAssertThrowsError(try SwiftEmitter.call("Flow Model", arguments: [:], indentationLevel: 0))
     XCTAssertThrowsError(
       try SwiftEmitter.call(
         "FlowModel", arguments: ["a: 1, b": SwiftEmitter.integerLiteral(1)], indentationLevel: 0))
+  }
+
+  func testImportsAreSortedByModuleWhateverTheirKind() throws {
+    XCTAssertEqual(
+      try SwiftEmitter.imports(["ContextSDKCore"], exported: ["ContextSDKConversion", "ContextSDKATT"])
+        .source,
+      "@_exported import ContextSDKATT\n@_exported import ContextSDKConversion\nimport ContextSDKCore")
+    XCTAssertThrowsError(try SwiftEmitter.imports([], exported: ["Context SDK"]))
   }
 
   /// Compiles the emitted literals with the real compiler and checks that the program sees
