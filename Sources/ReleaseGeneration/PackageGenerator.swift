@@ -26,8 +26,12 @@ public enum PackageGenerator {
   /// customer's package, newest first.
   public static let changelogFile = "CHANGELOG.md"
 
-  static let packageManifestTemplate = "Package.swift.tmpl"
-  static let registryTemplate = "Sources/ContextSDK/CustomerRegistry.swift.tmpl"
+  /// The generated files that name the package's modules: its manifest and the registry that
+  /// re-exports the customer's features.
+  public static let manifestFile = "Package.swift"
+  public static let registryFile = "Sources/ContextSDK/CustomerRegistry.swift"
+  static let packageManifestTemplate = manifestFile + ".tmpl"
+  static let registryTemplate = registryFile + ".tmpl"
   static let readmeTemplate = "README.md.tmpl"
   static let signalsTemplate = "Sources/ContextSDKCore/SDKSignals.swift.tmpl"
 
@@ -56,7 +60,8 @@ public enum PackageGenerator {
   public static func files(_ input: GenerationInput, template: PackageTemplate) throws -> [String:
     PackageFile]
   {
-    try validate(input, template: template)
+    let features = template.features.features(of: input.customer)
+    try validate(input, features: features, catalog: template.features)
     try template.checkSDKVersion(expected: input.sdkVersion)
     let templateDirectory = template.directory
 
@@ -67,7 +72,6 @@ public enum PackageGenerator {
       }
       outputs[relativePath] = file
     }
-    let features = template.features.features(of: input.customer)
     for (relativePath, bytes) in template.files(for: features) where !toolInputFiles.contains(relativePath) {
       let source = templateDirectory.appendingPathComponent(relativePath)
       if relativePath.hasSuffix(".tmpl") {
@@ -230,7 +234,8 @@ public enum PackageGenerator {
 
   // MARK: - Input checks
 
-  private static func validate(_ input: GenerationInput, template: PackageTemplate) throws {
+  private static func validate(_ input: GenerationInput, features: [Feature], catalog: FeatureCatalog) throws
+  {
     guard SwiftEmitter.isPlainIdentifier(input.packageName) else {
       throw GenerationError.invalidPackageName(found: input.packageName)
     }
@@ -238,11 +243,10 @@ public enum PackageGenerator {
     for embedded in input.models where !isFileNameSafe(embedded.model.flowName) {
       throw GenerationError.invalidFlowName(customer: input.customer.id, found: embedded.model.flowName)
     }
-    let features = template.features.features(of: input.customer)
     guard !features.isEmpty else { throw GenerationError.noFeatures(customer: input.customer.id) }
     for embedded in input.models {
       let flow = embedded.model.flowName
-      guard let feature = template.features.feature(servingFlow: flow), features.contains(feature) else {
+      guard let feature = catalog.feature(servingFlow: flow), features.contains(feature) else {
         throw GenerationError.flowWithoutFeature(
           customer: input.customer.id, flowName: flow, features: features.map(\.name))
       }

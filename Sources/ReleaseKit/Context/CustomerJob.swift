@@ -86,19 +86,26 @@ public final class CustomerJob: Sendable {
   public let reason: String
   /// What the release holds and how it differs from the customer's earlier releases.
   public let releaseNotes: CustomerReleaseNotes
+  /// The features the package holds (`FeatureCatalog.features(of:)`), sorted by name.
+  public let features: [Feature]
   private let progress: Locked<Progress>
 
   public init(
     customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String, status: Status,
-    releaseNotes: CustomerReleaseNotes
+    releaseNotes: CustomerReleaseNotes, features: [Feature] = []
   ) {
     self.customer = customer
+    self.features = features
     self.version = version
     self.digest = digest
     self.reason = reason
     self.releaseNotes = releaseNotes
     self.progress = Locked(Progress(status: status))
   }
+
+  /// Jobs with the same value build their packages from the same modules: cheaper one after
+  /// another in one warm build slot (see BuildSlots).
+  var slotAffinity: String { features.map(\.module).joined(separator: " ") }
 
   public var status: Status {
     get { progress.withLock { $0.status } }

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseManifest
 import ReleaseSystem
 
@@ -21,13 +22,36 @@ public struct SignalCatalog: Equatable, Sendable {
   /// Reads and checks the catalog; every problem is reported, each naming its JSON path.
   /// - Parameter displayPath: how messages name the file (`templates/ContextSDK/signals.json`).
   public static func load(contentsOf url: URL, displayPath: String) throws -> SignalCatalog {
-    func failure(_ path: String, _ message: String, line: Int? = nil) -> ValidationFailure {
-      ValidationFailure([Diagnostic(file: displayPath, path: path, message: message, line: line)])
-    }
     let data: Data
     do { data = try Data(contentsOf: url) } catch {
-      throw failure(
-        "", "cannot read the file (\(SystemError.reason(error))); expected the signals the SDK computes")
+      throw ValidationFailure([
+        Diagnostic(
+          file: displayPath, path: "",
+          message:
+            "cannot read the file (\(SystemError.reason(error))); expected the signals the SDK computes")
+      ])
+    }
+    return try load(data: data, displayPath: displayPath)
+  }
+
+  /// The catalog of a template read once per run (its `signals.json`), so every check of the
+  /// run sees the bytes the packages are generated from.
+  /// - Parameter templatesPath: how messages name the template directory.
+  public static func load(from template: PackageTemplate, templatesPath: String) throws -> SignalCatalog {
+    let displayPath = templatesPath + "/" + fileName
+    guard let data = template.files.first(where: { $0.path == fileName })?.bytes else {
+      throw ValidationFailure([
+        Diagnostic(
+          file: displayPath, path: "",
+          message: "missing from the template; expected the signals the SDK computes")
+      ])
+    }
+    return try load(data: data, displayPath: displayPath)
+  }
+
+  static func load(data: Data, displayPath: String) throws -> SignalCatalog {
+    func failure(_ path: String, _ message: String, line: Int? = nil) -> ValidationFailure {
+      ValidationFailure([Diagnostic(file: displayPath, path: path, message: message, line: line)])
     }
     let root = try JSONDocument.parse(data, file: displayPath)
     guard case .object(let members) = root.content else {

@@ -43,9 +43,7 @@ struct OTAInputs {
     let manifest = try ManifestLoader.load(
       contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
       features: template.features)
-    let catalog = try SignalCatalog.load(
-      contentsOf: services.resolve(options.templatesPath).appendingPathComponent(SignalCatalog.fileName),
-      displayPath: options.templatesPath + "/" + SignalCatalog.fileName)
+    let catalog = try SignalCatalog.load(from: template, templatesPath: options.templatesPath)
     let rolloutsURL = services.resolve(rolloutsPath)
     let rollouts = try RolloutState.load(from: rolloutsURL, displayPath: rolloutsPath)
     try check(rollouts, against: manifest, displayPath: rolloutsPath)

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseGeneration
 import ReleaseManifest
 import ReleaseSystem
 
@@ -30,7 +31,7 @@ struct ArtifactChecks {
 
   /// Generated files that name the modules the package uses: a disabled feature's module name
   /// in them is a leak even without any of its files.
-  static let filesNamingModules = ["Package.swift", "Sources/ContextSDK/CustomerRegistry.swift"]
+  static let filesNamingModules = [PackageGenerator.manifestFile, PackageGenerator.registryFile]
 
   /// What is wrong with the release, one line each; and whether its archive passed the safety
   /// checks, without which nothing else may open it (its names are not even fit to print).

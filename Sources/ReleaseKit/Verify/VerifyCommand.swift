@@ -76,10 +76,8 @@ enum VerifyCommand {
         guard destination.hasPrefix("git:") else { return nil }
         return String(destination.dropFirst(4))
       }.first, options: urls,
-      signals: try SignalCatalog.load(
-        contentsOf: services.resolve(templates).appendingPathComponent(SignalCatalog.fileName),
-        displayPath: templates + "/" + SignalCatalog.fileName
-      ).introduced.mapValues(\.description),
+      signals: try SignalCatalog.load(from: template, templatesPath: templates).introduced.mapValues(
+        \.description),
       state: try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath),
       sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
         at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath),

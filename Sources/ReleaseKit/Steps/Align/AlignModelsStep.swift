@@ -14,9 +14,7 @@ struct AlignModelsStep: Step {
     guard var inputs = context.inputs, let manifest = context.manifest else {
       preconditionFailure("alignment runs after load inputs")
     }
-    let catalog = try SignalCatalog.load(
-      contentsOf: inputs.templateDirectory.appendingPathComponent(SignalCatalog.fileName),
-      displayPath: context.options.templatesPath + "/" + SignalCatalog.fileName)
+    let catalog = try SignalCatalog.load(from: inputs.template, templatesPath: context.options.templatesPath)
     let features = inputs.template.features
     var problems: [Diagnostic] = []
 

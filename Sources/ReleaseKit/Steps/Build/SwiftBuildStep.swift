@@ -12,8 +12,7 @@ struct SwiftBuildStep: CustomerStep {
       preconditionFailure("build runs after generate")
     }
     let environment = ChildEnvironment.withoutSecrets(context.services.environment)
-    let features = context.inputs?.template.features.features(of: job.customer).map(\.module) ?? []
-    try slots.withSlot(directoryName: "ContextSDK", affinity: features.joined(separator: " ")) { slot in
+    try slots.withSlot(directoryName: "ContextSDK", affinity: job.slotAffinity) { slot in
       try BuildSlots.mirror(package, into: slot)
       // `swift test` builds everything (tests included) and runs the tests: the work of
       // `swift build` + `swift test` in one manifest load and one build plan, which is a

@@ -14,7 +14,7 @@ struct BuildCustomersStep: Step {
   func dryRunDescription(_ context: ReleaseContext) -> [String] {
     context.jobs.filter { $0.status == .pending }.map { job in
       // What the package will hold, so a dry run shows what the customer receives.
-      let features = context.inputs?.template.features.features(of: job.customer).map(\.name) ?? []
+      let features = job.features.map(\.name)
       let models = job.customer.customModels.map(\.reference.description)
       return
         "would build \(job.id) \(job.version) (features \(features.joined(separator: ", ")); models \(models.joined(separator: ", "))) -> \(context.options.distPath)/\(job.id)/\(job.version)/\(job.archiveName)"
@@ -35,11 +35,7 @@ struct BuildCustomersStep: Step {
     }
     // Customers with the same features one after another on a worker: its warm slot then
     // keeps its build plan and modules (see BuildSlots).
-    let inputs = context.inputs
-    let features = { @Sendable (job: CustomerJob) in
-      inputs?.template.features.features(of: job.customer).map(\.module).joined(separator: " ") ?? ""
-    }
-    pipeline.run(context.jobs, context, affinity: features) { job in
+    pipeline.run(context.jobs, context, affinity: \.slotAffinity) { job in
       // Logs are streams, so they are written in scratch space and only moved into dist/
       // once the job is over, whatever its outcome.
       guard let log = job.logFile, FileManager.default.fileExists(atPath: log.path) else { return }

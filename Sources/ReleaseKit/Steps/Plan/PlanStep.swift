@@ -56,7 +56,7 @@ struct PlanStep: Step {
       let job = CustomerJob(
         customer: customer, version: version, digest: digest,
         reason: missing.isEmpty ? reason : missing.joined(separator: "; "), status: status,
-        releaseNotes: notes)
+        releaseNotes: notes, features: features)
       if let record {
         job.archive = .init(
           path: job.releaseDirectory(in: dist).appendingPathComponent(record.artifact.file),

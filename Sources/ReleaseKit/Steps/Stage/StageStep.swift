@@ -77,7 +77,7 @@ struct StageStep: CustomerStep {
         bundleIdentifiers: customer.bundleIdentifiers),
       version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       packageName: customer.packageName,
-      features: inputs.template.features.features(of: customer).map(\.name),
+      features: job.features.map(\.name),
       models: GenerateStep.input(for: job, inputs: inputs).models.map { embedded in
         ReleaseRecord.Model(
           flowId: embedded.model.flowId, flowName: embedded.model.flowName,
