@@ -81,6 +81,12 @@ public enum SHA256Digest {
     // Never blocks, and refuses a FIFO or device swapped in since the file was checked.
     let handle = try RegularFile.handle(url)
     defer { try? handle.close() }
+    return try hexAndSize(of: handle)
+  }
+
+  /// Hex SHA-256 and size of what `handle` reads from where it stands to its end, in fixed
+  /// 64 KiB blocks.
+  public static func hexAndSize(of handle: FileHandle) throws -> (sha256: String, size: Int64) {
     var hasher = SHA256Hasher()
     var size: Int64 = 0
     while true {

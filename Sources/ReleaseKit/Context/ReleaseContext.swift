@@ -37,6 +37,7 @@ public final class ReleaseContext: Sendable {
     var shard: ShardRecord?
     var mergeOrigins: [String: MergeOrigin] = [:]
     var ota: OTAPlan?
+    var storeModels: StoreModels?
   }
   private let run = Locked(RunState())
 
@@ -66,6 +67,23 @@ public final class ReleaseContext: Sendable {
   public var jobs: [CustomerJob] {
     get { run.withLock { $0.jobs } }
     set { run.withLock { $0.jobs = newValue } }
+  }
+
+  /// Every model of the store by digest, scanned once per run however many steps ask (the
+  /// plan digest of a shard or merge, the checks of a merge's shards, the content checks):
+  /// the run's own models by the digests the load step took, the others through the digest
+  /// cache (see `ModelDigestCache` for why trusting it is safe).
+  func storeModels() throws -> StoreModels {
+    if let scanned = run.withLock({ $0.storeModels }) { return scanned }
+    guard let store = modelStore, let inputs else {
+      preconditionFailure("the store is scanned after load inputs")
+    }
+    let digests = ModelDigestCache(directory: cacheDirectory)
+    let scanned = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
+    // A cache that cannot be written only costs the next run the reads.
+    try? digests.save()
+    run.withLock { $0.storeModels = scanned }
+    return scanned
   }
   /// Publish destinations, resolved (credentials read) by the load step before any work.
   var publishTargets: [PublishTarget]? {

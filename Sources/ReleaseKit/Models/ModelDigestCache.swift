@@ -71,10 +71,10 @@ final class ModelDigestCache {
       throw SystemError.cannotRead(path: file.path, reason: String(cString: strerror(errno)))
     }
     let key = Self.key(status)
-    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-    var hasher = SHA256Hasher()
-    while let block = try handle.read(upToCount: 64 * 1024), !block.isEmpty { hasher.update(block) }
-    let sha256 = hasher.finalizeHex()
+    let sha256 = try SHA256Digest.hexAndSize(
+      of: FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+    )
+    .sha256
     filesRead += 1
     current[file.path] = Entry(key: key, sha256: sha256)
     return sha256

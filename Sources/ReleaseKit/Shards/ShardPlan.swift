@@ -86,9 +86,7 @@ struct ShardRecord: Codable, Equatable, Sendable {
 /// digest make the same plan and the same bytes.
 enum PlanDigest {
   static func compute(_ context: ReleaseContext) throws -> String {
-    guard let inputs = context.inputs, let store = context.modelStore else {
-      preconditionFailure("the plan digest is taken after planning")
-    }
+    guard let inputs = context.inputs else { preconditionFailure("the plan digest is taken after planning") }
     struct Parts: Encodable {
       var customers: [String: String]
       var storeModels: [String: String]
@@ -97,7 +95,7 @@ enum PlanDigest {
       var tool: String
       var toolchain: String
     }
-    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256))
+    let storeModels = try context.storeModels()
     let parts = Parts(
       customers: Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.digest.build) }),
       storeModels: Dictionary(

@@ -217,7 +217,7 @@ struct ArtifactChecks {
 
 /// Every model of a store by SHA-256 and by flow and version (hashed once, or from a URL
 /// store's index).
-struct StoreModels {
+struct StoreModels: Sendable {
   private(set) var byHash: [String: ModelReference] = [:]
   private(set) var hashes: [ModelReference: String] = [:]
   var count: Int { hashes.count }
@@ -256,13 +256,8 @@ struct CheckArtifactsStep: Step {
   }
 
   func run(_ context: ReleaseContext) throws {
-    guard let store = context.modelStore, let inputs = context.inputs else {
-      preconditionFailure("check runs after load inputs")
-    }
-    let digests = ModelDigestCache(directory: context.cacheDirectory)
-    let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
-    // A cache that cannot be written only costs the next run the reads.
-    try? digests.save()
+    guard let inputs = context.inputs else { preconditionFailure("check runs after load inputs") }
+    let storeModels = try context.storeModels()
     var problems: [String] = []
     let jobs = context.shippingJobs
     for job in jobs {

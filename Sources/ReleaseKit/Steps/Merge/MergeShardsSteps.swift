@@ -95,10 +95,8 @@ struct CheckShardsStep: Step {
     if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
-    if problems.isEmpty, let store = context.modelStore, let inputs = context.inputs {
-      let digests = ModelDigestCache(directory: context.cacheDirectory)
-      let storeModels = try StoreModels(store, known: inputs.models.mapValues(\.sha256), digests: digests)
-      try? digests.save()
+    if problems.isEmpty, let inputs = context.inputs {
+      let storeModels = try context.storeModels()
       for job in context.jobs where job.status == .upToDate {
         guard let origin = origins[job.id] else { continue }
         let directory = job.releaseDirectory(in: origin.dist)
