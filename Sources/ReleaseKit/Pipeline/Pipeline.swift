@@ -129,22 +129,9 @@ public struct CustomerPipeline: Sendable {
     job.duration = clock.monotonicSeconds() - start
     finished(job)
     if case .failed = job.status, let log = job.logFile {
-      context.reporter.report(.customerLogTail(id: job.id, lines: LogTail.lastLines(of: log, count: 20)))
+      context.reporter.report(.customerLogTail(id: job.id, lines: LogExcerpt.failure(of: log, tail: 20)))
     }
     context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
-  }
-}
-
-enum LogTail {
-  /// The last `count` lines of a log, read from its end so a huge log costs little.
-  static func lastLines(of url: URL, count: Int) -> [String] {
-    guard let handle = try? FileHandle(forReadingFrom: url) else { return [] }
-    defer { try? handle.close() }
-    let size = (try? handle.seekToEnd()) ?? 0
-    let start = size > 16_384 ? size - 16_384 : 0
-    try? handle.seek(toOffset: start)
-    let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
-    return Array(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).suffix(count))
   }
 }
 

@@ -285,7 +285,7 @@ enum VerifyCommand {
         throw BuildFailure(
           message: SystemError.processFailed(
             command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil
-          ).description, output: LogTail.lastLines(of: log, count: 15))
+          ).description, output: LogExcerpt.failure(of: log, tail: 15))
       }
     }
     try swift(["build"], in: package)

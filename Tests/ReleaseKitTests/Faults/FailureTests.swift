@@ -71,9 +71,9 @@ final class FailureTests: XCTestCase {
       atomically: true,
       encoding: .utf8)
     let run = workspace.run(["customer", "acme"])
-    // The tail is the end of the log: XCTest's count of failures; the log holds the failure.
+    // The failing assertion is shown, not only the end of the log (Swift Testing's empty run).
     try assertCustomerFailed(
-      run, workspace, step: "build and test", command: "swift test", tailNeedle: "with 1 failure",
+      run, workspace, step: "build and test", command: "swift test", tailNeedle: "planted-test-failure",
       logNeedle: "planted-test-failure")
   }
 

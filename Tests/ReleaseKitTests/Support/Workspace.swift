@@ -11,13 +11,19 @@ import XCTest
 final class Workspace: Sendable {
   let root: URL
 
-  /// Shared by every workspace in this process; removed by the OS's temp cleaning, not by a
-  /// test, because later tests reuse its warm build slots.
+  /// Shared by every workspace in this process, so later tests reuse its warm build slots;
+  /// removed when the process exits (two slots' builds are about 100 MB, and every `swift
+  /// test` run has its own).
   static let sharedCache: URL = {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("release-tests-cache-\(getpid())")
+    let url = sharedCachePath()
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: Workspace.sharedCachePath()) }
     return url
   }()
+
+  private static func sharedCachePath() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("release-tests-cache-\(getpid())")
+  }
 
   init(manifest: String? = nil, state: String? = nil) throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent(

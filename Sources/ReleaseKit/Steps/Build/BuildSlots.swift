@@ -53,13 +53,13 @@ final class BuildSlots: Sendable {
 
   /// Written into a slot's `.build` after a build that succeeded, removed before each build.
   static func finishedMarker(in directory: URL) -> URL {
-    directory.appendingPathComponent(".build/release-slot-finished")
+    directory.appendingPathComponent(".build/slot-finished")
   }
 
   /// A slot whose last build did not end well (killed, timed out, failed) is built from
-  /// scratch: SwiftPM's and the Swift driver's incremental state is not to be trusted after a
-  /// build stopped half-way, and the suite saw one take a customer's registry for compiled
-  /// when the slot held another customer's (its tests then found a model too many).
+  /// scratch: what a build stopped half-way leaves of SwiftPM's and the driver's incremental
+  /// state is not worth reasoning about when a cold build costs seconds, and only a customer
+  /// after a failure pays them.
   static func discardUnfinishedBuild(in directory: URL) throws {
     let fileManager = FileManager.default
     let build = directory.appendingPathComponent(".build")
@@ -79,8 +79,24 @@ final class BuildSlots: Sendable {
   /// touching files whose bytes are already the same (their modification times then stay
   /// old, so SwiftPM's incremental build sees them unchanged); then makes the resource bundles
   /// an earlier build left in `.build` hold exactly this package's models.
+  ///
+  /// Every file it writes gets a modification time in a whole second later than the file it
+  /// replaces and than any second it gave before in this slot. The Swift driver on Linux
+  /// reads a source's time to the second (swift-driver's `lastModificationTime`: the seconds,
+  /// `nanoseconds: 0`) and skips a file whose time equals the one its last build recorded: a
+  /// registry written within the second of the one before it was never compiled, and the
+  /// suite saw acme's tests run against the registry of the customer the slot built before.
+  /// The last second given is kept in `.build`, so it is gone exactly when the driver's
+  /// records are; it covers a file removed and written again later.
   static func mirror(_ source: URL, into destination: URL) throws {
-    try mirrorFiles(from: source, into: destination)
+    let lastSecondFile = destination.appendingPathComponent(".build/slot-mirror-second")
+    let lastSecond = (try? String(contentsOf: lastSecondFile, encoding: .utf8)).flatMap { Int($0) } ?? 0
+    let latest = try mirrorFiles(
+      from: source, into: destination, notBefore: max(Int(Date().timeIntervalSince1970), lastSecond + 1))
+    if let latest {
+      try AtomicFile.createDirectory(lastSecondFile.deletingLastPathComponent())
+      try AtomicFile.write(Data(String(latest).utf8), to: lastSecondFile, durable: false)
+    }
     try refreshResourceBundles(
       models: destination.appendingPathComponent(PackageGenerator.modelsDirectory),
       below: destination.appendingPathComponent(".build"))
@@ -113,9 +129,16 @@ final class BuildSlots: Sendable {
     }
   }
 
-  private static func mirrorFiles(from source: URL, into destination: URL) throws {
+  /// With `notBefore` (seconds since 1970), each file written gets a modification time of a
+  /// whole second, that one or one past the replaced file's, and the latest such second is
+  /// returned; nil when nothing was written.
+  @discardableResult
+  private static func mirrorFiles(from source: URL, into destination: URL, notBefore: Int? = nil)
+    throws -> Int?
+  {
     let fileManager = FileManager.default
     let wanted = Set(try relativeFiles(in: source))
+    var latest: Int?
     do {
       for existing in try relativeFiles(in: destination) where !wanted.contains(existing) {
         try fileManager.removeItem(at: destination.appendingPathComponent(existing))
@@ -124,10 +147,19 @@ final class BuildSlots: Sendable {
         let from = source.appendingPathComponent(path)
         let to = destination.appendingPathComponent(path)
         if fileManager.contentsEqual(atPath: from.path, andPath: to.path) { continue }
+        let replaced = (try? fileManager.attributesOfItem(atPath: to.path)[.modificationDate] as? Date)
+          .map { Int($0.timeIntervalSince1970.rounded(.down)) }
         try AtomicFile.createDirectory(to.deletingLastPathComponent())
         try? fileManager.removeItem(at: to)
         try fileManager.copyItem(at: from, to: to)
+        if let notBefore {
+          let second = max(notBefore, replaced.map { $0 + 1 } ?? notBefore)
+          try fileManager.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: Double(second))], ofItemAtPath: to.path)
+          latest = max(latest ?? second, second)
+        }
       }
+      return latest
     } catch let error as SystemError {
       throw error
     } catch {

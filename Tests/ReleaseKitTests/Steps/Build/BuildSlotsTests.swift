@@ -41,9 +41,8 @@ final class BuildSlotsTests: XCTestCase {
   }
 
   /// A build killed, timed out or failed half-way leaves SwiftPM's and the driver's
-  /// incremental state behind: the suite saw the next customer in that slot tested against
-  /// the registry the stopped build had compiled. Such a slot is built from scratch; one whose
-  /// build ended well is kept warm.
+  /// incremental state behind; such a slot is built from scratch, and one whose build ended
+  /// well is kept warm.
   func testASlotWhoseBuildDidNotEndWellStartsCold() throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: root) }
@@ -115,6 +114,113 @@ final class BuildSlotsTests: XCTestCase {
         try Data(contentsOf: models.appendingPathComponent(name)), name)
     }
     XCTAssertEqual(try String(contentsOf: unrelated, encoding: .utf8), "kept")
+  }
+
+  /// The Swift driver on Linux reads a source's modification time to the second
+  /// (swift-driver's `lastModificationTime`: the seconds, `nanoseconds: 0`) and skips a file
+  /// whose time equals the one its last build recorded. A registry mirrored into a slot within
+  /// the second its predecessor was written in was never compiled: the suite saw acme tested
+  /// against the one-model registry of the customer the slot built just before. So a file the
+  /// mirror replaces never keeps its predecessor's second; a file whose bytes are the same
+  /// keeps its time, so it stays up to date.
+  func testAReplacedFileNeverHasTheSecondOfTheFileItReplaces() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let source = root.appendingPathComponent("package")
+    let slot = root.appendingPathComponent("slot")
+    for directory in [source, slot] {
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+    // The predecessors are written early in a second, so the mirror runs within the same one.
+    try waitForTheStartOfASecond()
+    for (name, old, new) in [("Registry.swift", "one model", "two models"), ("Same.swift", "same", "same")] {
+      try Data(old.utf8).write(to: slot.appendingPathComponent(name))
+      try Data(new.utf8).write(to: source.appendingPathComponent(name))
+    }
+    let before = try ["Registry.swift", "Same.swift"].map {
+      try modificationTime(of: slot.appendingPathComponent($0))[1]
+    }
+
+    try BuildSlots.mirror(source, into: slot)
+
+    let registry = try modificationTime(of: slot.appendingPathComponent("Registry.swift"))[1]
+    XCTAssertEqual(
+      try String(contentsOf: slot.appendingPathComponent("Registry.swift"), encoding: .utf8), "two models")
+    XCTAssertNotEqual(
+      registry.tv_sec, before[0].tv_sec, "the driver would take the new registry for compiled")
+    let same = try modificationTime(of: slot.appendingPathComponent("Same.swift"))[1]
+    XCTAssertEqual(
+      [same.tv_sec, same.tv_nsec], [before[1].tv_sec, before[1].tv_nsec], "an unchanged file keeps its time")
+
+    // A file removed (a feature the next customer lacks) and written again at once: the
+    // driver's record of its module may still hold the second it had.
+    try FileManager.default.removeItem(at: source.appendingPathComponent("Registry.swift"))
+    try BuildSlots.mirror(source, into: slot)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: slot.appendingPathComponent("Registry.swift").path))
+    try Data("three models".utf8).write(to: source.appendingPathComponent("Registry.swift"))
+    try BuildSlots.mirror(source, into: slot)
+    let again = try modificationTime(of: slot.appendingPathComponent("Registry.swift"))[1]
+    XCTAssertGreaterThan(again.tv_sec, registry.tv_sec, "a later second than any the slot was given")
+  }
+
+  /// The same, end to end with the real driver: a package built once with a source whose
+  /// recorded time is a second `s`, then that source replaced by the mirror during `s`; the
+  /// next build must compile the new bytes.
+  func testTheDriverCompilesASourceReplacedWithinTheSecondItsLastBuildRecorded() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: root) }
+    let package = root.appendingPathComponent("package")
+    let slot = root.appendingPathComponent("slot")
+    func write(value: Int) throws {
+      let files = [
+        "Package.swift": """
+        // swift-tools-version:5.9
+        import PackageDescription
+        let package = Package(name: "Probe", targets: [.executableTarget(name: "Probe")])
+
+        """,
+        "Sources/Probe/main.swift": "print(value)\n",
+        "Sources/Probe/Value.swift": "let value = \(value)\n",
+      ]
+      for (path, text) in files {
+        let url = package.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+          at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+      }
+    }
+    func buildAndRun() throws -> String {
+      let runner = SystemProcessRunner()
+      let build = try runner.run(ProcessInvocation("swift", ["build"], in: slot))
+      XCTAssertEqual(build.exitCode, 0, build.standardOutput + build.standardError)
+      let binary = slot.appendingPathComponent(".build/debug/Probe")
+      return try runner.run(ProcessInvocation(binary.path, [], in: slot)).standardOutput
+    }
+    try write(value: 1)
+    try BuildSlots.mirror(package, into: slot)
+    XCTAssertEqual(try buildAndRun(), "1\n")
+
+    // The slot's source gets a time a few seconds ahead, and a build records it.
+    let value = slot.appendingPathComponent("Sources/Probe/Value.swift")
+    let second = Int(Date().timeIntervalSince1970) + 6
+    try setModificationTime(
+      of: value, to: [timespec(tv_sec: second, tv_nsec: 0), timespec(tv_sec: second, tv_nsec: 0)])
+    XCTAssertEqual(try buildAndRun(), "1\n")
+    let now = Date().timeIntervalSince1970
+    guard now < Double(second) else {
+      return XCTFail("the second build took until \(now), past the recorded second \(second)")
+    }
+    usleep(useconds_t((Double(second) - now + 0.05) * 1_000_000))
+
+    try write(value: 2)
+    try BuildSlots.mirror(package, into: slot)
+    XCTAssertEqual(try buildAndRun(), "2\n", "the new source was compiled")
+  }
+
+  /// Sleeps until the wall clock is in the first half of a second.
+  private func waitForTheStartOfASecond() throws {
+    let fraction = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1)
+    if fraction > 0.4 { usleep(useconds_t((1.01 - fraction) * 1_000_000)) }
   }
 
   /// Access and modification time, to the nanosecond: Foundation's file attributes round them,
