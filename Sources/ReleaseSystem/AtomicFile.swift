@@ -84,7 +84,14 @@ public enum AtomicFile {
     if Foundation.rename(source.path, destination.path) != 0 {
       throw SystemError.cannotWrite(path: destination.path, reason: String(cString: strerror(errno)))
     }
-    if durable { sync(destination.deletingLastPathComponent()) }
+    if durable { syncEntries(of: destination.deletingLastPathComponent()) }
+  }
+
+  /// fsync of a directory's entries only, after a rename into it: its files were synced when
+  /// they were written (syncing them all again after each rename made a merge of 120
+  /// customers' logs cost 7,260 fsyncs).
+  public static func syncEntries(of directory: URL) {
+    syncDescriptor(directory.path, O_RDONLY | O_DIRECTORY)
   }
 
   /// fsync of a file, or of a directory and with it its entries (and, for a directory being
@@ -121,7 +128,7 @@ public enum AtomicFile {
   public static func replace(_ destination: URL, with source: URL) throws {
     sync(source)
     if csystem_exchange(source.path, destination.path) == 0 {
-      sync(destination.deletingLastPathComponent())
+      syncEntries(of: destination.deletingLastPathComponent())
       try? FileManager.default.removeItem(at: source)
       return
     }

@@ -257,21 +257,39 @@ struct CheckArtifactsStep: Step {
 
   func run(_ context: ReleaseContext) throws {
     guard let inputs = context.inputs else { preconditionFailure("check runs after load inputs") }
-    let storeModels = try context.storeModels()
-    var problems: [String] = []
     let jobs = context.shippingJobs
-    for job in jobs {
-      let directory = job.releaseDirectory(in: context.distDirectory)
-      let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-      let checks = ArtifactChecks(
-        store: storeModels, features: inputs.template.features, customer: job.customer)
-      // Also for releases built by this run: what ships is proven against its inputs.
-      let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
-      problems += found.map { "\(job.id): \($0)" }
-    }
+    // Also for releases built by this run: what ships is proven against its inputs.
+    let problems = try ArtifactChecks.problems(
+      of: jobs.map { ($0, $0.releaseDirectory(in: context.distDirectory)) }, store: try context.storeModels(),
+      inputs: inputs
+    ).flatMap { job, found in found.map { "\(job.id): \($0)" } }
     if !problems.isEmpty {
       throw ReleaseError.stepProblems(step: name, problems: problems + [ReproductionCheck.recovery])
     }
     context.reporter.report(.info("content checks passed for \(jobs.count) artifacts"))
+  }
+}
+
+extension ArtifactChecks {
+  /// The content checks of each job's release in its directory, against the job's manifest
+  /// entry and inputs, in the order given: checked side by side on every core, since each
+  /// release is read and its package generated again on its own (a merge of 120 customers
+  /// spent about 0.4 s on one core).
+  static func problems(
+    of releases: [(job: CustomerJob, directory: URL)], store: StoreModels, inputs: ReleaseInputs
+  ) throws -> [(job: CustomerJob, problems: [String])] {
+    let results = Locked([Result<[String], any Error>?](repeating: nil, count: releases.count))
+    DispatchQueue.concurrentPerform(iterations: releases.count) { index in
+      let (job, directory) = releases[index]
+      let result = Result<[String], any Error> {
+        let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+        let checks = ArtifactChecks(store: store, features: inputs.template.features, customer: job.customer)
+        return checks.problems(of: job, record: record, in: directory, inputs: inputs)
+      }
+      results.withLock { $0[index] = result }
+    }
+    return try zip(releases, results.withLock { $0 }).map { release, result in
+      (release.job, try result!.get())
+    }
   }
 }

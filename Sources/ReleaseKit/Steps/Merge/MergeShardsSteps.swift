@@ -96,15 +96,13 @@ struct CheckShardsStep: Step {
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
     if problems.isEmpty, let inputs = context.inputs {
-      let storeModels = try context.storeModels()
-      for job in context.jobs where job.status == .upToDate {
-        guard let origin = origins[job.id] else { continue }
-        let directory = job.releaseDirectory(in: origin.dist)
-        let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-        let checks = ArtifactChecks(
-          store: storeModels, features: inputs.template.features, customer: job.customer)
-        let found = checks.problems(of: job, record: record, in: directory, inputs: inputs)
-        problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
+      let releases = context.jobs.filter { $0.status == .upToDate }.compactMap { job in
+        origins[job.id].map { (job: job, directory: job.releaseDirectory(in: $0.dist)) }
+      }
+      for (job, found) in try ArtifactChecks.problems(
+        of: releases, store: try context.storeModels(), inputs: inputs)
+      {
+        problems += found.map { "\(origins[job.id]!.displayPath): \(job.id): \($0)" }
       }
     }
     // A customer its shard failed fails the merge (or is left out under --publish-passed);
@@ -132,7 +130,8 @@ struct CheckShardsStep: Step {
 
 /// `release merge`, in place of building: copies each customer's release, and its log, from
 /// the shard that built it into this run's dist/ (each release directory renamed into place
-/// whole). The content checks that follow run on the copies, as after any build.
+/// whole; files hard-linked where the shard is on the same file system). The content checks
+/// that follow run on the copies, as after any build.
 struct CopyShardReleasesStep: Step {
   let name = "copy shard releases"
   let changesState = true
@@ -159,7 +158,7 @@ struct CopyShardReleasesStep: Step {
         try AtomicFile.createDirectory(final.deletingLastPathComponent())
         let temporary = AtomicFile.temporarySibling(of: final)
         do {
-          try fileManager.copyItem(at: source, to: temporary)
+          try FileTree.linkOrCopy(directory: source, to: temporary)
           try StageStep.replace(final, with: temporary, in: final.deletingLastPathComponent())
         } catch {
           try? fileManager.removeItem(at: temporary)
@@ -168,7 +167,7 @@ struct CopyShardReleasesStep: Step {
         let log = origin.dist.appendingPathComponent("logs").appendingPathComponent("\(job.id).log")
         if fileManager.fileExists(atPath: log.path) {
           let copy = context.logsDirectory.appendingPathComponent("\(job.id).log")
-          try AtomicFile.produce(copy) { temporary in try fileManager.copyItem(at: log, to: temporary) }
+          try AtomicFile.produce(copy) { temporary in try FileTree.linkOrCopy(file: log, to: temporary) }
           job.logFile = copy
         }
       }
