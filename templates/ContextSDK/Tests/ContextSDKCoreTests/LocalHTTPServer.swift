@@ -53,8 +53,8 @@ final class LocalHTTPServer: @unchecked Sendable {
 
   /// `announcesLength: false` sends no Content-Length: the body ends when the connection
   /// closes, so the client learns its size only as the bytes arrive. `paced` sends 64 KiB
-  /// every millisecond, as a network would, rather than all at once into the socket: a client
-  /// that stops reading then stops the transfer.
+  /// every 10 ms, as a network would, rather than all at once into the socket: a client that
+  /// stops reading then stops the transfer.
   func route(_ path: String, status: Int = 200, body: Data, announcesLength: Bool = true, paced: Bool = false) {
     lock.lock()
     routes[path] = (status, body, announcesLength, paced)
@@ -63,10 +63,17 @@ final class LocalHTTPServer: @unchecked Sendable {
 
   /// Bytes of the last response to `path` the client took before it closed the connection
   /// (the whole response when it read it all).
-  func bytesSent(_ path: String) -> Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return sent[path] ?? 0
+  /// How many bytes the response to `path` sent before it ended (all of them, or the client
+  /// closed the connection); waits up to `seconds` for it to end, nil if it did not.
+  func bytesSent(_ path: String, within seconds: Double) -> Int? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+      lock.lock()
+      let total = sent[path]
+      lock.unlock()
+      if total != nil || Date() >= deadline { return total }
+      usleep(10_000)
+    }
   }
 
   var requestedPaths: [String] {
@@ -150,7 +157,7 @@ final class LocalHTTPServer: @unchecked Sendable {
         let count = send(connection, raw.baseAddress! + sent, chunk, flags)
         if count <= 0 { break }
         sent += count
-        if response.paced { usleep(1000) }
+        if response.paced { usleep(10_000) }
       }
       return sent
     }

@@ -87,9 +87,12 @@ final class CustomerBuildTests: XCTestCase {
       process.arguments = [url.path]
       let output = Pipe()
       process.standardOutput = output
+      // Woken when it exits: `waitUntilExit` polls every 50 ms, in each customer's build.
+      let exited = DispatchSemaphore(value: 0)
+      process.terminationHandler = { _ in exited.signal() }
       try process.run()
       let printed = output.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
+      exited.wait()
       XCTAssertEqual(process.terminationStatus, 0, "sha256sum \(url.path)")
       return String(String(decoding: printed, as: UTF8.self).prefix(64))
     #endif
