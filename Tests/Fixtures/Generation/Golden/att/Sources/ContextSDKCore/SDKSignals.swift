@@ -3,7 +3,13 @@
 /// The signals (model input features) this SDK computes, each with the SDK version that
 /// introduced it: a model may use only signals introduced at or before the SDK that runs it.
 public enum SDKSignals {
-  public static let introduced: [String: String] = [
+  public static let introduced: [String: String] = introducedSignals()
+}
+
+// The values are in a function's body: the compiler tracks a change there apart from the
+// module's declarations, so a build with other features does not recompile what uses them.
+private func introducedSignals() -> [String: String] {
+  [
     "app_launches": "1.0.0",
     "days_since_install": "1.0.0",
     "hour_of_day": "2.2.0",
