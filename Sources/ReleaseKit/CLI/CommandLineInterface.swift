@@ -154,9 +154,6 @@ enum ReleaseCommand {
     if parsed.value("--s3-region") == nil && configuration.s3Region != nil {
       options.origins.s3Region = SettingOrigins.configuration(configuration.path, key: "publish.s3Region")
     }
-    if parsed.value("--public-url") == nil && configuration.publicURL != nil {
-      options.origins.publicURL = SettingOrigins.configuration(configuration.path, key: "publish.publicURL")
-    }
     if ModelStoreLocation.isRemote(options.modelsPath), URLCredentials.carriesCredential(options.modelsPath) {
       throw ReleaseError.usage(
         "\(options.origins.models) \(URLCredentials.redacted(options.modelsPath)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
@@ -178,9 +175,10 @@ enum ReleaseCommand {
     options.skipTests = parsed.flag("--skip-tests")
     options.s3Endpoint = parsed.value("--s3-endpoint") ?? configuration.s3Endpoint
     options.s3Region = parsed.value("--s3-region") ?? configuration.s3Region
-    let publicURL = try checkedPublicURL(
-      parsed.value("--public-url") ?? configuration.publicURL, origin: options.origins.publicURL)
+    let (publicURL, publicURLOrigin) = try checkedPublicURL(
+      flag: parsed.value("--public-url"), configuration: configuration)
     options.publicURL = publicURL
+    options.origins.publicURL = publicURLOrigin
     let given = parsed.values("--publish")
     if parsed.flag("--no-publish") && !given.isEmpty {
       throw ReleaseError.usage("--no-publish: cannot be combined with --publish")
@@ -252,13 +250,22 @@ enum ReleaseCommand {
   }
 
   /// `--public-url` (or `publish.publicURL`), refused when it carries a credential.
-  static func checkedPublicURL(_ publicURL: String?, origin: String = "--public-url") throws -> String? {
+  /// The public URL as every command takes it (the flag, else release.config.json's), refused
+  /// if it carries a credential; and how messages name where it came from.
+  static func checkedPublicURL(flag: String?, configuration: ReleaseConfiguration) throws -> (
+    value: String?, origin: String
+  ) {
+    let origin =
+      flag == nil && configuration.publicURL != nil
+      ? SettingOrigins.configuration(configuration.path, key: "publish.publicURL")
+      : SettingOrigins().publicURL
+    let publicURL = flag ?? configuration.publicURL
     if let publicURL, URLCredentials.carriesCredential(publicURL) || publicURL.contains("@") {
       throw ReleaseError.usage(
         "\(origin) \(URLCredentials.redacted(publicURL)): a credential in a URL ends up in every package and index; serve the destination without one"
       )
     }
-    return publicURL
+    return (publicURL, origin)
   }
 
   /// The ordered steps of a release.

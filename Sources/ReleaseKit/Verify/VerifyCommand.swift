@@ -69,7 +69,8 @@ enum VerifyCommand {
     var urls = ReleaseOptions()
     // As `release all` takes it: the flag, else the config's; it is in every package.
     urls.publicURL = try ReleaseCommand.checkedPublicURL(
-      parsed.value("--public-url") ?? configuration.publicURL)
+      flag: parsed.value("--public-url"), configuration: configuration
+    ).value
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in

@@ -76,5 +76,16 @@ final class VerifyCommandTests: XCTestCase {
     XCTAssertEqual(credential.standardError.count, 1, credential.allOutput)
     XCTAssertTrue(credential.standardError[0].hasPrefix("error: --public-url "), credential.allOutput)
     XCTAssertFalse(credential.allOutput.contains(secret))
+
+    // The same URL from release.config.json is named by its key, as `release all` names it.
+    try #"{"publish": {"publicURL": "https://user:\#(secret)@cdn.example.com"}}"#.write(
+      to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
+    let configured = workspace.run(["verify", "dist", "--no-build"])
+    XCTAssertEqual(configured.exitCode, 2, configured.allOutput)
+    XCTAssertEqual(
+      configured.standardError,
+      [
+        "error: release.config.json: publish.publicURL: https://user:***@cdn.example.com: a credential in a URL ends up in every package and index; serve the destination without one"
+      ])
   }
 }
