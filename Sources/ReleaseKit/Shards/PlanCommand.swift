@@ -15,7 +15,7 @@ enum PlanCommand {
       services: invocation.services, options: options, reporter: DiscardingReporter())
     try Pipeline([LoadInputsStep(), AlignModelsStep(), PlanStep()]).run(context)
     let plan = ShardPlan.make(
-      context.jobs.map { ($0.id, $0.status == .pending) }, count: options.planShards ?? 1,
+      context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: options.planShards ?? 1,
       planDigest: try PlanDigest.compute(context))
     let output = invocation.services.output
     if options.json {

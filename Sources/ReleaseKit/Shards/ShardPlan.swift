@@ -21,21 +21,25 @@ struct ShardPlan: Codable, Equatable, Sendable {
   var planDigest: String
   var shards: [Shard]
 
-  /// `jobs`: every customer of the plan and whether it builds.
-  static func make(_ jobs: [(id: String, builds: Bool)], count: Int, planDigest: String) -> ShardPlan {
+  /// `jobs`: every customer of the plan, whether it builds, and its feature set. The building
+  /// customers, ordered by feature set and id, are cut into runs of equal length (one more in
+  /// the first shards when they do not divide evenly): a shard then meets few feature sets, and
+  /// each costs its machine a build slot's first build or a switch (about 2.5 s). The
+  /// up-to-date ones cost nothing and fill the shards in turn.
+  static func make(_ jobs: [(id: String, builds: Bool, features: String)], count: Int, planDigest: String)
+    -> ShardPlan
+  {
     var shards = (1...max(1, count)).map { Shard(shard: $0, customers: [], building: 0) }
-    var next = 0
-    for builds in [true, false] {
-      for job in jobs.filter({ $0.builds == builds }).sorted(by: { $0.id < $1.id }) {
-        // The shard with the least work so far, lowest number first: building customers
-        // spread evenly, then the free ones fill up the shards with the fewest customers.
-        let index =
-          builds
-          ? shards.indices.min { (shards[$0].building, $0) < (shards[$1].building, $1) }!
-          : next % shards.count
-        shards[index].customers.append(job.id)
-        if builds { shards[index].building += 1 } else { next += 1 }
-      }
+    let building = jobs.filter(\.builds).sorted { ($0.features, $0.id) < ($1.features, $1.id) }
+    var start = 0
+    for index in shards.indices {
+      let length = building.count / shards.count + (index < building.count % shards.count ? 1 : 0)
+      shards[index].customers = building[start..<start + length].map(\.id)
+      shards[index].building = length
+      start += length
+    }
+    for (position, job) in jobs.filter({ !$0.builds }).sorted(by: { $0.id < $1.id }).enumerated() {
+      shards[position % shards.count].customers.append(job.id)
     }
     for index in shards.indices { shards[index].customers.sort() }
     return ShardPlan(planDigest: planDigest, shards: shards)

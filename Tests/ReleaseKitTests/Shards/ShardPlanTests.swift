@@ -4,12 +4,12 @@ import XCTest
 @testable import ReleaseKit
 
 /// The shard plan: every customer in exactly one shard, building customers spread evenly
-/// (counts differ by at most one), up-to-date ones spread too, and the same input always
-/// gives the same plan.
+/// (counts differ by at most one) and kept together with those of their feature set,
+/// up-to-date ones spread too, and the same input always gives the same plan.
 final class ShardPlanTests: XCTestCase {
-  func jobs(building: Int, upToDate: Int) -> [(id: String, builds: Bool)] {
-    (0..<building).map { (String(format: "b%03d", $0), true) }
-      + (0..<upToDate).map { (String(format: "u%03d", $0), false) }
+  func jobs(building: Int, upToDate: Int) -> [(id: String, builds: Bool, features: String)] {
+    (0..<building).map { (String(format: "b%03d", $0), true, "set\($0 / 5 % 3)") }
+      + (0..<upToDate).map { (String(format: "u%03d", $0), false, "set\($0 % 3)") }
   }
 
   func testEveryCustomerIsInExactlyOneShardAndBuildingOnesAreSpreadEvenly() {
@@ -40,5 +40,20 @@ final class ShardPlanTests: XCTestCase {
     XCTAssertEqual(ShardPlan.make(input.shuffled(), count: 4, planDigest: "d"), plan)
     XCTAssertEqual(plan.shard(of: "b000"), 1)
     XCTAssertNil(plan.shard(of: "nobody"))
+  }
+
+  /// A shard's machine builds each feature set it meets in a build slot of its own: a slot
+  /// switching sets costs about 2.5 s. Spread one by one, every shard would get every set.
+  func testCustomersWithTheSameFeaturesShareAShard() {
+    let input = jobs(building: 120, upToDate: 0)
+    let plan = ShardPlan.make(input, count: 6, planDigest: "d")
+    let features = Dictionary(uniqueKeysWithValues: input.map { ($0.id, $0.features) })
+    for shard in plan.shards {
+      XCTAssertEqual(shard.building, 20)
+      XCTAssertLessThanOrEqual(Set(shard.customers.map { features[$0]! }).count, 2, "\(shard)")
+    }
+    // Three sets of 40 over three shards: one set each.
+    let three = ShardPlan.make(input, count: 3, planDigest: "d")
+    XCTAssertEqual(three.shards.map { Set($0.customers.map { features[$0]! }).count }, [1, 1, 1])
   }
 }

@@ -14,7 +14,7 @@ struct SelectShardStep: Step {
   func run(_ context: ReleaseContext) throws {
     guard let selection = context.options.shard, let inputs = context.inputs else { return }
     let plan = ShardPlan.make(
-      context.jobs.map { ($0.id, $0.status == .pending) }, count: selection.count,
+      context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: selection.count,
       planDigest: try PlanDigest.compute(context))
     let mine = Set(plan.shards[selection.index - 1].customers)
     let all = context.jobs.count
