@@ -24,6 +24,29 @@ protocol ObjectStore: Sendable {
     -> Bool
 }
 
+extension ObjectStore {
+  /// Uploads `file` under `key` create-only, then reads back what the store holds there: the
+  /// object this call created, which must have `sha256` and `size`, or (a concurrent publisher
+  /// or a lost answer got there first) the one that was there, returned for the caller to
+  /// judge. Whether this call created it, and what the store holds.
+  func createOnlyReadBack(_ key: String, from file: URL, contentType: String, sha256: String, size: Int64)
+    throws -> (created: Bool, remote: (sha256: String, size: Int64))
+  {
+    let created = try createOnly(key, from: file, contentType: contentType)
+    let location = "\(displayName)/\(key)"
+    guard let remote = try digest(of: key) else {
+      throw PublishStep.PublishError.readBackMismatch(
+        location: location, expected: "\(size) bytes", found: "no object")
+    }
+    if created, remote.sha256 != sha256 || remote.size != size {
+      throw PublishStep.PublishError.readBackMismatch(
+        location: location, expected: "sha256 \(sha256) (\(size) bytes)",
+        found: "sha256 \(remote.sha256) (\(remote.size) bytes)")
+    }
+    return (created, remote)
+  }
+}
+
 /// A mutable object as read: its bytes and the tag that names this version of it (the ETag on
 /// S3, the SHA-256 of the bytes in a directory).
 struct StoredObject: Sendable {

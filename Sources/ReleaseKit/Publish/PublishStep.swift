@@ -120,20 +120,11 @@ struct PublishStep: Step {
 
     var uploaded = 0
     for upload in missing {
-      let created = try store.createOnly(
-        upload.key, from: upload.localFile, contentType: Self.contentType(upload.file))
-      // Read back what the store now holds under the key: ours, or (when a concurrent
-      // publisher or a lost answer got there first) something that must be byte-identical.
-      guard let remote = try store.digest(of: upload.key) else {
-        throw PublishError.readBackMismatch(
-          location: location(store, upload.key), expected: "\(upload.size) bytes", found: "no object")
-      }
+      let (created, remote) = try store.createOnlyReadBack(
+        upload.key, from: upload.localFile, contentType: Self.contentType(upload.file), sha256: upload.sha256,
+        size: upload.size)
+      // Another publisher's object under a release's key must be byte-identical.
       if remote.sha256 != upload.sha256 || remote.size != upload.size {
-        if created {
-          throw PublishError.readBackMismatch(
-            location: location(store, upload.key), expected: "sha256 \(upload.sha256) (\(upload.size) bytes)",
-            found: "sha256 \(remote.sha256) (\(remote.size) bytes)")
-        }
         throw PublishError.immutableObjectDiffers(
           location: location(store, upload.key), published: remote.sha256, local: upload.sha256)
       }

@@ -117,19 +117,10 @@ struct PublishOTAStep: Step {
     throws -> Bool
   {
     let key = OTAManifest.modelKey(sha256: model.sha256)
-    let location = "\(store.displayName)/\(key)"
-    let created = try store.createOnly(
-      key, from: try models.localFile(for: model.reference), contentType: "application/octet-stream")
-    guard let remote = try store.digest(of: key) else {
-      throw PublishStep.PublishError.readBackMismatch(
-        location: location, expected: "\(model.size) bytes", found: "no object")
-    }
-    if created, remote.sha256 != model.sha256 || remote.size != model.size {
-      throw PublishStep.PublishError.readBackMismatch(
-        location: location, expected: "sha256 \(model.sha256) (\(model.size) bytes)",
-        found: "sha256 \(remote.sha256) (\(remote.size) bytes)")
-    }
-    try check(remote, holds: model, at: location)
+    let (created, remote) = try store.createOnlyReadBack(
+      key, from: try models.localFile(for: model.reference), contentType: "application/octet-stream",
+      sha256: model.sha256, size: model.size)
+    try check(remote, holds: model, at: "\(store.displayName)/\(key)")
     return created
   }
 
