@@ -254,12 +254,13 @@ enum HelpText {
 
     USAGE: release plan --shards <n> [--json] [options]
 
-    Prints which customers each shard builds: customers to build are dealt out evenly,
-    up-to-date ones (which cost nothing) the same way; every customer is in exactly one
-    shard, and the same inputs always give the same plan. Each machine then runs
+    Prints which customers each shard builds, and the feature sets among them: customers to
+    build are cut into equal runs by feature set (each set costs a machine a first build or
+    a switch), up-to-date ones (which cost nothing) are dealt out in turn; every customer is in
+    exactly one shard, and the same inputs always give the same plan. Each machine then runs
     'release all --shard k/N' and one job runs 'release merge' on their dist/ directories.
-    --json prints {"planDigest": …, "shards": [{"shard": 1, "customers": […], "building": n}]}.
-    Writes nothing.
+    --json prints {"planDigest": …, "shards": [{"shard": 1, "customers": […], "building": n}],
+    "features": {"<id>": ["<feature>", …]}}. Writes nothing but the store's digest cache.
 
     """ + sharedOptions
 

@@ -71,7 +71,7 @@ public struct ReleaseOptions: Equatable, Sendable {
 }
 
 /// `--shard k/N`: the k-th of N shards, 1-based.
-public struct ShardSelection: Equatable, Sendable {
+public struct ShardSelection: Equatable, Sendable, CustomStringConvertible {
   public var index: Int
   public var count: Int
 
@@ -86,6 +86,7 @@ public struct ShardSelection: Equatable, Sendable {
     return ShardSelection(index: index, count: count)
   }
 
+  /// As `--shard` takes it: `2/6`.
   public var description: String { "\(index)/\(count)" }
 }
 

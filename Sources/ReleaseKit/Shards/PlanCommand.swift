@@ -7,7 +7,8 @@ enum PlanCommand {
   static func run(_ invocation: CommandInvocation) throws {
     var options = try ReleaseCommand.options(
       command: "plan", arguments: invocation.arguments, services: invocation.services)
-    // Planning reads dist/ (what is up to date) and writes nothing.
+    // Planning reads dist/ (what is up to date) and writes nothing but the cache of the
+    // store's digests.
     options.dryRun = true
     options.publish = []
     options.tag = false
@@ -18,10 +19,12 @@ enum PlanCommand {
       context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: options.planShards ?? 1,
       planDigest: try PlanDigest.compute(context))
     let output = invocation.services.output
+    let features = Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.features.map(\.name)) })
     if options.json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-      output.write(line: String(decoding: try encoder.encode(plan), as: UTF8.self), to: .standardOutput)
+      let document = JSONOutput(planDigest: plan.planDigest, shards: plan.shards, features: features)
+      output.write(line: String(decoding: try encoder.encode(document), as: UTF8.self), to: .standardOutput)
       return
     }
     let building = plan.shards.map(\.building).reduce(0, +)
@@ -32,11 +35,21 @@ enum PlanCommand {
     let builds = Set(context.jobs.filter { $0.status == .pending }.map(\.id))
     for shard in plan.shards {
       let customers = shard.customers.map { "\($0) (\(builds.contains($0) ? "build" : "up to date"))" }
+      // The feature sets its machine builds: each costs a build slot's first build or a switch.
+      let sets = Set(shard.customers.filter(builds.contains).map { features[$0]!.joined(separator: "+") })
       output.write(
-        line: "shard \(shard.shard)/\(plan.shards.count): "
+        line: "shard \(shard.shard)/\(plan.shards.count)"
+          + (sets.isEmpty ? "" : " [\(sets.sorted().joined(separator: ", "))]") + ": "
           + (customers.isEmpty ? "nothing" : customers.joined(separator: ", ")),
         to: .standardOutput)
     }
+  }
+
+  /// `--json`: the plan, and each customer's features (what its shard's machine builds).
+  struct JSONOutput: Encodable {
+    var planDigest: String
+    var shards: [ShardPlan.Shard]
+    var features: [String: [String]]
   }
 }
 

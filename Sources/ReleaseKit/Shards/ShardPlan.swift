@@ -5,9 +5,9 @@ import ReleaseSystem
 /// Which customers each of N CI machines builds (`release plan --shards N`,
 /// `release all --shard k/N`), after GoReleaser's split/merge.
 ///
-/// Deterministic for the same plan: customers that build are dealt out in id order so every
-/// shard gets the same number (±1), then up-to-date customers, which cost nothing, the same
-/// way; every customer is in exactly one shard. The plan digest names the inputs the plan was
+/// Deterministic for the same plan: customers that build, in feature-set and id order, are cut
+/// into runs so every shard gets the same number (±1), then up-to-date customers, which cost
+/// nothing, are dealt out in turn; every customer is in exactly one shard. The plan digest names the inputs the plan was
 /// made from, so a merge can refuse shards made from different inputs.
 struct ShardPlan: Codable, Equatable, Sendable {
   struct Shard: Codable, Equatable, Sendable {
