@@ -90,7 +90,7 @@ public enum AtomicFile {
   /// fsync of a directory's entries only, after a rename into it: its files were synced when
   /// they were written (syncing them all again after each rename made a merge of 120
   /// customers' logs cost 7,260 fsyncs).
-  public static func syncEntries(of directory: URL) {
+  private static func syncEntries(of directory: URL) {
     syncDescriptor(directory.path, O_RDONLY | O_DIRECTORY)
   }
 

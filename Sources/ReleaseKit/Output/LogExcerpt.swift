@@ -22,7 +22,7 @@ enum LogExcerpt {
   }
 
   /// `path:line: error: …` from the compiler and XCTest, `✘ …` from Swift Testing.
-  static func isError(_ line: String) -> Bool {
+  private static func isError(_ line: String) -> Bool {
     line.contains(": error: ") || line.hasPrefix("✘ ")
   }
 

@@ -15,9 +15,7 @@ enum PlanCommand {
     let context = ReleaseContext(
       services: invocation.services, options: options, reporter: DiscardingReporter())
     try Pipeline([LoadInputsStep(), AlignModelsStep(), PlanStep()]).run(context)
-    let plan = ShardPlan.make(
-      context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: options.planShards ?? 1,
-      planDigest: try PlanDigest.compute(context))
+    let plan = try ShardPlan.make(for: context, count: options.planShards ?? 1)
     let output = invocation.services.output
     let features = Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.features.map(\.name)) })
     if options.json {

@@ -7,8 +7,9 @@ import ReleaseSystem
 ///
 /// Deterministic for the same plan: customers that build, in feature-set and id order, are cut
 /// into runs so every shard gets the same number (±1), then up-to-date customers, which cost
-/// nothing, are dealt out in turn; every customer is in exactly one shard. The plan digest names the inputs the plan was
-/// made from, so a merge can refuse shards made from different inputs.
+/// nothing, are dealt out in turn; every customer is in exactly one shard. The plan digest
+/// names the inputs the plan was made from, so a merge can refuse shards made from different
+/// inputs.
 struct ShardPlan: Codable, Equatable, Sendable {
   struct Shard: Codable, Equatable, Sendable {
     /// 1-based.
@@ -43,6 +44,13 @@ struct ShardPlan: Codable, Equatable, Sendable {
     }
     for index in shards.indices { shards[index].customers.sort() }
     return ShardPlan(planDigest: planDigest, shards: shards)
+  }
+
+  /// The plan of a run's jobs after the plan step, over `count` shards.
+  static func make(for context: ReleaseContext, count: Int) throws -> ShardPlan {
+    make(
+      context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: count,
+      planDigest: try PlanDigest.compute(context))
   }
 
   func shard(of id: String) -> Int? { shards.first { $0.customers.contains(id) }?.shard }

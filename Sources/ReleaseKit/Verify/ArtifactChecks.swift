@@ -259,10 +259,10 @@ struct CheckArtifactsStep: Step {
     guard let inputs = context.inputs else { preconditionFailure("check runs after load inputs") }
     let jobs = context.shippingJobs
     // Also for releases built by this run: what ships is proven against its inputs.
-    let problems = try ArtifactChecks.problems(
+    let found = try ArtifactChecks.problems(
       of: jobs.map { ($0, $0.releaseDirectory(in: context.distDirectory)) }, store: try context.storeModels(),
-      inputs: inputs
-    ).flatMap { job, found in found.map { "\(job.id): \($0)" } }
+      inputs: inputs)
+    let problems = zip(jobs, found).flatMap { job, found in found.map { "\(job.id): \($0)" } }
     if !problems.isEmpty {
       throw ReleaseError.stepProblems(step: name, problems: problems + [ReproductionCheck.recovery])
     }
@@ -277,7 +277,7 @@ extension ArtifactChecks {
   /// spent about 0.4 s on one core).
   static func problems(
     of releases: [(job: CustomerJob, directory: URL)], store: StoreModels, inputs: ReleaseInputs
-  ) throws -> [(job: CustomerJob, problems: [String])] {
+  ) throws -> [[String]] {
     let results = Locked([Result<[String], any Error>?](repeating: nil, count: releases.count))
     DispatchQueue.concurrentPerform(iterations: releases.count) { index in
       let (job, directory) = releases[index]
@@ -288,8 +288,6 @@ extension ArtifactChecks {
       }
       results.withLock { $0[index] = result }
     }
-    return try zip(releases, results.withLock { $0 }).map { release, result in
-      (release.job, try result!.get())
-    }
+    return try results.withLock { $0 }.map { try $0!.get() }
   }
 }

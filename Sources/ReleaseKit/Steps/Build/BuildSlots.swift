@@ -93,10 +93,7 @@ final class BuildSlots: Sendable {
     let lastSecond = (try? String(contentsOf: lastSecondFile, encoding: .utf8)).flatMap { Int($0) } ?? 0
     let latest = try mirrorFiles(
       from: source, into: destination, notBefore: max(Int(Date().timeIntervalSince1970), lastSecond + 1))
-    if let latest {
-      try AtomicFile.createDirectory(lastSecondFile.deletingLastPathComponent())
-      try AtomicFile.write(Data(String(latest).utf8), to: lastSecondFile, durable: false)
-    }
+    if let latest { try AtomicFile.write(Data(String(latest).utf8), to: lastSecondFile, durable: false) }
     try refreshResourceBundles(
       models: destination.appendingPathComponent(PackageGenerator.modelsDirectory),
       below: destination.appendingPathComponent(".build"))

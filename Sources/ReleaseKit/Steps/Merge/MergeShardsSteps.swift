@@ -96,13 +96,15 @@ struct CheckShardsStep: Step {
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
     if problems.isEmpty, let inputs = context.inputs {
-      let releases = context.jobs.filter { $0.status == .upToDate }.compactMap { job in
-        origins[job.id].map { (job: job, directory: job.releaseDirectory(in: $0.dist)) }
+      let shipped = context.jobs.filter { $0.status == .upToDate }.compactMap { job in
+        origins[job.id].map { (job: job, origin: $0) }
       }
-      for (job, found) in try ArtifactChecks.problems(
-        of: releases, store: try context.storeModels(), inputs: inputs)
-      {
-        problems += found.map { "\(origins[job.id]!.displayPath): \(job.id): \($0)" }
+      let found = try ArtifactChecks.problems(
+        of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
+        store: try context.storeModels(),
+        inputs: inputs)
+      for ((job, origin), found) in zip(shipped, found) {
+        problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
       }
     }
     // A customer its shard failed fails the merge (or is left out under --publish-passed);

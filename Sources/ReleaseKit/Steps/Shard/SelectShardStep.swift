@@ -13,9 +13,7 @@ struct SelectShardStep: Step {
 
   func run(_ context: ReleaseContext) throws {
     guard let selection = context.options.shard, let inputs = context.inputs else { return }
-    let plan = ShardPlan.make(
-      context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: selection.count,
-      planDigest: try PlanDigest.compute(context))
+    let plan = try ShardPlan.make(for: context, count: selection.count)
     let mine = Set(plan.shards[selection.index - 1].customers)
     let all = context.jobs.count
     context.jobs = context.jobs.filter { mine.contains($0.id) }
