@@ -8,8 +8,11 @@ import ReleaseSystem
 /// customer's models are copied into the `ContextSDK` target's resources. The same input
 /// always produces the same bytes.
 public enum PackageGenerator {
+  /// The `ContextSDK` target's resources, relative to the package root: the customer's
+  /// models and configuration.
+  public static let resourcesDirectory = "Sources/ContextSDK/Resources"
   /// Where the customer's models go, relative to the package root.
-  public static let modelsDirectory = "Sources/ContextSDK/Resources/Models"
+  public static let modelsDirectory = resourcesDirectory + "/Models"
   /// The template file holding `public let contextSDKVersion = "<version>"`.
   public static let sdkVersionFile = "Sources/ContextSDKCore/SDKVersion.swift"
 
@@ -30,10 +33,12 @@ public enum PackageGenerator {
   /// re-exports the customer's features.
   public static let manifestFile = "Package.swift"
   public static let registryFile = "Sources/ContextSDK/CustomerRegistry.swift"
+  /// The customer's configuration (`CustomerFile`), a resource of the `ContextSDK` target.
+  public static let customerFile = resourcesDirectory + "/customer.json"
   static let packageManifestTemplate = manifestFile + ".tmpl"
   static let registryTemplate = registryFile + ".tmpl"
   static let readmeTemplate = "README.md.tmpl"
-  static let signalsTemplate = "Sources/ContextSDKCore/SDKSignals.swift.tmpl"
+  static let signalsTemplate = "Sources/ContextSDK/SDKSignals.swift.tmpl"
 
   /// Writes the package into `packageDirectory`, which may be absent, empty, or an earlier
   /// generated package (with its `.build`). Files whose bytes do not change are not rewritten,
@@ -88,6 +93,7 @@ public enum PackageGenerator {
     for model in input.models {
       try plan(modelsDirectory + "/" + model.resourceName, .model(model))
     }
+    try plan(customerFile, .contents(try CustomerFile(input, features: features).encoded()))
     try plan(
       changelogFile,
       .contents(
@@ -136,7 +142,7 @@ public enum PackageGenerator {
         ])
     case registryTemplate:
       return try TemplateRenderer.render(
-        template, file: file, values: try registryValues(input, features: features))
+        template, file: file, values: try registryValues(features: features))
     case readmeTemplate:
       return try TemplateRenderer.render(
         template, file: file, values: readmeValues(input, features: features))
@@ -156,37 +162,8 @@ public enum PackageGenerator {
     }
   }
 
-  private static func registryValues(_ input: GenerationInput, features: [Feature]) throws -> [String:
-    EmittedSwift]
-  {
-    // One value per line wherever a line could grow with the input (digests, lists of names),
-    // so the generated source stays within the line length the SDK's own code keeps. The
-    // template's arguments sit two levels deep; each model's arguments four.
-    let models = try input.models.map { embedded in
-      try SwiftEmitter.call(
-        "FlowModel",
-        arguments: [
-          "flowId": SwiftEmitter.integerLiteral(embedded.model.flowId),
-          "flowName": SwiftEmitter.stringLiteral(embedded.model.flowName),
-          "modelVersion": SwiftEmitter.integerLiteral(embedded.model.modelVersion),
-          "sha256": SwiftEmitter.stringLiteral(embedded.sha256),
-          "inputNames": SwiftEmitter.multilineArrayLiteral(
-            embedded.inputNames.map(SwiftEmitter.stringLiteral), indentationLevel: 4),
-          "specificationVersion": SwiftEmitter.integerLiteral(embedded.specificationVersion),
-          "resourceName": SwiftEmitter.stringLiteral(embedded.resourceName),
-        ], indentationLevel: 3)
-    }
-    return [
-      "appID": SwiftEmitter.stringLiteral(input.customer.appID),
-      "bundleIdentifiers": SwiftEmitter.multilineArrayLiteral(
-        input.customer.bundleIdentifiers.map(SwiftEmitter.stringLiteral), indentationLevel: 2),
-      "sdkVersion": SwiftEmitter.stringLiteral(input.sdkVersion),
-      "models": SwiftEmitter.multilineArrayLiteral(models, indentationLevel: 2),
-      "modelManifestURL": SwiftEmitter.optionalStringLiteral(input.modelManifestURL),
-      "features": SwiftEmitter.multilineArrayLiteral(
-        features.map { SwiftEmitter.stringLiteral($0.name) }, indentationLevel: 2),
-      "imports": try SwiftEmitter.imports(["ContextSDKCore"], exported: features.map(\.module)),
-    ]
+  private static func registryValues(features: [Feature]) throws -> [String: EmittedSwift] {
+    ["imports": try SwiftEmitter.imports(["ContextSDKCore"], exported: features.map(\.module))]
   }
 
   private static func readmeValues(_ input: GenerationInput, features: [Feature]) -> [String: MarkdownText] {

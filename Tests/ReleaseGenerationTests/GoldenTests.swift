@@ -39,11 +39,13 @@ final class GoldenTests: XCTestCase {
     let package = try PackageGenerator.generate(
       input, template: try PackageTemplate.load(template), into: output)
     let modelPrefix = PackageGenerator.modelsDirectory + "/"
-    // The goldens hold what the generator makes (the rendered `.tmpl` files and the release
-    // notes); every other file of the package must be the template's own file, byte for byte.
+    // The goldens hold what the generator makes (the rendered `.tmpl` files, the customer's
+    // configuration and the release notes); every other file of the package must be the
+    // template's own file, byte for byte.
+    let made = [PackageGenerator.changelogFile, PackageGenerator.customerFile]
     let rendered = package.files.filter {
       FileManager.default.fileExists(atPath: template.appendingPathComponent($0 + ".tmpl").path)
-        || $0 == PackageGenerator.changelogFile
+        || made.contains($0)
     }
     let copied = package.files.filter { !$0.hasPrefix(modelPrefix) && !rendered.contains($0) }
     XCTAssertFalse(rendered.isEmpty)
@@ -70,7 +72,7 @@ final class GoldenTests: XCTestCase {
       !otherFeatureDirectories.contains { file.hasPrefix($0) }
     }
     XCTAssertEqual(
-      Set(copied).union(rendered.filter { $0 != PackageGenerator.changelogFile }.map { $0 + ".tmpl" }),
+      Set(copied).union(rendered.filter { !made.contains($0) }.map { $0 + ".tmpl" }),
       expected)
     for module in featureModules.values {
       let holdsModule = package.files.contains { $0.hasPrefix("Sources/\(module)/") }

@@ -52,15 +52,16 @@ public struct CustomerPipeline: Sendable {
   /// that are cheaper one after another on the same worker (customers with the same features
   /// share a warm build slot's plan and modules): each of the `--jobs` workers takes the next
   /// job of its last group while there is one, else one of a group no other worker is on,
-  /// else the next job.
+  /// else one of a group another worker is on if that group has at least `worthJoining` jobs
+  /// left; else the worker is done, and the worker on that group does the rest.
   public func run(
     _ jobs: [CustomerJob], _ context: ReleaseContext,
-    affinity: @escaping @Sendable (CustomerJob) -> String = { _ in "" },
+    affinity: @escaping @Sendable (CustomerJob) -> String = { _ in "" }, worthJoining: Int = 1,
     finished: @escaping @Sendable (CustomerJob) -> Void = { _ in }
   ) {
     let pending = jobs.filter { $0.status == .pending }
     guard !pending.isEmpty else { return }
-    let queue = Locked(JobQueue(pending: pending))
+    let queue = Locked(JobQueue(pending: pending, worthJoining: worthJoining))
     let group = DispatchGroup()
     // Set once by a failing job under --fail-fast; read before starting each job.
     let stop = Locked(false)
@@ -87,7 +88,6 @@ public struct CustomerPipeline: Sendable {
           if case .failed = job.status, context.options.failFast { stop.set(true) }
           last = affinity(job)
         }
-        queue.withLock { $0.current[worker] = nil }
       }
     }
     group.wait()
@@ -96,16 +96,27 @@ public struct CustomerPipeline: Sendable {
   /// The jobs not started yet, in order, and the group each worker is on.
   struct JobQueue: Sendable {
     var pending: [CustomerJob]
+    /// How many jobs a group another worker is on must have left for a worker to join it.
+    var worthJoining = 1
     var current: [Int: String] = [:]
 
+    /// Nil: this worker is done (every job left is in a group another worker is on and
+    /// goes on with).
     mutating func take(worker: Int, preferring last: String?, affinity: (CustomerJob) -> String)
       -> CustomerJob?
     {
       let others = Set(current.filter { $0.key != worker }.values)
+      let joinable = pending.firstIndex { job in
+        let group = affinity(job)
+        return others.contains(group) && pending.count(where: { affinity($0) == group }) >= worthJoining
+      }
       guard
         let index = pending.firstIndex(where: { affinity($0) == last })
-          ?? pending.firstIndex(where: { !others.contains(affinity($0)) }) ?? pending.indices.first
-      else { return nil }
+          ?? pending.firstIndex(where: { !others.contains(affinity($0)) }) ?? joinable
+      else {
+        current[worker] = nil
+        return nil
+      }
       let job = pending.remove(at: index)
       current[worker] = affinity(job)
       return job

@@ -37,12 +37,13 @@ final class CustomerReleaseTests: XCTestCase {
       FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
 
     // The entries are the template's files (".tmpl" rendered away) but those of the ATT
-    // feature, which Acme's flows do not need, plus Acme's two models.
+    // feature, which Acme's flows do not need, plus Acme's configuration, release notes and two
+    // models.
     let models = ["onboarding_upsell": 73, "paywall_timing": 14]
     var expected = Set(try Self.templateFiles(workspace.file("templates/ContextSDK"))).subtracting(
       PackageGenerator.toolInputFiles
     ).filter { !$0.hasPrefix("Sources/ContextSDKATT/") && !$0.hasPrefix("Tests/ContextSDKATTTests/") }
-    expected.insert(PackageGenerator.changelogFile)
+    expected.formUnion([PackageGenerator.changelogFile, PackageGenerator.customerFile])
     for (flow, version) in models {
       expected.insert("Sources/ContextSDK/Resources/Models/\(flow)_v\(version).mlmodel")
     }

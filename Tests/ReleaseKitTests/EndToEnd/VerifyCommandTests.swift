@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
@@ -58,7 +59,7 @@ final class VerifyCommandTests: XCTestCase {
     let without = workspace.run(["verify", "dist", "--no-build"])
     XCTAssertEqual(without.exitCode, 1, without.allOutput)
     XCTAssertTrue(
-      without.standardError.contains { $0.contains("Sources/ContextSDK/CustomerRegistry.swift") },
+      without.standardError.contains { $0.contains(PackageGenerator.customerFile) },
       without.allOutput)
 
     let same = workspace.run(["verify", "dist", "--no-build", "--public-url", url])

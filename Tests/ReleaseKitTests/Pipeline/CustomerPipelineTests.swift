@@ -105,6 +105,32 @@ final class CustomerPipelineTests: XCTestCase {
     XCTAssertNil(queue.take(worker: 1, preferring: "y", affinity: affinity))
   }
 
+  /// A worker whose group is done joins a group another worker is on only when enough of it is
+  /// left to be worth its switch; else that worker does the rest alone. A group no worker is on
+  /// is always taken.
+  func testAWorkerJoinsAnotherWorkersGroupOnlyWhenEnoughOfItIsLeft() {
+    let group = ["a": "x", "b": "y", "c": "y", "d": "y", "e": "z", "f": "y"]
+    let affinity = { @Sendable (job: CustomerJob) in group[job.id] ?? "" }
+    var queue = CustomerPipeline.JobQueue(pending: ["a", "b", "c", "d", "e", "f"].map(job), worthJoining: 2)
+    XCTAssertEqual(queue.take(worker: 0, preferring: nil, affinity: affinity)?.id, "a")
+    XCTAssertEqual(queue.take(worker: 1, preferring: nil, affinity: affinity)?.id, "b")
+    XCTAssertEqual(
+      queue.take(worker: 0, preferring: "x", affinity: affinity)?.id, "e", "z: no worker is on it")
+    XCTAssertEqual(queue.take(worker: 1, preferring: "y", affinity: affinity)?.id, "c")
+    XCTAssertEqual(
+      queue.take(worker: 0, preferring: "z", affinity: affinity)?.id, "d", "two of y left: worth joining")
+    XCTAssertEqual(queue.take(worker: 1, preferring: "y", affinity: affinity)?.id, "f")
+    XCTAssertNil(queue.take(worker: 0, preferring: "y", affinity: affinity))
+    XCTAssertNil(queue.take(worker: 1, preferring: "y", affinity: affinity))
+
+    var tail = CustomerPipeline.JobQueue(pending: ["a", "b", "c"].map(job), worthJoining: 3)
+    XCTAssertEqual(tail.take(worker: 0, preferring: nil, affinity: affinity)?.id, "a")
+    XCTAssertEqual(tail.take(worker: 1, preferring: nil, affinity: affinity)?.id, "b")
+    XCTAssertNil(
+      tail.take(worker: 0, preferring: "x", affinity: affinity), "one of y left: worker 1 does it alone")
+    XCTAssertEqual(tail.take(worker: 1, preferring: "y", affinity: affinity)?.id, "c")
+  }
+
   func testUpToDateJobsAreNotRun() {
     let log = RecordingStep.Log()
     let jobs = ["a", "b"].map(job)

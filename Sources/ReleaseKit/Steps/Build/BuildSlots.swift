@@ -21,6 +21,13 @@ final class BuildSlots: Sendable {
   /// modules another slot built (about 3 of a cold build's 8 CPU seconds here).
   var moduleCache: URL { root.appendingPathComponent("module-cache") }
 
+  /// How many customers of one feature set must be left for a slot warm for another set to
+  /// switch and share them with the slot already on them. A switch costs a warm slot about
+  /// 2 s here (a new build plan; the `ContextSDK` module, test discovery and test binary built
+  /// again: 9 to 11 compile jobs), about four warm customers of 0.5 s; sharing `n` customers
+  /// saves the other slot `n / 2` of them.
+  static let customersWorthASwitch = 8
+
   init(root: URL, count: Int) {
     self.root = root
     self.free = Locked((0..<max(1, count)).reversed().map { ($0, nil) })
@@ -95,20 +102,21 @@ final class BuildSlots: Sendable {
       from: source, into: destination, notBefore: max(Int(Date().timeIntervalSince1970), lastSecond + 1))
     if let latest { try AtomicFile.write(Data(String(latest).utf8), to: lastSecondFile, durable: false) }
     try refreshResourceBundles(
-      models: destination.appendingPathComponent(PackageGenerator.modelsDirectory),
+      resources: destination.appendingPathComponent(PackageGenerator.resourcesDirectory),
       below: destination.appendingPathComponent(".build"))
   }
 
   /// The resource bundles an earlier build copied into `.build` (`<package>_<target>.resources`
   /// on Linux, `.bundle` on Apple platforms; only the `ContextSDK` target has resources) are
-  /// made to hold exactly `models` in their `Models` folder. SwiftPM's build system checks
-  /// that copy by its directory's metadata: in a warm slot it kept another customer's models
-  /// (a customer's tests saw a model too many or missed its own), and after such a bundle was
-  /// deleted it did not always copy it again (the suite saw a customer's bundle missing). So
-  /// the tool does not rely on it either way: whatever SwiftPM decides, the bundle a
-  /// customer's tests read holds that customer's models.
-  static func refreshResourceBundles(models: URL, below build: URL) throws {
+  /// made to hold exactly this package's `resources`: the `Models` folder and `customer.json`.
+  /// SwiftPM's build system checks a folder's copy by the folder's metadata: in a warm slot it
+  /// kept another customer's models (a customer's tests saw a model too many or missed its
+  /// own), and after such a bundle was deleted it did not always copy it again (the suite saw
+  /// a customer's bundle missing). So the tool does not rely on it either way: whatever SwiftPM
+  /// decides, the bundle a customer's tests read holds that customer's resources.
+  static func refreshResourceBundles(resources: URL, below build: URL) throws {
     let fileManager = FileManager.default
+    let entries = (try? fileManager.contentsOfDirectory(atPath: resources.path)) ?? []
     // `.build/<triple>/<configuration>/`; `.build/debug` is a link to one of them.
     for triple in (try? fileManager.contentsOfDirectory(atPath: build.path)) ?? [] {
       let tripleURL = build.appendingPathComponent(triple)
@@ -117,10 +125,23 @@ final class BuildSlots: Sendable {
       }
       for configuration in (try? fileManager.contentsOfDirectory(atPath: tripleURL.path)) ?? [] {
         let directory = tripleURL.appendingPathComponent(configuration)
-        for entry in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
-        where entry.hasSuffix(".resources") || entry.hasSuffix(".bundle") {
-          try mirrorFiles(
-            from: models, into: directory.appendingPathComponent(entry).appendingPathComponent("Models"))
+        for bundle in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+        where bundle.hasSuffix(".resources") || bundle.hasSuffix(".bundle") {
+          for entry in entries {
+            let from = resources.appendingPathComponent(entry)
+            let to = directory.appendingPathComponent(bundle).appendingPathComponent(entry)
+            var isDirectory: ObjCBool = false
+            if fileManager.fileExists(atPath: from.path, isDirectory: &isDirectory), isDirectory.boolValue {
+              try mirrorFiles(from: from, into: to)
+            } else if !fileManager.contentsEqual(atPath: from.path, andPath: to.path) {
+              do {
+                try? fileManager.removeItem(at: to)
+                try fileManager.copyItem(at: from, to: to)
+              } catch {
+                throw SystemError.cannotWrite(path: to.path, reason: SystemError.reason(error))
+              }
+            }
+          }
         }
       }
     }

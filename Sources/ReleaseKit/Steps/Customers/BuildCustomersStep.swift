@@ -35,7 +35,9 @@ struct BuildCustomersStep: Step {
     }
     // Customers with the same features one after another on a worker: its warm slot then
     // keeps its build plan and modules (see BuildSlots).
-    pipeline.run(context.jobs, context, affinity: \.slotAffinity) { job in
+    pipeline.run(
+      context.jobs, context, affinity: \.slotAffinity, worthJoining: BuildSlots.customersWorthASwitch
+    ) { job in
       // Logs are streams, so they are written in scratch space and only moved into dist/
       // once the job is over, whatever its outcome.
       guard let log = job.logFile, FileManager.default.fileExists(atPath: log.path) else { return }

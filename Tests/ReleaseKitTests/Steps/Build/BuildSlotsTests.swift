@@ -85,33 +85,38 @@ final class BuildSlotsTests: XCTestCase {
     XCTAssertEqual(try take("ContextSDKATT ContextSDKConversion"), conversion)
   }
 
-  func testABundleIsMadeToHoldExactlyThePackagesModels() throws {
+  /// A warm slot's bundle holds the previous customer's models and configuration: after the
+  /// refresh it holds exactly this package's, whatever SwiftPM's copy step decides.
+  func testABundleIsMadeToHoldExactlyThePackagesModelsAndConfiguration() throws {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
     defer { try? FileManager.default.removeItem(at: root) }
-    let models = root.appendingPathComponent("Models")
+    let resources = root.appendingPathComponent("Resources")
     let bundle = root.appendingPathComponent(
       ".build/x86_64-unknown-linux-gnu/debug/ContextSDK_ContextSDK.resources")
     let unrelated = root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/debug/other.txt")
     for (url, text) in [
-      (models.appendingPathComponent("a_v1.mlmodel"), "a"),
-      (models.appendingPathComponent("b_v2.mlmodel"), "b"),
+      (resources.appendingPathComponent("Models/a_v1.mlmodel"), "a"),
+      (resources.appendingPathComponent("Models/b_v2.mlmodel"), "b"),
+      (resources.appendingPathComponent("customer.json"), #"{"appID": "this customer"}"#),
       (bundle.appendingPathComponent("Models/a_v1.mlmodel"), "stale a"),
-      (bundle.appendingPathComponent("Models/c_v3.mlmodel"), "another customer's"), (unrelated, "kept"),
+      (bundle.appendingPathComponent("Models/c_v3.mlmodel"), "another customer's"),
+      (bundle.appendingPathComponent("customer.json"), #"{"appID": "the slot's last customer"}"#),
+      (unrelated, "kept"),
     ] {
       try FileManager.default.createDirectory(
         at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try Data(text.utf8).write(to: url)
     }
 
-    try BuildSlots.refreshResourceBundles(models: models, below: root.appendingPathComponent(".build"))
+    try BuildSlots.refreshResourceBundles(resources: resources, below: root.appendingPathComponent(".build"))
 
     let bundled = try FileManager.default.contentsOfDirectory(
       atPath: bundle.appendingPathComponent("Models").path)
     XCTAssertEqual(bundled.sorted(), ["a_v1.mlmodel", "b_v2.mlmodel"])
-    for name in bundled {
+    for name in bundled.map({ "Models/\($0)" }) + ["customer.json"] {
       XCTAssertEqual(
-        try Data(contentsOf: bundle.appendingPathComponent("Models/\(name)")),
-        try Data(contentsOf: models.appendingPathComponent(name)), name)
+        try Data(contentsOf: bundle.appendingPathComponent(name)),
+        try Data(contentsOf: resources.appendingPathComponent(name)), name)
     }
     XCTAssertEqual(try String(contentsOf: unrelated, encoding: .utf8), "kept")
   }

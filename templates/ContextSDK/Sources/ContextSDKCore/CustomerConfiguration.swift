@@ -1,6 +1,8 @@
+import Foundation
+
 /// What one customer's build of the SDK carries: who may run it, which models it bundles, and
 /// where its over-the-air manifest is published.
-public struct CustomerConfiguration: Equatable, Sendable {
+public struct CustomerConfiguration: Codable, Equatable, Sendable {
   public let appID: String
   public let bundleIdentifiers: [String]
   public let sdkVersion: String
@@ -22,6 +24,16 @@ public struct CustomerConfiguration: Equatable, Sendable {
     self.features = features
   }
 
+  /// Reads a build's configuration from its `customer.json` (nil: the resource is missing).
+  public static func load(from url: URL?) throws -> CustomerConfiguration {
+    guard let url else { throw CustomerConfigurationError.missing }
+    do {
+      return try JSONDecoder().decode(CustomerConfiguration.self, from: Data(contentsOf: url))
+    } catch {
+      throw CustomerConfigurationError.unreadable(file: url.lastPathComponent, reason: "\(error)")
+    }
+  }
+
   public func model(forFlow flowName: String) -> FlowModel? {
     models.first { $0.flowName == flowName }
   }
@@ -32,5 +44,18 @@ public struct CustomerConfiguration: Equatable, Sendable {
 
   public var bundleIdentifierCheck: BundleIdentifierCheck {
     BundleIdentifierCheck(allowedBundleIdentifiers: bundleIdentifiers)
+  }
+}
+
+/// Why a build's `customer.json` could not be read.
+public enum CustomerConfigurationError: Error, CustomStringConvertible {
+  case missing
+  case unreadable(file: String, reason: String)
+
+  public var description: String {
+    switch self {
+    case .missing: "customer.json is missing from the package's resources"
+    case .unreadable(let file, let reason): "\(file) cannot be read: \(reason)"
+    }
   }
 }

@@ -1,5 +1,5 @@
 /// The model one flow (decision point) of the customer's app runs, as bundled in this package.
-public struct FlowModel: Equatable, Hashable, Sendable {
+public struct FlowModel: Codable, Equatable, Hashable, Sendable {
   public let flowId: Int
   public let flowName: String
   public let modelVersion: Int

@@ -7,8 +7,9 @@ import PackageDescription
 // then reuses its evaluation of the manifest across customers in a warm build directory. So
 // the manifest `name:` stays "ContextSDK" (SwiftPM identifies a dependency by its URL, not by
 // this name), and the SwiftPM-generated test modules keep their names. The core module is
-// identical for all customers and depends on nothing else, so a build directory warmed by one
-// customer only recompiles `ContextSDK` (registry and models) for the next.
+// identical for all customers and depends on nothing else, and what differs between customers
+// with the same features is data (`customer.json` and the models): a build directory warmed by
+// one customer compiles nothing for the next: it only copies that customer's resources.
 
 /// The features this customer licenses: one module each, with its tests. The customer's
 /// `ContextSDK` module re-exports them; a feature that is not listed is not in this package.
@@ -25,11 +26,12 @@ let package = Package(
   ],
   targets: [
     .target(name: "ContextSDKCore"),
-    // `.copy` keeps the model files byte for byte (their SHA-256 is in the registry); apps
-    // compile them with Core ML at run time.
+    // `.copy` keeps the model files byte for byte (their SHA-256 is in `customer.json`); apps
+    // compile them with Core ML at run time. `customer.json` is this customer's configuration:
+    // data, not code, so the Swift of every customer with the same features is the same.
     .target(
       name: "ContextSDK", dependencies: ["ContextSDKCore"] + features.map { .target(name: $0) },
-      resources: [.copy("Resources/Models")]),
+      resources: [.copy("Resources/Models"), .copy("Resources/customer.json")]),
     .testTarget(name: "ContextSDKCoreTests", dependencies: ["ContextSDKCore"]),
     .testTarget(name: "ContextSDKTests", dependencies: ["ContextSDK"]),
   ]

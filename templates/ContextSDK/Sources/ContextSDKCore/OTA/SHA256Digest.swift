@@ -9,12 +9,12 @@ import Foundation
 /// small implementation of FIPS 180-4, so the SDK needs no package dependency. Both stream the
 /// file in blocks: models can be large.
 public struct SHA256Digest: Sendable {
-  /// Lower-case hex digest of the file's bytes.
-  public static func hex(ofFileAt url: URL) throws -> String {
+  /// Lower-case hex digest of the file's bytes, read `readSize` bytes at a time.
+  public static func hex(ofFileAt url: URL, readSize: Int = 64 * 1024) throws -> String {
     let handle = try FileHandle(forReadingFrom: url)
     defer { try? handle.close() }
     var hasher = Hasher()
-    while let block = try handle.read(upToCount: 64 * 1024), !block.isEmpty { hasher.update(block) }
+    while let block = try handle.read(upToCount: readSize), !block.isEmpty { hasher.update(block) }
     return hasher.finalizeHex()
   }
 

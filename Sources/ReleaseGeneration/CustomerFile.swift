@@ -1,0 +1,48 @@
+import Foundation
+import ReleaseManifest
+
+/// A customer's configuration as its SDK reads it: `customer.json` in the `ContextSDK` target's
+/// resources, which the template's `CustomerConfiguration` decodes, so the keys are that type's
+/// property names. Data rather than generated Swift: every customer with the same features
+/// then has the same Swift, and a warm build slot compiles nothing for the next customer.
+struct CustomerFile: Encodable {
+  struct Model: Encodable {
+    let flowId: Int
+    let flowName: String
+    let modelVersion: Int
+    /// Lower-case hex SHA-256 of the bundled file.
+    let sha256: String
+    let inputNames: [String]
+    let specificationVersion: Int
+    let resourceName: String
+  }
+
+  let appID: String
+  let bundleIdentifiers: [String]
+  let sdkVersion: String
+  let models: [Model]
+  /// Left out when the release publishes no models over the air.
+  let modelManifestURL: String?
+  let features: [String]
+
+  init(_ input: GenerationInput, features: [Feature]) {
+    appID = input.customer.appID
+    bundleIdentifiers = input.customer.bundleIdentifiers
+    sdkVersion = input.sdkVersion
+    models = input.models.map { embedded in
+      Model(
+        flowId: embedded.model.flowId, flowName: embedded.model.flowName,
+        modelVersion: embedded.model.modelVersion, sha256: embedded.sha256, inputNames: embedded.inputNames,
+        specificationVersion: embedded.specificationVersion, resourceName: embedded.resourceName)
+    }
+    modelManifestURL = input.modelManifestURL
+    self.features = features.map(\.name)
+  }
+
+  /// Stable bytes: sorted keys, one value per line, a trailing newline.
+  func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(self) + Data("\n".utf8)
+  }
+}
