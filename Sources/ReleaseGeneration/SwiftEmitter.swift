@@ -78,16 +78,13 @@ public enum SwiftEmitter {
   }
 
   /// One element per line, each followed by a comma, for arrays too long for one line; none
-  /// or one element stay on one line, as swift-format keeps them, unless that one element
-  /// spans lines itself: then it goes on lines of its own, without a comma (swift-format's
-  /// layout for a one-element literal).
-  /// `indentationLevel` is the indentation (in two-space steps) of the line the literal starts on.
+  /// or one element stay on one line, as swift-format keeps them. `indentationLevel` is the
+  /// indentation (in two-space steps) of the line the literal starts on.
   public static func multilineArrayLiteral(_ elements: [EmittedSwift], indentationLevel: Int) -> EmittedSwift
   {
-    let spansLines = elements.count > 1 || elements.contains { $0.source.contains("\n") }
-    guard spansLines else { return arrayLiteral(elements) }
+    guard elements.count > 1 else { return arrayLiteral(elements) }
     let outer = String(repeating: "  ", count: indentationLevel)
-    let lines = elements.map { "\(outer)  \($0.source)" + (elements.count > 1 ? "," : "") }
+    let lines = elements.map { "\(outer)  \($0.source)," }
     return EmittedSwift((["["] + lines + ["\(outer)]"]).joined(separator: "\n"))
   }
 
@@ -99,26 +96,6 @@ public enum SwiftEmitter {
     let outer = String(repeating: "  ", count: indentationLevel)
     let lines = pairs.map { "\(outer)  \($0.key.source): \($0.value.source)," }
     return EmittedSwift((["["] + lines + ["\(outer)]"]).joined(separator: "\n"))
-  }
-
-  /// A string literal, or `nil`.
-  public static func optionalStringLiteral(_ text: String?) -> EmittedSwift {
-    text.map(stringLiteral) ?? EmittedSwift("nil")
-  }
-
-  /// `function(` then one `label: value` per line, then `)`; the function name and labels go
-  /// through `identifier`. `indentationLevel` is the indentation (in two-space steps) of the
-  /// line the call starts on.
-  public static func call(
-    _ function: String, arguments: KeyValuePairs<String, EmittedSwift>, indentationLevel: Int
-  ) throws -> EmittedSwift {
-    let outer = String(repeating: "  ", count: indentationLevel)
-    let lines = try arguments.map { label, value in
-      "\(outer)  \(try identifier(label).source): \(value.source)"
-    }
-    return EmittedSwift(
-      [try identifier(function).source + "(", lines.joined(separator: ",\n"), "\(outer))"].joined(
-        separator: "\n"))
   }
 
   /// Swift's keywords, including the contextual ones: backticks are harmless where a word is

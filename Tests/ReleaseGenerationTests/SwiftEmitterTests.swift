@@ -62,7 +62,7 @@ final class SwiftEmitterTests: XCTestCase {
     }
   }
 
-  func testArraysAndCalls() throws {
+  func testArrays() {
     let strings = ["a", "b\""].map(SwiftEmitter.stringLiteral)
     XCTAssertEqual(SwiftEmitter.arrayLiteral(strings).source, #"["a", "b\""]"#)
     XCTAssertEqual(SwiftEmitter.arrayLiteral([]).source, "[]")
@@ -71,21 +71,6 @@ final class SwiftEmitterTests: XCTestCase {
       "[\n    \"a\",\n    \"b\\\"\",\n  ]")
     XCTAssertEqual(SwiftEmitter.multilineArrayLiteral([], indentationLevel: 1).source, "[]")
     XCTAssertEqual(SwiftEmitter.multilineArrayLiteral([strings[0]], indentationLevel: 1).source, #"["a"]"#)
-    let call = try SwiftEmitter.call(
-      "FlowModel",
-      arguments: ["flowId": SwiftEmitter.integerLiteral(1), "in": SwiftEmitter.stringLiteral("x")],
-      indentationLevel: 1)
-    XCTAssertEqual(call.source, "FlowModel(\n    flowId: 1,\n    `in`: \"x\"\n  )")
-    // One element that spans lines goes on lines of its own, without a comma.
-    let oneCall = try SwiftEmitter.call(
-      "F", arguments: ["x": SwiftEmitter.integerLiteral(1)], indentationLevel: 2)
-    XCTAssertEqual(
-      SwiftEmitter.multilineArrayLiteral([oneCall], indentationLevel: 1).source,
-      "[\n    F(\n      x: 1\n    )\n  ]")
-    XCTAssertThrowsError(try SwiftEmitter.call("Flow Model", arguments: [:], indentationLevel: 0))
-    XCTAssertThrowsError(
-      try SwiftEmitter.call(
-        "FlowModel", arguments: ["a: 1, b": SwiftEmitter.integerLiteral(1)], indentationLevel: 0))
   }
 
   func testImportsAreSortedByModuleWhateverTheirKind() throws {
