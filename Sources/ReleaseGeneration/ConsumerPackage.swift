@@ -48,7 +48,7 @@ public enum ConsumerPackage {
       .appendingPathComponent("consumer-downloads-\\(ProcessInfo.processInfo.processIdentifier)")
     for flow in flows {
       guard let model = ContextSDK.configuration.model(forFlow: flow.name) else { fail("no model for " + flow.name) }
-      guard model.modelVersion == flow.version else { fail(flow.name + ": registry has v\\(model.modelVersion)") }
+      guard model.modelVersion == flow.version else { fail(flow.name + ": customer.json has v\\(model.modelVersion)") }
       guard let url = ContextSDK.bundledModelURL(forFlow: flow.name),
         let bytes = FileManager.default.contents(atPath: url.path), !bytes.isEmpty
       else { fail(flow.name + ": bundled model missing") }
@@ -58,7 +58,7 @@ public enum ConsumerPackage {
       print("ok \\(flow.name) v\\(flow.version) \\(bytes.count) bytes")
     }
     guard ContextSDK.configuration.models.count == flows.count else {
-      fail("registry lists \\(ContextSDK.configuration.models.count) models, expected \\(flows.count)")
+      fail("customer.json lists \\(ContextSDK.configuration.models.count) models, expected \\(flows.count)")
     }
     guard ContextSDK.isAllowed(bundleIdentifier: {{allowedBundleIdentifier}}) else { fail("own bundle id refused") }
     guard !ContextSDK.isAllowed(bundleIdentifier: "invalid.consumer.check") else { fail("foreign bundle id allowed") }

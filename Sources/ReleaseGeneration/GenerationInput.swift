@@ -1,7 +1,7 @@
 import Foundation
 import ReleaseManifest
 
-/// One model to embed, with the facts about its file that the SDK's registry records.
+/// One model to embed, with the facts about its file that the customer's configuration records.
 public struct EmbeddedModel: Equatable, Sendable {
   public var model: CustomModel
   /// The model's bytes, e.g. from `ModelStore.localFile(for:)`.
