@@ -6,7 +6,7 @@ import ReleaseSystem
 /// `release all --shard k/N`), after GoReleaser's split/merge.
 ///
 /// Deterministic for the same plan: customers that build, in feature-set and id order, are cut
-/// into runs so every shard gets the same number (±1), then up-to-date customers, which cost
+/// into runs of about the same cost (see `make`), then up-to-date customers, which cost
 /// nothing, are dealt out in turn; every customer is in exactly one shard. The plan digest
 /// names the inputs the plan was made from, so a merge can refuse shards made from different
 /// inputs.
@@ -22,28 +22,80 @@ struct ShardPlan: Codable, Equatable, Sendable {
   var planDigest: String
   var shards: [Shard]
 
+  typealias Job = (id: String, builds: Bool, features: String)
+
+  /// What each feature set after the first costs a shard's machine, in customers: a build
+  /// slot's first build or a switch, and a slot idle once its set is done. Measured with
+  /// `Scripts/bench` (20 customers a shard, 2 cores): shards of two feature sets took 17–20 s,
+  /// shards of one 15–17 s, where a customer costs about 0.4 s.
+  static let featureSetCost = 4
+
   /// `jobs`: every customer of the plan, whether it builds, and its feature set. The building
-  /// customers, ordered by feature set and id, are cut into runs of equal length (one more in
-  /// the first shards when they do not divide evenly): a shard then meets few feature sets, and
-  /// each costs its machine a build slot's first build or a switch (about 2.5 s). The
-  /// up-to-date ones cost nothing and fill the shards in turn.
-  static func make(_ jobs: [(id: String, builds: Bool, features: String)], count: Int, planDigest: String)
-    -> ShardPlan
-  {
+  /// customers, ordered by feature set and id, are cut into runs whose largest cost (a
+  /// customer each, and `featureSetCost` for each further feature set in the run) is as small
+  /// as it can be, the costs as even as that allows, the first runs taking the larger share:
+  /// customers of one feature set are spread evenly (±1). The up-to-date ones cost nothing and
+  /// fill the shards in turn.
+  static func make(_ jobs: [Job], count: Int, planDigest: String) -> ShardPlan {
     var shards = (1...max(1, count)).map { Shard(shard: $0, customers: [], building: 0) }
     let building = jobs.filter(\.builds).sorted { ($0.features, $0.id) < ($1.features, $1.id) }
-    var start = 0
-    for index in shards.indices {
-      let length = building.count / shards.count + (index < building.count % shards.count ? 1 : 0)
-      shards[index].customers = building[start..<start + length].map(\.id)
-      shards[index].building = length
-      start += length
+    for (index, run) in cut(building, into: shards.count).enumerated() {
+      shards[index].customers = building[run].map(\.id)
+      shards[index].building = run.count
     }
     for (position, job) in jobs.filter({ !$0.builds }).sorted(by: { $0.id < $1.id }).enumerated() {
       shards[position % shards.count].customers.append(job.id)
     }
     for index in shards.indices { shards[index].customers.sort() }
     return ShardPlan(planDigest: planDigest, shards: shards)
+  }
+
+  /// The cost of `building[run]` (see `make`); `building` is in feature-set order.
+  static func cost(_ building: [Job], _ run: Range<Int>) -> Int {
+    let switches = run.dropFirst().filter { building[$0].features != building[$0 - 1].features }.count
+    return run.count + featureSetCost * switches
+  }
+
+  /// `count` consecutive runs covering `building`.
+  private static func cut(_ building: [Job], into count: Int) -> [Range<Int>] {
+    // The longest run from `start` that costs at most `limit`.
+    func runEnd(from start: Int, limit: Int) -> Int {
+      var end = start
+      var total = 0
+      while end < building.count {
+        let added =
+          1 + (end > start && building[end].features != building[end - 1].features ? featureSetCost : 0)
+        guard total + added <= limit else { break }
+        total += added
+        end += 1
+      }
+      return end
+    }
+    // Whether `building[start...]` fits in `shards` runs of at most `limit` each.
+    func fits(from start: Int, shards: Int, limit: Int) -> Bool {
+      var start = start
+      for _ in 0..<shards where start < building.count { start = runEnd(from: start, limit: limit) }
+      return start == building.count
+    }
+    guard !building.isEmpty else { return Array(repeating: 0..<0, count: count) }
+    // The smallest largest cost: a single customer always fits a limit of 1 or more.
+    var low = max(1, (building.count + count - 1) / count)
+    var high = cost(building, building.indices)
+    while low < high {
+      let middle = (low + high) / 2
+      if fits(from: 0, shards: count, limit: middle) { high = middle } else { low = middle + 1 }
+    }
+    var runs: [Range<Int>] = []
+    var start = 0
+    for index in 0..<count {
+      let left = count - index
+      let share = (cost(building, start..<building.count) + left - 1) / left
+      var end = runEnd(from: start, limit: min(low, share))
+      while !fits(from: end, shards: left - 1, limit: low) { end += 1 }
+      runs.append(start..<end)
+      start = end
+    }
+    return runs
   }
 
   /// The plan of a run's jobs after the plan step, over `count` shards.
