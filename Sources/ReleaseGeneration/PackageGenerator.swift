@@ -345,7 +345,7 @@ public enum PackageGenerator {
   }
 
   /// Streams the model in fixed blocks (models can be large) and checks the bytes copied
-  /// against the digest the registry records, so the package never ships a different file.
+  /// against the digest customer.json records, so the package never ships a different file.
   private static func copyModel(_ embedded: EmbeddedModel, to url: URL) throws {
     try AtomicFile.produce(url, durable: false) { temporary in
       guard FileManager.default.createFile(atPath: temporary.path, contents: nil),

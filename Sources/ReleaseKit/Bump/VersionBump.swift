@@ -4,7 +4,7 @@ import ReleaseSystem
 
 /// `release bump major|minor|patch`: moves the SDK version everywhere it appears, as one
 /// commit-ready change: the state file, the template's version constant (which generated
-/// packages' registry and README take their SDK version from, through the state), a new
+/// packages' customer.json and README take their SDK version from, through the state), a new
 /// CHANGELOG section (date and the commits since the previous SDK tag) and the versions in
 /// the README's code blocks. Customer versions are not touched: each customer's next release
 /// takes the new SDK version (see `VersionRule`).

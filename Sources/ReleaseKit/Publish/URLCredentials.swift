@@ -1,7 +1,7 @@
 import Foundation
 
 /// Credentials never travel in URLs the tool is given: a URL ends up in packages (README,
-/// release.json, the registry), in indexes, in `ps` and in messages. Credentials come from the
+/// release.json, customer.json), in indexes, in `ps` and in messages. Credentials come from the
 /// environment (`AWS_*`), a git credential helper or an SSH agent instead.
 enum URLCredentials {
   /// Whether `location` carries a credential: any user info in an `http(s)://` URL (a bare

@@ -22,7 +22,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
   /// The releases repository customers add the package from (shown in its README); nil
   /// without a `git:` destination, and then left out of every digest.
   public var repositoryURL: String?
-  /// The over-the-air manifest URL the SDK's registry carries; nil without a public URL.
+  /// The over-the-air manifest URL the package's customer.json carries; nil without a public URL.
   public var modelManifestURL: String?
   public var tool: String
   public var toolchain: String
