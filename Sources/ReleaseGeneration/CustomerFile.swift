@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseManifest
+import ReleaseSystem
 
 /// A customer's configuration as its SDK reads it: `customer.json` in the `ContextSDK` target's
 /// resources, which the template's `CustomerConfiguration` decodes, so the keys are that type's
@@ -41,8 +42,6 @@ struct CustomerFile: Encodable {
 
   /// Stable bytes: sorted keys, one value per line, a trailing newline.
   func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self) + Data("\n".utf8)
+    try StableJSON.encode(self)
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseManifest
+import ReleaseSystem
 
 /// `ota/<id>/models.json` on a publish destination: what one customer's devices are offered
 /// over the air, per flow. The SDK's updater reads it (see "Models over the air" in the README
@@ -117,9 +118,7 @@ struct OTAManifest: Codable, Equatable, Sendable {
 
   /// Stable bytes: sorted keys, a trailing newline.
   func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self) + Data("\n".utf8)
+    try StableJSON.encode(self)
   }
 
   /// The same manifest at another revision: two manifests that differ only in their

@@ -76,9 +76,7 @@ public struct RolloutState: Equatable, Sendable {
   /// a small, reviewable diff.
   public func encoded() throws -> Data {
     struct File: Encodable { var customers: [String: [String: Flow]] }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(File(customers: customers)) + Data("\n".utf8)
+    return try StableJSON.encode(File(customers: customers))
   }
 
   /// A fresh salt: 16 random bytes as lower-case hex.

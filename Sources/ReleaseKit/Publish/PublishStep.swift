@@ -198,7 +198,7 @@ struct PublishStep: Step {
       index.name = record.customer.name
       index.packageName = record.packageName
       if try store.replace(
-        key, with: try PublishedJSON.encode(index), contentType: "application/json", ifUnchanged: current?.tag
+        key, with: try StableJSON.encode(index), contentType: "application/json", ifUnchanged: current?.tag
       ) {
         return
       }
@@ -240,7 +240,7 @@ struct PublishStep: Step {
       FaultPoint.pause("publish.customer-indexes-read")
       index.customers.sort { $0.id < $1.id }
       if try store.replace(
-        "index.json", with: try PublishedJSON.encode(index), contentType: "application/json",
+        "index.json", with: try StableJSON.encode(index), contentType: "application/json",
         ifUnchanged: current?.tag)
       {
         return

@@ -44,11 +44,3 @@ struct TopLevelIndex: Codable, Equatable {
   }
   var customers: [Entry]
 }
-
-enum PublishedJSON {
-  static func encode<T: Encodable>(_ value: T) throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(value) + Data("\n".utf8)
-  }
-}

@@ -82,8 +82,6 @@ public struct ReleaseRecord: Codable, Equatable, Sendable {
 
   /// Stable bytes: sorted keys and a trailing newline.
   public func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self) + Data("\n".utf8)
+    try StableJSON.encode(self)
   }
 }

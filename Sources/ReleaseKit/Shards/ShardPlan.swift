@@ -138,9 +138,7 @@ struct ShardRecord: Codable, Equatable, Sendable {
   }
 
   func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self) + Data("\n".utf8)
+    try StableJSON.encode(self)
   }
 }
 

@@ -60,9 +60,7 @@ public struct ReleaseState: Codable, Equatable, Sendable {
 
   /// Stable bytes: sorted keys, so a state change is a small, reviewable diff.
   public func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self) + Data("\n".utf8)
+    try StableJSON.encode(self)
   }
 
   public func write(to url: URL) throws { try AtomicFile.write(try encoded(), to: url) }

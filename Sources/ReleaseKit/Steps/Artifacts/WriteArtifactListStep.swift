@@ -47,10 +47,8 @@ struct WriteArtifactListStep: Step {
       }
     }
     entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     try AtomicFile.write(
-      try encoder.encode(List(artifacts: entries)) + Data("\n".utf8),
+      try StableJSON.encode(List(artifacts: entries)),
       to: context.distDirectory.appendingPathComponent(Self.fileName))
   }
 }
