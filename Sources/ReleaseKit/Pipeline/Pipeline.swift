@@ -106,13 +106,14 @@ public struct CustomerPipeline: Sendable {
       -> CustomerJob?
     {
       let others = Set(current.filter { $0.key != worker }.values)
-      let joinable = pending.firstIndex { job in
-        let group = affinity(job)
-        return others.contains(group) && pending.count(where: { affinity($0) == group }) >= worthJoining
+      func joinable() -> Int? {
+        var left: [String: Int] = [:]
+        for job in pending { left[affinity(job), default: 0] += 1 }
+        return pending.firstIndex { others.contains(affinity($0)) && left[affinity($0)]! >= worthJoining }
       }
       guard
         let index = pending.firstIndex(where: { affinity($0) == last })
-          ?? pending.firstIndex(where: { !others.contains(affinity($0)) }) ?? joinable
+          ?? pending.firstIndex(where: { !others.contains(affinity($0)) }) ?? joinable()
       else {
         current[worker] = nil
         return nil
