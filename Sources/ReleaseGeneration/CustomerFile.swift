@@ -1,6 +1,5 @@
 import Foundation
 import ReleaseManifest
-import ReleaseSystem
 
 /// A customer's configuration as its SDK reads it: `customer.json` in the `ContextSDK` target's
 /// resources, which the template's `CustomerConfiguration` decodes, so the keys are that type's
@@ -38,10 +37,5 @@ struct CustomerFile: Encodable {
     }
     modelManifestURL = input.modelManifestURL
     self.features = features.map(\.name)
-  }
-
-  /// Stable bytes: sorted keys, one value per line, a trailing newline.
-  func encoded() throws -> Data {
-    try StableJSON.encode(self)
   }
 }

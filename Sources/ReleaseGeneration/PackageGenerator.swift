@@ -93,7 +93,7 @@ public enum PackageGenerator {
     for model in input.models {
       try plan(modelsDirectory + "/" + model.resourceName, .model(model))
     }
-    try plan(customerFile, .contents(try CustomerFile(input, features: features).encoded()))
+    try plan(customerFile, .contents(try StableJSON.encode(CustomerFile(input, features: features))))
     try plan(
       changelogFile,
       .contents(

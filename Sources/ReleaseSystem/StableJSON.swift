@@ -10,4 +10,12 @@ public enum StableJSON {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     return try encoder.encode(value) + Data("\n".utf8)
   }
+
+  /// Sorted keys, no whitespace, on one line: what digests are taken of and what `--json`
+  /// prints.
+  public static func canonical<Value: Encodable>(_ value: Value) -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)) ?? Data()
+  }
 }

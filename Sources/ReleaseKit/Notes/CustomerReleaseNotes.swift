@@ -20,7 +20,7 @@ public struct CustomerReleaseNotes: Sendable, Equatable {
 
   /// SHA-256 of the notes: part of the build digest, so a release in dist/ made with other
   /// notes (another history) is built again.
-  public var digest: String { SHA256Digest.hex(of: InputDigest.canonicalJSON(notes)) }
+  public var digest: String { SHA256Digest.hex(of: StableJSON.canonical(notes)) }
 
   init(
     customer: Customer, version: SemanticVersion, sdkVersion: SemanticVersion,

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSystem
 
 /// `release plan --shards N [--json]`: which customers each of N machines builds, without
 /// building or writing anything. A CI matrix runs `release all --shard k/N` on each machine
@@ -19,10 +20,8 @@ enum PlanCommand {
     let output = invocation.services.output
     let features = Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.features.map(\.name)) })
     if options.json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
       let document = JSONOutput(planDigest: plan.planDigest, shards: plan.shards, features: features)
-      output.write(line: String(decoding: try encoder.encode(document), as: UTF8.self), to: .standardOutput)
+      output.write(line: String(decoding: StableJSON.canonical(document), as: UTF8.self), to: .standardOutput)
       return
     }
     let building = plan.shards.map(\.building).reduce(0, +)

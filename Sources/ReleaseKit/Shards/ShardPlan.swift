@@ -52,8 +52,13 @@ struct ShardPlan: Codable, Equatable, Sendable {
 
   /// The cost of `building[run]` (see `make`); `building` is in feature-set order.
   static func cost(_ building: [Job], _ run: Range<Int>) -> Int {
-    let switches = run.dropFirst().filter { building[$0].features != building[$0 - 1].features }.count
-    return run.count + featureSetCost * switches
+    run.reduce(0) { $0 + addedCost(building, $1, runStart: run.lowerBound) }
+  }
+
+  /// What `building[index]` adds to a run that starts at `start`: itself, and a feature set
+  /// when it opens one.
+  private static func addedCost(_ building: [Job], _ index: Int, runStart start: Int) -> Int {
+    1 + (index > start && building[index].features != building[index - 1].features ? featureSetCost : 0)
   }
 
   /// `count` consecutive runs covering `building`.
@@ -63,8 +68,7 @@ struct ShardPlan: Codable, Equatable, Sendable {
       var end = start
       var total = 0
       while end < building.count {
-        let added =
-          1 + (end > start && building[end].features != building[end - 1].features ? featureSetCost : 0)
+        let added = addedCost(building, end, runStart: start)
         guard total + added <= limit else { break }
         total += added
         end += 1
@@ -165,6 +169,6 @@ enum PlanDigest {
       manifest: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.manifestPath)),
       state: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.statePath)),
       tool: "\(ReleaseTool.name) \(ReleaseTool.version)", toolchain: inputs.toolchain)
-    return SHA256Digest.hex(of: InputDigest.canonicalJSON(parts))
+    return SHA256Digest.hex(of: StableJSON.canonical(parts))
   }
 }

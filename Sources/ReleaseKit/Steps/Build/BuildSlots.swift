@@ -115,50 +115,46 @@ final class BuildSlots: Sendable {
   /// a customer's bundle missing). So the tool does not rely on it either way: whatever SwiftPM
   /// decides, the bundle a customer's tests read holds that customer's resources.
   static func refreshResourceBundles(resources: URL, below build: URL) throws {
-    let fileManager = FileManager.default
-    let entries = (try? fileManager.contentsOfDirectory(atPath: resources.path)) ?? []
-    // `.build/<triple>/<configuration>/`; `.build/debug` is a link to one of them.
-    for triple in (try? fileManager.contentsOfDirectory(atPath: build.path)) ?? [] {
-      let tripleURL = build.appendingPathComponent(triple)
-      guard (try? tripleURL.resourceValues(forKeys: [.isSymbolicLinkKey]).isSymbolicLink) == false else {
-        continue
-      }
-      for configuration in (try? fileManager.contentsOfDirectory(atPath: tripleURL.path)) ?? [] {
-        let directory = tripleURL.appendingPathComponent(configuration)
-        for bundle in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
-        where bundle.hasSuffix(".resources") || bundle.hasSuffix(".bundle") {
-          for entry in entries {
-            let from = resources.appendingPathComponent(entry)
-            let to = directory.appendingPathComponent(bundle).appendingPathComponent(entry)
-            var isDirectory: ObjCBool = false
-            if fileManager.fileExists(atPath: from.path, isDirectory: &isDirectory), isDirectory.boolValue {
-              try mirrorFiles(from: from, into: to)
-            } else if !fileManager.contentsEqual(atPath: from.path, andPath: to.path) {
-              do {
-                try? fileManager.removeItem(at: to)
-                try fileManager.copyItem(at: from, to: to)
-              } catch {
-                throw SystemError.cannotWrite(path: to.path, reason: SystemError.reason(error))
-              }
-            }
-          }
-        }
+    // A bundle may hold files of SwiftPM's own beside the resources (`Info.plist` on Apple
+    // platforms): only what is under the resources' own top-level names is the tool's.
+    let names = Set((try? FileManager.default.contentsOfDirectory(atPath: resources.path)) ?? [])
+    for bundle in resourceBundles(below: build) {
+      try mirrorFiles(from: resources, into: bundle) { path in
+        names.contains(String(path.prefix { $0 != "/" }))
       }
     }
   }
 
-  /// With `notBefore` (seconds since 1970), each file written gets a modification time of a
-  /// whole second, that one or one past the replaced file's, and the latest such second is
-  /// returned; nil when nothing was written.
+  /// The resource bundles in `.build/<triple>/<configuration>/` (`.build/debug` is a link to
+  /// one of them).
+  private static func resourceBundles(below build: URL) -> [URL] {
+    let fileManager = FileManager.default
+    func entries(_ directory: URL) -> [URL] {
+      ((try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []).map {
+        directory.appendingPathComponent($0)
+      }
+    }
+    let triples = entries(build).filter {
+      (try? $0.resourceValues(forKeys: [.isSymbolicLinkKey]).isSymbolicLink) == false
+    }
+    return triples.flatMap(entries).flatMap(entries).filter {
+      $0.lastPathComponent.hasSuffix(".resources") || $0.lastPathComponent.hasSuffix(".bundle")
+    }
+  }
+
+  /// Files of `destination` that `source` lacks are removed where `owned` says the path (relative)
+  /// is the mirror's. With `notBefore` (seconds since 1970), each file written gets a
+  /// modification time of a whole second, that one or one past the replaced file's, and the
+  /// latest such second is returned; nil when nothing was written.
   @discardableResult
-  private static func mirrorFiles(from source: URL, into destination: URL, notBefore: Int? = nil)
-    throws -> Int?
-  {
+  private static func mirrorFiles(
+    from source: URL, into destination: URL, notBefore: Int? = nil, owned: (String) -> Bool = { _ in true }
+  ) throws -> Int? {
     let fileManager = FileManager.default
     let wanted = Set(try relativeFiles(in: source))
     var latest: Int?
     do {
-      for existing in try relativeFiles(in: destination) where !wanted.contains(existing) {
+      for existing in try relativeFiles(in: destination) where !wanted.contains(existing) && owned(existing) {
         try fileManager.removeItem(at: destination.appendingPathComponent(existing))
       }
       for path in wanted.sorted() {

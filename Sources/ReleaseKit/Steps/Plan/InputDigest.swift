@@ -52,7 +52,7 @@ public struct InputDigest: Codable, Equatable, Sendable {
       bundleIdentifiers: customer.bundleIdentifiers,
       flows: customer.customModels.map { "\($0.flowId) \($0.flowName) v\($0.modelVersion)" }.sorted(),
       features: features.sorted())
-    self.entry = SHA256Digest.hex(of: Self.canonicalJSON(entry))
+    self.entry = SHA256Digest.hex(of: StableJSON.canonical(entry))
     self.models = Dictionary(
       uniqueKeysWithValues: customer.customModels.map {
         ($0.reference.description, models[$0.reference]?.sha256 ?? "")
@@ -77,13 +77,13 @@ public struct InputDigest: Codable, Equatable, Sendable {
 
   public var source: String {
     SHA256Digest.hex(
-      of: Self.canonicalJSON(
+      of: StableJSON.canonical(
         SourceParts(
           entry: entry, models: models, template: template, sdkVersion: sdkVersion,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL)))
   }
 
-  public var build: String { SHA256Digest.hex(of: Self.canonicalJSON(self)) }
+  public var build: String { SHA256Digest.hex(of: StableJSON.canonical(self)) }
 
   /// Which inputs differ from an earlier build, in words.
   public func changes(since earlier: InputDigest) -> [String] {
@@ -103,12 +103,5 @@ public struct InputDigest: Codable, Equatable, Sendable {
       changes.append("archive time (SOURCE_DATE_EPOCH)")
     }
     return changes
-  }
-
-  /// Sorted keys, no whitespace: the same value always gives the same bytes.
-  static func canonicalJSON<T: Encodable>(_ value: T) -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)) ?? Data()
   }
 }
