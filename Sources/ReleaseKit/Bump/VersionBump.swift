@@ -6,8 +6,8 @@ import ReleaseSystem
 /// commit-ready change: the state file, the template's version constant (which generated
 /// packages' customer.json and README take their SDK version from, through the state), a new
 /// CHANGELOG section (date and the commits since the previous SDK tag) and the versions in
-/// the README's code blocks. Customer versions are not touched: each customer's next release
-/// takes the new SDK version (see `VersionRule`).
+/// the code blocks of README.md and of the Markdown files under docs/. Customer versions are
+/// not touched: each customer's next release takes the new SDK version (see `VersionRule`).
 struct VersionBump {
   typealias FileChange = UnifiedDiff.FileChange
 
@@ -37,7 +37,13 @@ struct VersionBump {
   let statePath: String
   let templatesPath: String
   let changelogPath = ReleaseOptions.sdkChangelogPath
-  let readmePath = "README.md"
+  /// The documentation whose code blocks show the SDK version: README.md, then every
+  /// Markdown file under docs/ (sorted, so the diff has one order).
+  var documentationPaths: [String] {
+    let docs = services.resolve("docs")
+    let files = FileManager.default.enumerator(atPath: docs.path)?.compactMap { $0 as? String } ?? []
+    return ["README.md"] + files.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+  }
 
   /// The template file holding `public let contextSDKVersion = "x.y.z"`.
   static let versionFile = PackageGenerator.sdkVersionFile
@@ -91,9 +97,10 @@ struct VersionBump {
         path: changelogPath, old: changelog,
         new: try changelogWith(new, since: old, changelog ?? "# Changelog\n")))
 
-    if let readme = try? read(readmePath) {
-      let updated = Self.replacingInCodeBlocks(readme, old.description, with: new.description)
-      if updated != readme { files.append(FileChange(path: readmePath, old: readme, new: updated)) }
+    for path in documentationPaths {
+      guard let text = try? read(path) else { continue }
+      let updated = Self.replacingInCodeBlocks(text, old.description, with: new.description)
+      if updated != text { files.append(FileChange(path: path, old: text, new: updated)) }
     }
     return (old, new, files)
   }
@@ -174,8 +181,8 @@ struct VersionBump {
     return lines.joined(separator: "\n")
   }
 
-  /// Replaces the version `old` with `new` only inside fenced code blocks, where the README
-  /// shows versions a reader copies (`from: "2.4.0"`); prose about history stays as written.
+  /// Replaces the version `old` with `new` only inside fenced code blocks, where the docs
+  /// show versions a reader copies (`from: "2.4.0"`); prose about history stays as written.
   /// Only whole versions are replaced: `12.4.0` or `2.4.0.1` stay.
   static func replacingInCodeBlocks(_ text: String, _ old: String, with new: String) -> String {
     let pattern = "(?<![0-9.])" + NSRegularExpression.escapedPattern(for: old) + "(?![0-9]|\\.[0-9])"

@@ -174,29 +174,36 @@ final class VersionBumpTests: XCTestCase {
         expected: new.description))
   }
 
-  /// The README's "Models over the air" examples (a signal catalog, an error message, a
-  /// manifest) show versions that are history, not the SDK version a reader copies: the bump
-  /// of the repository's own README, from its current SDK version, must leave the section as
-  /// it is.
+  /// The "Models over the air" examples (docs/over-the-air.md: a signal catalog, an error
+  /// message, a manifest) show versions that are history, not the SDK version a reader copies:
+  /// the bump of the repository's own documentation, from its current SDK version, must leave
+  /// that page as it is.
   func testBumpingTheRepositoryReadmeLeavesTheOverTheAirExamplesAlone() throws {
-    let readme = try String(
-      contentsOf: RepositoryRoot.url.appendingPathComponent("README.md"), encoding: .utf8)
+    func read(_ path: String) throws -> String {
+      try String(contentsOf: RepositoryRoot.url.appendingPathComponent(path), encoding: .utf8)
+    }
+    let overTheAir = try read("docs/over-the-air.md")
+    XCTAssertTrue(overTheAir.hasPrefix("# Models over the air"), "the page the examples are on")
     let current = try ReleaseState.load(
       from: RepositoryRoot.url.appendingPathComponent("release-state.json"), displayPath: "release-state.json"
     ).sdkVersion
-    func section(_ text: String) throws -> String {
-      let start = try XCTUnwrap(text.range(of: "## Models over the air"))
-      let end = try XCTUnwrap(text.range(of: "\n## ", range: start.upperBound..<text.endIndex))
-      return String(text[start.lowerBound..<end.lowerBound])
-    }
     for part in [SemanticVersion.Part.major, .minor, .patch] {
       let bumped = VersionBump.replacingInCodeBlocks(
-        readme, current.description, with: current.bumped(part).description)
-      XCTAssertEqual(try section(bumped), try section(readme), "\(part) bump from \(current)")
+        overTheAir, current.description, with: current.bumped(part).description)
+      XCTAssertEqual(bumped, overTheAir, "\(part) bump from \(current)")
     }
-    XCTAssertNotEqual(
-      VersionBump.replacingInCodeBlocks(readme, current.description, with: "99.0.0"), readme,
-      "the README's code blocks do show the current version elsewhere")
+    let services = Services(
+      processRunner: SystemProcessRunner(), clock: ManualClock(), root: RepositoryRoot.url,
+      environment: [:], output: CapturedOutput())
+    let documents = VersionBump(
+      services: services, statePath: "release-state.json", templatesPath: "templates/ContextSDK"
+    ).documentationPaths
+    XCTAssertTrue(documents.contains("docs/over-the-air.md"), "\(documents)")
+    XCTAssertTrue(
+      try documents.map(read).contains {
+        VersionBump.replacingInCodeBlocks($0, current.description, with: "99.0.0") != $0
+      },
+      "the docs' code blocks do show the current version elsewhere")
   }
 
   /// `release bump` writes the state file under the lock every run records under, and applies
