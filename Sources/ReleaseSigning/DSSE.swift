@@ -20,7 +20,9 @@ public enum DSSEError: Error, Equatable, Sendable, CustomStringConvertible {
     case .unknownKeys(let keyIDs):
       return keyIDs.isEmpty
         ? "DSSE envelope is not signed"
-        : "DSSE envelope is signed only by untrusted keys: \(keyIDs.joined(separator: ", "))"
+        : "DSSE envelope is signed only by untrusted keys: "
+          + keyIDs.prefix(3).map(Self.quoted).joined(separator: ", ")
+          + (keyIDs.count > 3 ? " and \(keyIDs.count - 3) more" : "")
     case .badSignature(let keyIDs):
       return "DSSE signature by trusted key \(keyIDs.joined(separator: ", ")) does not verify"
     }
@@ -39,21 +41,21 @@ public enum DSSEError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct DSSEEnvelope: Equatable, Sendable {
   public struct Signature: Equatable, Sendable {
     /// Lower-case hex SHA-256 of the raw public key (`PublicKey.keyID`).
-    public var keyID: String
+    public internal(set) var keyID: String
     /// The raw 64-byte Ed25519 signature (base64 in the JSON).
-    public var signature: Data
+    public internal(set) var signature: Data
 
-    public init(keyID: String, signature: Data) {
+    init(keyID: String, signature: Data) {
       self.keyID = keyID
       self.signature = signature
     }
   }
 
-  public var payloadType: String
-  public var payload: Data
-  public var signatures: [Signature]
+  public internal(set) var payloadType: String
+  public internal(set) var payload: Data
+  public internal(set) var signatures: [Signature]
 
-  public init(payloadType: String, payload: Data, signatures: [Signature]) {
+  init(payloadType: String, payload: Data, signatures: [Signature]) {
     self.payloadType = payloadType
     self.payload = payload
     self.signatures = signatures

@@ -219,9 +219,8 @@ enum PEM {
       let line = rawLine.trimmingCharacters(in: .whitespaces)
       if let current = open {
         if line == "-----END \(current.label)-----" {
-          guard var der = Data(base64Encoded: current.body) else { throw .notBase64(current.kind) }
-          defer { Seed.wipe(&der) }
-          blocks.append(Data(der))
+          guard let der = Data(base64Encoded: current.body) else { throw .notBase64(current.kind) }
+          blocks.append(der)
           open = nil
         } else if line.hasPrefix("-----") {
           throw .truncatedPEM(current.kind)

@@ -52,7 +52,7 @@ public enum SSHSignature {
 
   /// The armored signature of `data` (hash sha512), as `ssh-keygen -Y sign -n <namespace>`
   /// writes it.
-  public static func sign(_ data: Data, namespace: String, with key: SigningKey) throws(KeyError) -> String {
+  static func sign(_ data: Data, namespace: String, with key: SigningKey) throws(KeyError) -> String {
     try sign(sha512: Digest.hash(data, .sha512), namespace: namespace, with: key)
   }
 

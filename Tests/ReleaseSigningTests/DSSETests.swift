@@ -139,3 +139,14 @@ final class DSSETests: XCTestCase {
       Data([0xfb, 0xff]))
   }
 }
+
+extension DSSETests {
+  func testRefusalsAreOneLineAndShowEnvelopeValuesShortened() {
+    let noisy = DSSEError.unknownKeys(["a\nb", String(repeating: "c", count: 500), "d", "e"])
+    XCTAssertFalse(noisy.description.contains("\n"), noisy.description)
+    XCTAssertLessThan(noisy.description.count, 300)
+    XCTAssertTrue(noisy.description.hasSuffix(" and 1 more"), noisy.description)
+    let type = DSSEError.wrongPayloadType(expected: "t", found: "x\ny")
+    XCTAssertEqual(type.description, #"DSSE payloadType is "x y", expected "t""#)
+  }
+}
