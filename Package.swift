@@ -2,7 +2,7 @@
 import PackageDescription
 
 // No package dependencies: only the toolchain, libarchive (zip), libcurl (network) and,
-// on Linux, libcrypto (SHA-256; CryptoKit on Apple platforms).
+// on Linux, libcrypto (SHA-256, SHA-512, Ed25519; CryptoKit on Apple platforms).
 let package = Package(
   name: "release",
   platforms: [.macOS(.v13)],
@@ -34,6 +34,11 @@ let package = Package(
     .target(name: "ReleaseArchive", dependencies: ["CArchive", "ReleaseSystem"]),
     .target(name: "ReleaseNetwork", dependencies: ["CCurlShim", "ReleaseSystem"]),
     .target(name: "ReleaseManifest", dependencies: ["ReleaseSystem"]),
+    // Ed25519 keys, DSSE envelopes and OpenSSH file signatures (CryptoKit on Apple, libcrypto
+    // elsewhere).
+    .target(
+      name: "ReleaseSigning",
+      dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
     .target(
       name: "ReleaseKit",
@@ -46,6 +51,7 @@ let package = Package(
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest"]),
+    .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
     .testTarget(
