@@ -51,6 +51,8 @@ extension CustomerBuild {
     ).update()
   }
 
+  /// Whether `bundleIdentifier` is one of the customer's apps; false when the configuration
+  /// could not be read.
   public static func isAllowed(bundleIdentifier: String?) -> Bool {
     configuration.bundleIdentifierCheck.isAllowed(bundleIdentifier: bundleIdentifier)
   }
