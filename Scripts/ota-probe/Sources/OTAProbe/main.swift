@@ -15,6 +15,10 @@ guard (3...4).contains(arguments.count), let count = Int(arguments[2]), count > 
   exit(2)
 }
 let root = URL(fileURLWithPath: arguments[1])
+if let error = ContextSDK.configurationError {
+  print("error: this package's configuration cannot be read: \(error)")
+  exit(2)
+}
 guard let text = arguments.count == 4 ? arguments[3] : ContextSDK.configuration.modelManifestURL,
   let manifestURL = URL(string: text)
 else {

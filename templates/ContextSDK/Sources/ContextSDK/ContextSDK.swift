@@ -1,11 +1,20 @@
 @_exported import ContextSDKCore
 import Foundation
 
-/// The SDK's entry point in the customer's app. This file is the same for every customer;
-/// `CustomerRegistry.swift` (which also re-exports the customer's feature modules, each adding
-/// its own API to this type) and the bundled models differ.
+/// The SDK's entry point in your app. Your features' modules (re-exported by
+/// `CustomerRegistry.swift`) each add their own API to this type.
+///
+/// Nothing here crashes the app: when this package's `customer.json` cannot be read,
+/// `configurationError` says why, and the SDK runs with no models and no allowed apps, so every
+/// decision falls back to "no model" (do not show the prompt) and no update is attempted.
 public enum ContextSDK: CustomerBuild {
-  public static var configuration: CustomerConfiguration { CustomerRegistry.configuration }
+  /// This build's configuration, or `CustomerConfiguration.unavailable` when it could not be
+  /// read (see `configurationError`).
+  public static var configuration: CustomerConfiguration { CustomerRegistry.loaded.configuration }
+
+  /// Why this package's `customer.json` could not be read; nil when it was. Worth logging once
+  /// at launch: a package made by `release` always has a readable one.
+  public static var configurationError: CustomerConfigurationError? { CustomerRegistry.loaded.error }
 
   /// The model file shipped in this package for a flow, or `nil` when this customer's build
   /// has no model for it.
@@ -14,32 +23,5 @@ public enum ContextSDK: CustomerBuild {
     // `Bundle.module` is generated per target, so the lookup has to happen in this target,
     // which owns the `Models` resource folder.
     return Bundle.module.url(forResource: model.resourceName, withExtension: nil, subdirectory: "Models")
-  }
-
-  /// Follows this build's over-the-air manifest once: downloads the models the rollout rule
-  /// picks for this device into `downloadsDirectory` (where `resolveModel` looks) and removes
-  /// retracted ones. Call it at launch or in the background; the bundled models stay the
-  /// fallback whatever happens. The install id that places this device in rollouts is kept in
-  /// `installIDDirectory`.
-  public static func updateModels(downloadsDirectory: URL, installIDDirectory: URL) async -> ModelUpdateReport {
-    guard let text = configuration.modelManifestURL, let url = URL(string: text) else {
-      return ModelUpdateReport(error: "this build has no over-the-air manifest URL")
-    }
-    let installID: String
-    do { installID = try InstallID.load(from: installIDDirectory) } catch {
-      return ModelUpdateReport(error: "no install id: \(error)")
-    }
-    return await ModelUpdater(
-      manifestURL: url, configuration: configuration, downloadsDirectory: downloadsDirectory, installID: installID
-    ).update()
-  }
-
-  public static func isAllowed(bundleIdentifier: String?) -> Bool {
-    configuration.bundleIdentifierCheck.isAllowed(bundleIdentifier: bundleIdentifier)
-  }
-
-  /// Whether the app (or extension) this code runs in is one of the customer's.
-  public static var isRunningAppAllowed: Bool {
-    configuration.bundleIdentifierCheck.isRunningAppAllowed()
   }
 }

@@ -5,7 +5,12 @@ import Foundation
 /// an extension of this protocol, so a package without a feature has none of that feature's
 /// API: calling it does not compile, rather than failing in the app.
 public protocol CustomerBuild {
+  /// The build's configuration; `CustomerConfiguration.unavailable` (no models, no allowed
+  /// apps) when it could not be read, and then `configurationError` says why.
   static var configuration: CustomerConfiguration { get }
+
+  /// Why the build's configuration could not be read; nil when it was.
+  static var configurationError: CustomerConfigurationError? { get }
 
   /// The model file shipped in this package for a flow, or `nil` when this build has no model
   /// for it.
@@ -13,12 +18,48 @@ public protocol CustomerBuild {
 }
 
 extension CustomerBuild {
+  /// A build whose configuration is given in code has nothing to read.
+  public static var configurationError: CustomerConfigurationError? { nil }
+
   /// The bundled model or a newer over-the-air one from `downloadsDirectory` (see
-  /// `ModelResolver`); `nil` when this build has no model for the flow.
+  /// `ModelResolver`); `nil` when this build has no model for the flow, or when its
+  /// configuration could not be read (see `configurationError`): then the app makes no
+  /// decision with a model, e.g. it does not show the prompt. Only reads files.
   public static func resolveModel(forFlow flowName: String, downloadsDirectory: URL) -> ResolvedModel? {
     guard let model = configuration.model(forFlow: flowName),
       let bundledURL = bundledModelURL(forFlow: flowName)
     else { return nil }
     return ModelResolver().resolve(model, bundledModelURL: bundledURL, downloadsDirectory: downloadsDirectory)
+  }
+
+  /// Follows this build's over-the-air manifest once: downloads the models the rollout rule
+  /// picks for this device into `downloadsDirectory` (where `resolveModel` looks) and removes
+  /// retracted and outdated ones. Call it at launch or in the background; the bundled models
+  /// stay the fallback whatever happens. The install id that places this device in rollouts is
+  /// kept in `installIDDirectory`. The report's `error` says why nothing was changed, if so.
+  public static func updateModels(downloadsDirectory: URL, installIDDirectory: URL) async -> ModelUpdateReport {
+    if let configurationError { return ModelUpdateReport(error: .configuration(configurationError)) }
+    guard let text = configuration.modelManifestURL, let url = URL(string: text) else {
+      return ModelUpdateReport(error: .noManifestURL)
+    }
+    let installID: String
+    do throws(InstallID.Unreadable) { installID = try InstallID.load(from: installIDDirectory) } catch {
+      return ModelUpdateReport(error: .installID(error))
+    }
+    return await ModelUpdater(
+      manifestURL: url, configuration: configuration, downloadsDirectory: downloadsDirectory, installID: installID
+    ).update()
+  }
+
+  /// Whether `bundleIdentifier` is one of the customer's apps; false when the configuration
+  /// could not be read.
+  public static func isAllowed(bundleIdentifier: String?) -> Bool {
+    configuration.bundleIdentifierCheck.isAllowed(bundleIdentifier: bundleIdentifier)
+  }
+
+  /// Whether the app (or extension) this code runs in is one of the customer's; false when the
+  /// configuration could not be read.
+  public static var isRunningAppAllowed: Bool {
+    configuration.bundleIdentifierCheck.isRunningAppAllowed()
   }
 }

@@ -24,13 +24,35 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
     self.features = features
   }
 
+  /// What a build whose `customer.json` cannot be read runs with: no models, no allowed apps
+  /// and no over-the-air manifest, so every decision falls back to "no model" (the app does not
+  /// show the prompt) and nothing is downloaded.
+  public static let unavailable = CustomerConfiguration(
+    appID: "", bundleIdentifiers: [], sdkVersion: contextSDKVersion, models: [])
+
   /// Reads a build's configuration from its `customer.json` (nil: the resource is missing).
-  public static func load(from url: URL?) throws -> CustomerConfiguration {
-    guard let url else { throw CustomerConfigurationError.missing }
+  public static func load(from url: URL?) throws(CustomerConfigurationError) -> CustomerConfiguration {
+    guard let url else { throw .missing }
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      throw .unreadable(file: url.lastPathComponent, reason: error.localizedDescription)
+    }
     do {
-      return try JSONDecoder().decode(CustomerConfiguration.self, from: Data(contentsOf: url))
+      return try JSONDecoder().decode(CustomerConfiguration.self, from: data)
     } catch {
-      throw CustomerConfigurationError.unreadable(file: url.lastPathComponent, reason: "\(error)")
+      throw .unreadable(file: url.lastPathComponent, reason: "\(error)")
+    }
+  }
+
+  /// Reads `url` as `load(from:)` does, but never throws: a configuration that cannot be read
+  /// gives `unavailable` and the reason, which the build reports as its `configurationError`.
+  public static func loadOrUnavailable(
+    from url: URL?
+  ) -> (configuration: CustomerConfiguration, error: CustomerConfigurationError?) {
+    do throws(CustomerConfigurationError) {
+      return (try load(from: url), nil)
+    } catch {
+      return (unavailable, error)
     }
   }
 
@@ -47,9 +69,13 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
   }
 }
 
-/// Why a build's `customer.json` could not be read.
-public enum CustomerConfigurationError: Error, CustomStringConvertible {
+/// Why a build's `customer.json` could not be read. The build then runs with
+/// `CustomerConfiguration.unavailable`; a package made by `release` always has a readable one
+/// (its own tests check it), so this means the package was changed after it was made.
+public enum CustomerConfigurationError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+  /// The package's resources hold no `customer.json`.
   case missing
+  /// `customer.json` is there but cannot be read or is not a configuration this SDK reads.
   case unreadable(file: String, reason: String)
 
   public var description: String {
@@ -58,4 +84,6 @@ public enum CustomerConfigurationError: Error, CustomStringConvertible {
     case .unreadable(let file, let reason): "\(file) cannot be read: \(reason)"
     }
   }
+
+  public var errorDescription: String? { description }
 }

@@ -36,42 +36,23 @@ public struct ModelResolver: Sendable {
     self.maximumSpecificationVersion = maximumSpecificationVersion
   }
 
-  /// Also tidies the flow's download folder: downloads at or below the version in use are
-  /// outdated and deleted, and so are files that are not Core ML models at all (a failed
-  /// download; removing it lets the next download retry). Downloads that are only too new for
-  /// this SDK stay, since an SDK update can use them. Deleting is best effort: a file that
-  /// cannot be removed is simply not used.
+  /// Only reads: it deletes nothing, so asking is safe at any time and from any thread.
+  /// Downloads it passes over (outdated, not a Core ML model, too new for this SDK) stay where
+  /// they are until `ModelUpdater` tidies the folder on its next update.
   public func resolve(_ model: FlowModel, bundledModelURL: URL, downloadsDirectory: URL) -> ResolvedModel {
     let flowDirectory = downloadsDirectory.appendingPathComponent(model.flowName, isDirectory: true)
-    let downloads = Self.downloadedModels(in: flowDirectory)
-
-    var chosen: DownloadedModel?
-    for download in downloads where download.version > model.modelVersion {
-      do {
-        if try CoreMLModelHeader.specificationVersion(ofModelAt: download.url) <= maximumSpecificationVersion
-        {
-          chosen = download
-          break
-        }
-      } catch CoreMLModelHeader.ReadError.notCoreMLModel {
-        try? FileManager.default.removeItem(at: download.url)
-      } catch {
-        continue
-      }
+    for download in Self.downloadedModels(in: flowDirectory) where download.version > model.modelVersion {
+      // A file that cannot be read as a Core ML model (a failed download), or one too new for
+      // this SDK, is passed over.
+      guard let specificationVersion = try? CoreMLModelHeader.specificationVersion(ofModelAt: download.url),
+        specificationVersion <= maximumSpecificationVersion
+      else { continue }
+      return ResolvedModel(url: download.url, modelVersion: download.version, source: .downloaded)
     }
-
-    let versionInUse = chosen?.version ?? model.modelVersion
-    for download in downloads where download.version <= versionInUse && download != chosen {
-      try? FileManager.default.removeItem(at: download.url)
-    }
-
-    guard let chosen else {
-      return ResolvedModel(url: bundledModelURL, modelVersion: model.modelVersion, source: .bundled)
-    }
-    return ResolvedModel(url: chosen.url, modelVersion: chosen.version, source: .downloaded)
+    return ResolvedModel(url: bundledModelURL, modelVersion: model.modelVersion, source: .bundled)
   }
 
-  private struct DownloadedModel: Equatable {
+  private struct DownloadedModel {
     let version: Int
     let url: URL
   }

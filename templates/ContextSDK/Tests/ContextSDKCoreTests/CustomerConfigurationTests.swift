@@ -22,27 +22,7 @@ final class CustomerConfigurationTests: XCTestCase {
   }
 
   func testReadsTheConfigurationTheReleaseToolWrites() throws {
-    // The shape `release` writes (its CustomerFile): sorted keys, no manifest URL when the
-    // release has no over-the-air models.
-    let json = """
-      {
-        "appID" : "app",
-        "bundleIdentifiers" : [],
-        "features" : ["conversion"],
-        "models" : [
-          {
-            "flowId" : 8362, "flowName" : "onboarding_upsell", "inputNames" : [], "modelVersion" : 73,
-            "resourceName" : "onboarding_upsell_v73.mlmodel", "sha256" : "", "specificationVersion" : 4
-          },
-          {
-            "flowId" : 8363, "flowName" : "paywall_timing", "inputNames" : [], "modelVersion" : 14,
-            "resourceName" : "paywall_timing_v14.mlmodel", "sha256" : "", "specificationVersion" : 4
-          }
-        ],
-        "sdkVersion" : "1.0.0"
-      }
-      """
-    let file = try temporaryFile(json)
+    let file = try temporaryFile(Self.json)
     defer { try? FileManager.default.removeItem(at: file) }
     let expected = CustomerConfiguration(
       appID: "app", bundleIdentifiers: [], sdkVersion: "1.0.0", models: configuration.models,
@@ -50,15 +30,76 @@ final class CustomerConfigurationTests: XCTestCase {
     XCTAssertEqual(try CustomerConfiguration.load(from: file), expected)
   }
 
-  func testAMissingOrUnreadableConfigurationIsAnErrorNamingIt() throws {
-    XCTAssertThrowsError(try CustomerConfiguration.load(from: nil)) { error in
-      XCTAssertEqual("\(error)", "customer.json is missing from the package's resources")
+  /// The shape `release` writes (its CustomerFile): sorted keys, no manifest URL when the
+  /// release has no over-the-air models.
+  private static let json = """
+    {
+      "appID" : "app",
+      "bundleIdentifiers" : [],
+      "features" : ["conversion"],
+      "models" : [
+        {
+          "flowId" : 8362, "flowName" : "onboarding_upsell", "inputNames" : [], "modelVersion" : 73,
+          "resourceName" : "onboarding_upsell_v73.mlmodel", "sha256" : "", "specificationVersion" : 4
+        },
+        {
+          "flowId" : 8363, "flowName" : "paywall_timing", "inputNames" : [], "modelVersion" : 14,
+          "resourceName" : "paywall_timing_v14.mlmodel", "sha256" : "", "specificationVersion" : 4
+        }
+      ],
+      "sdkVersion" : "1.0.0"
     }
+    """
+
+  func testAMissingOrUnreadableConfigurationIsATypedErrorNamingIt() throws {
+    XCTAssertThrowsError(try CustomerConfiguration.load(from: nil)) { error in
+      XCTAssertEqual(error as? CustomerConfigurationError, .missing)
+      XCTAssertEqual("\(error)", "customer.json is missing from the package's resources")
+      XCTAssertEqual(error.localizedDescription, "customer.json is missing from the package's resources")
+    }
+    // Not a configuration, not JSON, not there, not a file: each one `unreadable`, naming it.
+    let incomplete = try temporaryFile(#"{"appID": "app"}"#)
+    let notJSON = try temporaryFile("customer")
+    let absent = FileManager.default.temporaryDirectory.appendingPathComponent("customer-\(UUID().uuidString).json")
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("customer-\(UUID().uuidString).json")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer {
+      for url in [incomplete, notJSON, folder] { try? FileManager.default.removeItem(at: url) }
+    }
+    for file in [incomplete, notJSON, absent, folder] {
+      do throws(CustomerConfigurationError) {
+        _ = try CustomerConfiguration.load(from: file)
+        XCTFail("\(file.lastPathComponent) was read")
+      } catch {
+        guard case .unreadable(let name, _) = error else { return XCTFail("\(error)") }
+        XCTAssertEqual(name, file.lastPathComponent)
+        XCTAssertTrue("\(error)".hasPrefix("\(file.lastPathComponent) cannot be read: "), "\(error)")
+      }
+    }
+  }
+
+  func testAConfigurationThatCannotBeReadGivesTheUnavailableOneAndTheError() throws {
+    let missing = CustomerConfiguration.loadOrUnavailable(from: nil)
+    XCTAssertEqual(missing.configuration, .unavailable)
+    XCTAssertEqual(missing.error, .missing)
+    XCTAssertTrue(CustomerConfiguration.unavailable.models.isEmpty)
+    XCTAssertTrue(CustomerConfiguration.unavailable.bundleIdentifiers.isEmpty)
+    XCTAssertNil(CustomerConfiguration.unavailable.modelManifestURL)
+
     let file = try temporaryFile(#"{"appID": "app"}"#)
     defer { try? FileManager.default.removeItem(at: file) }
-    XCTAssertThrowsError(try CustomerConfiguration.load(from: file)) { error in
-      XCTAssertTrue("\(error)".hasPrefix("\(file.lastPathComponent) cannot be read: "), "\(error)")
+    let unreadable = CustomerConfiguration.loadOrUnavailable(from: file)
+    XCTAssertEqual(unreadable.configuration, .unavailable)
+    guard case .unreadable(let name, _) = unreadable.error else {
+      return XCTFail("\(String(describing: unreadable.error))")
     }
+    XCTAssertEqual(name, file.lastPathComponent)
+
+    let readable = try temporaryFile(Self.json)
+    defer { try? FileManager.default.removeItem(at: readable) }
+    let read = CustomerConfiguration.loadOrUnavailable(from: readable)
+    XCTAssertNil(read.error)
+    XCTAssertEqual(read.configuration.appID, "app")
   }
 
   private func temporaryFile(_ text: String) throws -> URL {

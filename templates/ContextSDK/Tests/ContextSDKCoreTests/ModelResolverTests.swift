@@ -76,10 +76,10 @@ final class ModelResolverTests: XCTestCase {
     XCTAssertEqual(resolve(), ResolvedModel(url: supported, modelVersion: 75, source: .downloaded))
   }
 
-  func testGarbageDownloadFallsBackAndIsDeleted() throws {
+  func testGarbageDownloadFallsBackAndIsLeftForTheUpdater() throws {
     let garbage = try write(Data("<html>503 Service Unavailable</html>".utf8), version: 75)
     XCTAssertEqual(resolve().source, .bundled)
-    XCTAssertFalse(exists(garbage))
+    XCTAssertTrue(exists(garbage), "resolving only reads; the updater replaces or removes it")
   }
 
   func testTruncatedDownloadFallsBack() throws {
@@ -93,18 +93,28 @@ final class ModelResolverTests: XCTestCase {
     XCTAssertEqual(resolve().source, .bundled)
   }
 
-  func testOutdatedDownloadsAreDeleted() throws {
-    let older = try download(version: 70)
-    let equal = try download(version: 73)
-    let superseded = try download(version: 74)
+  /// A query: outdated, broken and too new downloads are passed over, and every file is still
+  /// there afterwards, the folder's listing and each file's bytes alike (tidying is the
+  /// updater's).
+  func testResolvingDeletesNothing() throws {
+    try download(version: 70)
+    try download(version: 73)
+    try download(version: 74)
     let inUse = try download(version: 75)
-    let tooNew = try download(version: 76, specificationVersion: 9)
+    try download(version: 76, specificationVersion: 9)
+    try write(Data("<html>503 Service Unavailable</html>".utf8), version: 77)
+    let flowDirectory = downloads.appendingPathComponent(model.flowName, isDirectory: true)
+    func contents() throws -> [String: Data] {
+      let names = try FileManager.default.contentsOfDirectory(atPath: flowDirectory.path)
+      return try Dictionary(
+        uniqueKeysWithValues: names.map { ($0, try Data(contentsOf: flowDirectory.appendingPathComponent($0))) })
+    }
+    let before = try contents()
+    XCTAssertEqual(before.count, 6)
     XCTAssertEqual(resolve().url, inUse)
-    XCTAssertFalse(exists(older))
-    XCTAssertFalse(exists(equal))
-    XCTAssertFalse(exists(superseded))
-    XCTAssertTrue(exists(inUse))
-    XCTAssertTrue(exists(tooNew))
+    XCTAssertEqual(resolve().url, inUse, "the same answer when asked again")
+    XCTAssertEqual(try contents(), before)
+    XCTAssertTrue(exists(bundledURL))
   }
 
   func testFilesNotNamedByVersionAreIgnoredAndKept() throws {

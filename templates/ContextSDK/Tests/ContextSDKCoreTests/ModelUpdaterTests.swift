@@ -81,9 +81,11 @@ final class ModelUpdaterTests: XCTestCase {
     server.route("/ota/acme/models.json", body: try JSONSerialization.data(withJSONObject: manifest))
   }
 
+  private var manifestURL: URL { server.url("/ota/acme/models.json") }
+
   private func update() async -> ModelUpdateReport {
     await ModelUpdater(
-      manifestURL: server.url("/ota/acme/models.json"), configuration: configuration, downloadsDirectory: downloads,
+      manifestURL: manifestURL, configuration: configuration, downloadsDirectory: downloads,
       installID: device, sdkVersion: "2.4.0", timeout: 5
     ).update()
   }
@@ -145,9 +147,13 @@ final class ModelUpdaterTests: XCTestCase {
     try publish(revision: 1, [try offer(74, v74)])
     _ = await update()
     // v75's entry names other bytes than the server sends.
-    try publish(revision: 2, [try offer(74, v74), try offer(75, v75, sha256: SHA256Digest.hex(of: Data("other".utf8)))])
+    let other = SHA256Digest.hex(of: Data("other".utf8))
+    try publish(revision: 2, [try offer(74, v74), try offer(75, v75, sha256: other)])
     let report = await update()
-    XCTAssertNotNil(report.flows["onboarding_upsell"]?.error)
+    XCTAssertEqual(
+      report.flows["onboarding_upsell"]?.error,
+      .model(
+        flowName: "onboarding_upsell", modelVersion: 75, .digest(found: SHA256Digest.hex(of: v75), expected: other)))
     XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
     XCTAssertEqual(files, ["74.mlmodel"], "no temporary file left, the model in use kept")
     XCTAssertEqual(resolved(), 74)
@@ -166,11 +172,14 @@ final class ModelUpdaterTests: XCTestCase {
     _ = await update()
     try publish(revision: 2, [], appID: "00000000-0000-0000-0000-000000000000")
     let foreign = await update()
-    XCTAssertEqual(foreign.error?.hasSuffix("a manifest for another app"), true, foreign.error ?? "")
+    XCTAssertEqual(foreign.error, .manifestRejected(url: manifestURL, .otherApp))
+    XCTAssertEqual(foreign.error?.description, "manifest \(manifestURL.absoluteString): a manifest for another app")
     XCTAssertEqual(files, ["74.mlmodel"])
     server.stop()
     let down = await update()
-    XCTAssertNotNil(down.error)
+    guard case .manifestNotFetched(manifestURL, .network) = down.error else {
+      return XCTFail(String(describing: down.error))
+    }
     XCTAssertEqual(files, ["74.mlmodel"])
     XCTAssertEqual(resolved(), 74)
   }
@@ -186,8 +195,10 @@ final class ModelUpdaterTests: XCTestCase {
     let offer = try XCTUnwrap(manifest.flows["onboarding_upsell"]?.models.first)
     server.route(String(offer.url.dropFirst(server.url("").absoluteString.count)), body: PublishedManifest.model)
     let devices = (0..<1000).map { "device-\($0)" }
-    let inside = try XCTUnwrap(devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) < offer.rolloutPercent })
-    let outside = try XCTUnwrap(devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) >= offer.rolloutPercent })
+    let inside = try XCTUnwrap(
+      devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) < offer.rolloutPercent })
+    let outside = try XCTUnwrap(
+      devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) >= offer.rolloutPercent })
 
     let taken = await ModelUpdater(
       manifestURL: server.url("/ota/acme/models.json"), configuration: configuration, downloadsDirectory: downloads,
@@ -224,13 +235,15 @@ final class ModelUpdaterTests: XCTestCase {
     let report = await update()
     XCTAssertEqual(
       report.flows["onboarding_upsell"]?.error,
+      .model(flowName: "onboarding_upsell", modelVersion: 75, .tooLarge(limit: 1000)))
+    XCTAssertEqual(
+      report.flows["onboarding_upsell"]?.error?.description,
       "onboarding_upsell v75: more than 1000 bytes, the most the manifest allows; cut off")
     XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
     XCTAssertEqual(files, ["74.mlmodel"], "no temporary file left, the model in use kept")
     // Paced at 64 KiB every 10 ms, the whole body takes 2.6 s and more: cut off, the server
-    // could hand over a small part of it (socket buffers) before the connection closed. At
-    // 64 KiB a millisecond, a loaded machine (two builds on two cores) took long enough to stop
-    // that the whole body went out.
+    // could hand over a small part of it (socket buffers) before the connection closed. Any
+    // faster, a busy machine could take long enough to stop that the whole body went out.
     let sent = try XCTUnwrap(
       server.bytesSent("/ota/models/\(digest).mlmodel", within: 30), "the response never ended")
     XCTAssertGreaterThan(sent, 1000, "the transfer began")
@@ -244,6 +257,11 @@ final class ModelUpdaterTests: XCTestCase {
     let report = await update()
     XCTAssertEqual(
       report.flows["onboarding_upsell"]?.error,
+      .model(
+        flowName: "onboarding_upsell", modelVersion: 75, .size(found: Int64(v75.count), expected: Int64(v75.count + 10))
+      ))
+    XCTAssertEqual(
+      report.flows["onboarding_upsell"]?.error?.description,
       "onboarding_upsell v75: \(v75.count) bytes, the manifest says \(v75.count + 10)")
     XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
     XCTAssertEqual(files, ["74.mlmodel"])
@@ -253,10 +271,58 @@ final class ModelUpdaterTests: XCTestCase {
     publishRaw(Data(count: Int(ModelManifest.maximumManifestSize) + 1))
     let report = await update()
     XCTAssertEqual(
-      report.error,
-      "manifest \(server.url("/ota/acme/models.json").absoluteString): more than \(ModelManifest.maximumManifestSize) bytes, the most the manifest allows; cut off"
+      report.error, .manifestNotFetched(url: manifestURL, .tooLarge(limit: ModelManifest.maximumManifestSize)))
+    XCTAssertEqual(
+      report.error?.description,
+      "manifest \(manifestURL.absoluteString): more than \(ModelManifest.maximumManifestSize) bytes, the most the manifest allows; cut off"
     )
     XCTAssertEqual(files, [])
+  }
+
+  func testAManifestThatIsNotAManifestIsReportedAsSuch() async throws {
+    publishRaw(Data("<html>not found</html>".utf8))
+    let report = await update()
+    guard case .manifestNotDecoded(manifestURL, _) = report.error else {
+      return XCTFail(String(describing: report.error))
+    }
+    try publish(revision: 1, [try offer(74, v74, status: "withdrawn")])
+    let unknown = await update()
+    XCTAssertEqual(
+      unknown.error,
+      .manifestRejected(url: manifestURL, .unknownStatusOrPercentage(flowName: "onboarding_upsell", modelVersion: 74)))
+    XCTAssertEqual(files, [])
+  }
+
+  /// The resolver only reads; the updater is what tidies: a broken file where the chosen model
+  /// goes is replaced, and downloads it does not choose (outdated ones, broken ones) go.
+  func testTheUpdaterTidiesWhatTheResolverLeaves() async throws {
+    let folder = downloads.appendingPathComponent("onboarding_upsell", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try v75.write(to: folder.appendingPathComponent("72.mlmodel"))
+    try Data("<html>503</html>".utf8).write(to: folder.appendingPathComponent("74.mlmodel"))
+    try Data("<html>503</html>".utf8).write(to: folder.appendingPathComponent("76.mlmodel"))
+    XCTAssertEqual(resolved(), 73, "neither the outdated nor the broken files are used")
+    XCTAssertEqual(files, ["72.mlmodel", "74.mlmodel", "76.mlmodel"], "nor deleted by resolving")
+
+    try publish(revision: 1, [try offer(74, v74)])
+    let report = await update()
+    XCTAssertNil(report.flows["onboarding_upsell"]?.error)
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.downloaded, 74)
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [72, 76])
+    XCTAssertEqual(files, ["74.mlmodel"])
+    XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("74.mlmodel")), v74)
+    XCTAssertEqual(resolved(), 74)
+  }
+
+  func testAPausedFlowDropsOnlyDownloadsNoNewerThanTheBundledModel() async throws {
+    try publish(revision: 1, [try offer(74, v74)])
+    _ = await update()
+    try v75.write(to: downloads.appendingPathComponent("onboarding_upsell/73.mlmodel"))
+    try publish(revision: 2, paused: true, [try offer(74, v74, status: "paused")])
+    let report = await update()
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [73])
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
+    XCTAssertEqual(files, ["74.mlmodel"])
   }
 
   private func publishRaw(_ body: Data) {

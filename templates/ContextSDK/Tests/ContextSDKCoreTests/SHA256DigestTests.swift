@@ -22,9 +22,9 @@ final class SHA256DigestTests: XCTestCase {
 
   func testAFileReadInBlocksHashesAsItsBytes() throws {
     // 2,500 bytes (i % 251) read 1,000 at a time: two full reads and a partial one, each
-    // ending mid-block (a block is 64 bytes). Small, because every customer's build runs this
-    // test and the implementation is compiled unoptimized there; the default read size only
-    // changes how many reads there are. The expected digest is Python's:
+    // ending mid-block (a block is 64 bytes). Small, because `swift test` compiles the
+    // implementation unoptimized; the default read size only changes how many reads there
+    // are. The expected digest is Python's:
     // hashlib.sha256(bytes(i % 251 for i in range(2500))).
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }

@@ -12,6 +12,13 @@ import XCTest
 final class CustomerBuildTests: XCTestCase {
   private let configuration = ContextSDK.configuration
 
+  /// A package whose `customer.json` is missing or unreadable runs with no models rather than
+  /// crash the app; for the package itself that is a failure.
+  func testThisPackagesConfigurationIsRead() {
+    XCTAssertNil(ContextSDK.configurationError)
+    XCTAssertNotEqual(configuration, .unavailable)
+  }
+
   func testRegistryIsForThisSDKVersion() {
     XCTAssertEqual(configuration.sdkVersion, contextSDKVersion)
   }
@@ -87,7 +94,7 @@ final class CustomerBuildTests: XCTestCase {
       process.arguments = [url.path]
       let output = Pipe()
       process.standardOutput = output
-      // Woken when it exits: `waitUntilExit` polls every 50 ms, in each customer's build.
+      // Woken when it exits, rather than by `waitUntilExit`, which polls every 50 ms.
       let exited = DispatchSemaphore(value: 0)
       process.terminationHandler = { _ in exited.signal() }
       try process.run()

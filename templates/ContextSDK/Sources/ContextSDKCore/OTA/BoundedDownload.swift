@@ -17,7 +17,7 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
   private let file: FileHandle?
   private var received: Int64 = 0
   private var body = Data()
-  private var failure: Error?
+  private var failure: ModelTransferError?
   private var continuation: CheckedContinuation<Data, Error>?
 
   private init(limit: Int64, file: FileHandle?) {
@@ -26,11 +26,11 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
   }
 
   /// The body of `url` (status 200 only): in memory, or appended to `file` (then the result is
-  /// empty). Fails with `ModelUpdater.UpdateError.tooLarge` as soon as more than `limit` bytes
-  /// are announced or have arrived.
+  /// empty). Fails with `ModelTransferError.tooLarge` as soon as more than `limit` bytes are
+  /// announced or have arrived.
   static func get(
     _ url: URL, limit: Int64, timeout: TimeInterval, resourceTimeout: TimeInterval, into file: FileHandle? = nil
-  ) async throws -> Data {
+  ) async throws(ModelTransferError) -> Data {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout
     configuration.timeoutIntervalForResource = resourceTimeout
@@ -40,11 +40,16 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
     defer { session.finishTasksAndInvalidate() }
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
     request.httpMethod = "GET"
-    return try await withCheckedThrowingContinuation { continuation in
-      download.lock.lock()
-      download.continuation = continuation
-      download.lock.unlock()
-      session.dataTask(with: request).resume()
+    do {
+      return try await withCheckedThrowingContinuation { continuation in
+        download.lock.lock()
+        download.continuation = continuation
+        download.lock.unlock()
+        session.dataTask(with: request).resume()
+      }
+    } catch {
+      // The delegate resumes with `ModelTransferError` only.
+      throw error as? ModelTransferError ?? .network(error.localizedDescription)
     }
   }
 
@@ -54,11 +59,11 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
       let status = (dataTask.response as? HTTPURLResponse)?.statusCode ?? 0
       received += Int64(data.count)
       if status != 200 {
-        failure = ModelUpdater.UpdateError.status(status)
+        failure = ModelTransferError.status(status)
       } else if received > limit || (dataTask.response?.expectedContentLength ?? -1) > limit {
-        failure = ModelUpdater.UpdateError.tooLarge(limit: limit)
+        failure = ModelTransferError.tooLarge(limit: limit)
       } else if let file {
-        do { try file.write(contentsOf: data) } catch { failure = ModelUpdater.UpdateError.install("\(error)") }
+        do { try file.write(contentsOf: data) } catch { failure = ModelTransferError.install("\(error)") }
       } else {
         body.append(data)
       }
@@ -77,9 +82,9 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
     if let failure {
       result = .failure(failure)
     } else if let error {
-      result = .failure(error)
+      result = .failure(ModelTransferError.network(error.localizedDescription))
     } else if status != 200 {
-      result = .failure(ModelUpdater.UpdateError.status(status))
+      result = .failure(ModelTransferError.status(status))
     } else {
       result = .success(body)
     }

@@ -7,35 +7,56 @@ import Foundation
 /// protected while the device is locked, an I/O error) or holds no id is reported and kept:
 /// replacing it would move the device into other buckets of every rollout.
 public enum InstallID {
-  public struct Unreadable: Error, CustomStringConvertible {
-    public let description: String
+  /// Why there is no install id: the device then takes part in no rollout and keeps the models
+  /// it has.
+  public enum Unreadable: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// There was no id, and none could be written.
+    case cannotCreate(path: String, reason: String)
+    /// The file is there but cannot be read (protected while the device is locked, an I/O error).
+    case cannotRead(path: String, reason: String)
+    /// The file holds no install id; it is kept as it is.
+    case notAnID(path: String, byteCount: Int)
+
+    public var description: String {
+      switch self {
+      case .cannotCreate(let path, let reason): "\(path): cannot create: \(reason)"
+      case .cannotRead(let path, let reason): "\(path): cannot read: \(reason)"
+      case .notAnID(let path, let byteCount): "\(path): holds no install id (\(byteCount) bytes); kept as it is"
+      }
+    }
+
+    public var errorDescription: String? { description }
   }
 
-  public static func load(from directory: URL) throws -> String {
+  public static func load(from directory: URL) throws(Unreadable) -> String {
     let file = directory.appendingPathComponent("install-id")
     if let id = try read(file) { return id }
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     // Create-only: written in full under a temporary name, then linked to the final one, so
     // two updaters starting at once agree on one id (the loser reads the winner's).
     let temporary = directory.appendingPathComponent(".install-id-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: temporary) }
-    try Data(UUID().uuidString.utf8).write(to: temporary)
-    if link(temporary.path, file.path) != 0 && errno != EEXIST {
-      throw Unreadable(description: "\(file.path): cannot create: \(String(cString: strerror(errno)))")
+    do {
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      try Data(UUID().uuidString.utf8).write(to: temporary)
+    } catch {
+      throw .cannotCreate(path: file.path, reason: error.localizedDescription)
     }
-    guard let id = try read(file) else { throw Unreadable(description: "\(file.path): vanished after creation") }
+    if link(temporary.path, file.path) != 0 && errno != EEXIST {
+      throw .cannotCreate(path: file.path, reason: String(cString: strerror(errno)))
+    }
+    guard let id = try read(file) else { throw .cannotCreate(path: file.path, reason: "vanished after creation") }
     return id
   }
 
   /// The id in `file`; nil only when there is no such file.
-  private static func read(_ file: URL) throws -> String? {
+  private static func read(_ file: URL) throws(Unreadable) -> String? {
     let data: Data
     do { data = try Data(contentsOf: file) } catch {
       if !FileManager.default.fileExists(atPath: file.path) { return nil }
-      throw Unreadable(description: "\(file.path): cannot read: \(error.localizedDescription)")
+      throw .cannotRead(path: file.path, reason: error.localizedDescription)
     }
     guard let text = String(data: data, encoding: .utf8), UUID(uuidString: text) != nil else {
-      throw Unreadable(description: "\(file.path): holds no install id (\(data.count) bytes); kept as it is")
+      throw .notAnID(path: file.path, byteCount: data.count)
     }
     return text
   }

@@ -62,26 +62,53 @@ public struct ModelManifest: Codable, Equatable, Sendable {
   /// fetch is cut off there.
   public static let maximumManifestSize: Int64 = 1024 * 1024
 
-  /// Why the manifest cannot be followed, or nil: a manifest for another app, of another format
-  /// or with an entry that could not be checked is ignored as a whole.
-  public func problem(forAppID appID: String) -> String? {
-    guard schemaVersion == Self.supportedSchemaVersion else {
-      return "schemaVersion \(schemaVersion), this SDK reads \(Self.supportedSchemaVersion)"
+  /// Why a manifest cannot be followed: a manifest for another app, of another format or with
+  /// an entry that could not be checked is ignored as a whole.
+  public enum Problem: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// A format this SDK does not read.
+    case schemaVersion(Int)
+    /// The manifest of another app (its `appID` is not this build's).
+    case otherApp
+    /// A model's URL is not an http(s) URL.
+    case notHTTPURL(flowName: String, modelVersion: Int)
+    /// A model's SHA-256 is not 64 lower-case hex digits.
+    case badDigest(flowName: String, modelVersion: Int)
+    /// A model's size is not between 1 byte and `maximumModelSize`.
+    case sizeOutOfRange(flowName: String, modelVersion: Int, size: Int64)
+    /// A model's status is unknown, or its rollout percentage is not 0 to 100.
+    case unknownStatusOrPercentage(flowName: String, modelVersion: Int)
+
+    public var description: String {
+      switch self {
+      case .schemaVersion(let found): "schemaVersion \(found), this SDK reads \(ModelManifest.supportedSchemaVersion)"
+      case .otherApp: "a manifest for another app"
+      case .notHTTPURL(let flow, let version): "\(flow) v\(version): not an http(s) URL"
+      case .badDigest(let flow, let version): "\(flow) v\(version): sha256 is not 64 lower-case hex digits"
+      case .sizeOutOfRange(let flow, let version, let size): "\(flow) v\(version): size \(size) out of range"
+      case .unknownStatusOrPercentage(let flow, let version): "\(flow) v\(version): unknown status or percentage"
+      }
     }
-    guard self.appID.lowercased() == appID.lowercased() else { return "a manifest for another app" }
+
+    public var errorDescription: String? { description }
+  }
+
+  /// Why the manifest cannot be followed by the build of `appID`, or nil.
+  public func problem(forAppID appID: String) -> Problem? {
+    guard schemaVersion == Self.supportedSchemaVersion else { return .schemaVersion(schemaVersion) }
+    guard self.appID.lowercased() == appID.lowercased() else { return .otherApp }
     for (name, flow) in flows {
       for model in flow.models {
         guard let url = URL(string: model.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-          return "\(name) v\(model.modelVersion): not an http(s) URL"
+          return .notHTTPURL(flowName: name, modelVersion: model.modelVersion)
         }
         guard model.sha256.count == 64, model.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
-          return "\(name) v\(model.modelVersion): sha256 is not 64 lower-case hex digits"
+          return .badDigest(flowName: name, modelVersion: model.modelVersion)
         }
         guard (1...Self.maximumModelSize).contains(model.size) else {
-          return "\(name) v\(model.modelVersion): size \(model.size) out of range"
+          return .sizeOutOfRange(flowName: name, modelVersion: model.modelVersion, size: model.size)
         }
         guard ["active", "paused", "retracted"].contains(model.status), (0...100).contains(model.rolloutPercent)
-        else { return "\(name) v\(model.modelVersion): unknown status or percentage" }
+        else { return .unknownStatusOrPercentage(flowName: name, modelVersion: model.modelVersion) }
       }
     }
     return nil

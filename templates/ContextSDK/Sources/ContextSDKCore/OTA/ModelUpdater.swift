@@ -11,10 +11,11 @@ public struct ModelUpdateReport: Equatable, Sendable {
     public var version: Int?
     public var downloaded: Int?
     public var deleted: [Int] = []
-    /// Why the chosen model could not be installed; the flow keeps what it had.
-    public var error: String?
+    /// Why the chosen model could not be installed (`ModelUpdateError.model`); the flow keeps
+    /// what it had.
+    public var error: ModelUpdateError?
 
-    public init(version: Int? = nil, downloaded: Int? = nil, deleted: [Int] = [], error: String? = nil) {
+    public init(version: Int? = nil, downloaded: Int? = nil, deleted: [Int] = [], error: ModelUpdateError? = nil) {
       self.version = version
       self.downloaded = downloaded
       self.deleted = deleted
@@ -22,17 +23,82 @@ public struct ModelUpdateReport: Equatable, Sendable {
     }
   }
 
-  /// Why nothing was changed at all (no manifest, a bad manifest, no network).
-  public var error: String?
+  /// Why nothing was changed at all (no configuration, no manifest, a bad manifest, no network).
+  public var error: ModelUpdateError?
   /// The manifest's revision that was followed.
   public var revision: Int?
   public var flows: [String: FlowResult] = [:]
 
-  public init(error: String? = nil, revision: Int? = nil, flows: [String: FlowResult] = [:]) {
+  public init(error: ModelUpdateError? = nil, revision: Int? = nil, flows: [String: FlowResult] = [:]) {
     self.error = error
     self.revision = revision
     self.flows = flows
   }
+}
+
+/// Why an update changed nothing, or why one flow's chosen model was not installed. Either way
+/// the device keeps the models it had, and the bundled models stay the fallback.
+public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+  /// The build's `customer.json` could not be read: it knows no flows to update.
+  case configuration(CustomerConfigurationError)
+  /// The build has no over-the-air manifest URL (its release published no models over the air).
+  case noManifestURL
+  /// The install id that places this device in rollouts could not be read or made.
+  case installID(InstallID.Unreadable)
+  /// The manifest could not be fetched: no network, a status other than 200, too large.
+  case manifestNotFetched(url: URL, ModelTransferError)
+  /// The manifest is not JSON in the manifest's format.
+  case manifestNotDecoded(url: URL, reason: String)
+  /// The manifest cannot be followed: for another app, of another format, or with a bad entry.
+  case manifestRejected(url: URL, ModelManifest.Problem)
+  /// A flow's chosen model could not be downloaded or installed.
+  case model(flowName: String, modelVersion: Int, ModelTransferError)
+
+  public var description: String {
+    switch self {
+    case .configuration(let error): "\(error)"
+    case .noManifestURL: "this build has no over-the-air manifest URL"
+    case .installID(let error): "no install id: \(error)"
+    case .manifestNotFetched(let url, let error): "manifest \(url.absoluteString): \(error)"
+    case .manifestNotDecoded(let url, let reason): "manifest \(url.absoluteString): \(reason)"
+    case .manifestRejected(let url, let problem): "manifest \(url.absoluteString): \(problem)"
+    case .model(let flowName, let modelVersion, let error): "\(flowName) v\(modelVersion): \(error)"
+    }
+  }
+
+  public var errorDescription: String? { description }
+}
+
+/// Why one transfer (the manifest, or one model) failed; nothing it wrote is kept.
+public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+  /// The server answered with a status other than 200.
+  case status(Int)
+  /// The manifest's URL for the model is not a URL.
+  case badURL
+  /// The download's size is not the manifest's.
+  case size(found: Int64, expected: Int64)
+  /// The download's SHA-256 is not the manifest's.
+  case digest(found: String, expected: String)
+  /// The download could not be written or moved into place (a full disk, a protected folder).
+  case install(String)
+  /// More than `limit` bytes announced or arrived; the transfer was cut off there.
+  case tooLarge(limit: Int64)
+  /// The request failed: no network, a timeout, the server went away.
+  case network(String)
+
+  public var description: String {
+    switch self {
+    case .status(let status): "HTTP status \(status)"
+    case .badURL: "not a URL"
+    case .size(let found, let expected): "\(found) bytes, the manifest says \(expected)"
+    case .digest(let found, let expected): "sha256 \(found), the manifest says \(expected)"
+    case .install(let reason): "cannot install: \(reason)"
+    case .tooLarge(let limit): "more than \(limit) bytes, the most the manifest allows; cut off"
+    case .network(let reason): reason
+    }
+  }
+
+  public var errorDescription: String? { description }
 }
 
 /// Follows the customer's over-the-air manifest (see `RolloutRule` for the device rule): for
@@ -75,17 +141,21 @@ public struct ModelUpdater: Sendable {
 
   public func update() async -> ModelUpdateReport {
     var report = ModelUpdateReport()
-    let manifest: ModelManifest
-    do {
-      let data = try await BoundedDownload.get(
+    let data: Data
+    do throws(ModelTransferError) {
+      data = try await BoundedDownload.get(
         manifestURL, limit: ModelManifest.maximumManifestSize, timeout: timeout, resourceTimeout: resourceTimeout)
-      manifest = try JSONDecoder().decode(ModelManifest.self, from: data)
     } catch {
-      report.error = "manifest \(manifestURL.absoluteString): \(error)"
+      report.error = .manifestNotFetched(url: manifestURL, error)
+      return report
+    }
+    let manifest: ModelManifest
+    do { manifest = try JSONDecoder().decode(ModelManifest.self, from: data) } catch {
+      report.error = .manifestNotDecoded(url: manifestURL, reason: "\(error)")
       return report
     }
     if let problem = manifest.problem(forAppID: configuration.appID) {
-      report.error = "manifest \(manifestURL.absoluteString): \(problem)"
+      report.error = .manifestRejected(url: manifestURL, problem)
       return report
     }
     report.revision = manifest.revision
@@ -105,7 +175,12 @@ public struct ModelUpdater: Sendable {
     }
     let present = downloadedVersions(in: directory)
     if flow.paused {
-      // Nothing new; the device keeps what it runs.
+      // Nothing new; the device keeps what it runs, and drops downloads no newer than the
+      // bundled model, which the resolver would never choose.
+      for version in present where version <= bundled.modelVersion {
+        if remove(version: version, in: directory) { result.deleted.append(version) }
+      }
+      result.deleted.sort()
       result.version = present.filter { $0 > bundled.modelVersion }.max()
       return result
     }
@@ -116,18 +191,20 @@ public struct ModelUpdater: Sendable {
       let file = directory.appendingPathComponent("\(choice.modelVersion).mlmodel")
       let installed = (try? SHA256Digest.hex(ofFileAt: file)) == choice.sha256
       if !installed {
-        do {
+        do throws(ModelTransferError) {
           try await download(choice, to: file)
           result.downloaded = choice.modelVersion
         } catch {
-          result.error = "\(bundled.flowName) v\(choice.modelVersion): \(error)"
+          result.error = .model(flowName: bundled.flowName, modelVersion: choice.modelVersion, error)
           result.version = present.filter { $0 > bundled.modelVersion && $0 != choice.modelVersion }.max()
           return result
         }
       }
       result.version = choice.modelVersion
     }
-    // Only now that the chosen model is in place (or the bundled one is chosen): the rest goes.
+    // Only now that the chosen model is in place (or the bundled one is chosen): the rest goes,
+    // outdated downloads and files that are not the chosen model's bytes alike. This is the
+    // one place downloads are deleted; `ModelResolver` only reads.
     for version in downloadedVersions(in: directory) where version != choice?.modelVersion {
       if remove(version: version, in: directory) { result.deleted.append(version) }
     }
@@ -137,29 +214,40 @@ public struct ModelUpdater: Sendable {
 
   /// Downloads to a temporary file beside `file` — cut off as soon as more than the manifest's
   /// size arrives — checks size and SHA-256, and renames it into place.
-  private func download(_ model: ModelManifest.Model, to file: URL) async throws {
-    guard let url = URL(string: model.url) else { throw UpdateError.badURL }
+  private func download(_ model: ModelManifest.Model, to file: URL) async throws(ModelTransferError) {
+    guard let url = URL(string: model.url) else { throw .badURL }
     let fileManager = FileManager.default
-    try fileManager.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
     let temporary = file.deletingLastPathComponent().appendingPathComponent(".\(UUID().uuidString).download")
     defer { try? fileManager.removeItem(at: temporary) }
-    guard fileManager.createFile(atPath: temporary.path, contents: nil) else {
-      throw UpdateError.install("cannot create \(temporary.lastPathComponent)")
-    }
-    let handle = try FileHandle(forWritingTo: temporary)
     do {
+      try fileManager.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+    } catch {
+      throw .install(error.localizedDescription)
+    }
+    guard fileManager.createFile(atPath: temporary.path, contents: nil) else {
+      throw .install("cannot create \(temporary.lastPathComponent)")
+    }
+    let handle: FileHandle
+    do { handle = try FileHandle(forWritingTo: temporary) } catch { throw .install(error.localizedDescription) }
+    do throws(ModelTransferError) {
       _ = try await BoundedDownload.get(
         url, limit: model.size, timeout: timeout, resourceTimeout: resourceTimeout, into: handle)
-      try handle.close()
     } catch {
       try? handle.close()
       throw error
     }
-    let size = (try fileManager.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?.int64Value ?? -1
-    guard size == model.size else { throw UpdateError.size(found: size, expected: model.size) }
-    let digest = try SHA256Digest.hex(ofFileAt: temporary)
-    guard digest == model.sha256 else { throw UpdateError.digest(found: digest, expected: model.sha256) }
-    if rename(temporary.path, file.path) != 0 { throw UpdateError.install(String(cString: strerror(errno))) }
+    let size: Int64
+    do {
+      try handle.close()
+      size = (try fileManager.attributesOfItem(atPath: temporary.path)[.size] as? NSNumber)?.int64Value ?? -1
+    } catch {
+      throw .install(error.localizedDescription)
+    }
+    guard size == model.size else { throw .size(found: size, expected: model.size) }
+    let digest: String
+    do { digest = try SHA256Digest.hex(ofFileAt: temporary) } catch { throw .install(error.localizedDescription) }
+    guard digest == model.sha256 else { throw .digest(found: digest, expected: model.sha256) }
+    if rename(temporary.path, file.path) != 0 { throw .install(String(cString: strerror(errno))) }
   }
 
   /// Downloaded versions of a flow: `<version>.mlmodel` regular files.
@@ -176,26 +264,5 @@ public struct ModelUpdater: Sendable {
   private func remove(version: Int, in directory: URL) -> Bool {
     let file = directory.appendingPathComponent("\(version).mlmodel")
     return (try? FileManager.default.removeItem(at: file)) != nil
-  }
-
-  enum UpdateError: Error, CustomStringConvertible {
-    case status(Int)
-    case badURL
-    case size(found: Int64, expected: Int64)
-    case digest(found: String, expected: String)
-    case install(String)
-    /// More than `limit` bytes announced or arrived; the transfer was cut off there.
-    case tooLarge(limit: Int64)
-
-    var description: String {
-      switch self {
-      case .status(let status): return "HTTP status \(status)"
-      case .badURL: return "not a URL"
-      case .size(let found, let expected): return "\(found) bytes, the manifest says \(expected)"
-      case .digest(let found, let expected): return "sha256 \(found), the manifest says \(expected)"
-      case .install(let reason): return "cannot install: \(reason)"
-      case .tooLarge(let limit): return "more than \(limit) bytes, the most the manifest allows; cut off"
-      }
-    }
   }
 }

@@ -6,10 +6,6 @@ public enum SDKSignals {
   public static let introduced: [String: String] = introducedSignals()
 }
 
-// In this module, not the core: the table differs with the customer's features, and a core that
-// is the same for every customer is never compiled again when a build slot moves on to a
-// customer with other features. The values are in a function's body: the compiler tracks a
-// change there apart from the module's declarations.
 private func introducedSignals() -> [String: String] {
   [
     "app_launches": "1.0.0",

@@ -11,15 +11,9 @@ enum CustomerRegistry {
   static let resourceName = "customer.json"
 
   /// This build's customer, read once from `customer.json`, which `release` writes next to the
-  /// models. A package without it, or with one this SDK cannot read, was not made by
-  /// `release` or was changed after: the package's own tests fail on it, and an app stops
-  /// here rather than run with no customer.
-  static let configuration: CustomerConfiguration = {
-    do {
-      return try CustomerConfiguration.load(
-        from: Bundle.module.url(forResource: resourceName, withExtension: nil))
-    } catch {
-      fatalError("ContextSDK: \(error)")
-    }
-  }()
+  /// models; or why it could not be read. A package without it, or with one this SDK cannot
+  /// read, was changed after `release` made it: the package's own tests fail on it, and an app
+  /// gets no decisions from it (see `ContextSDK.configurationError`) instead of crashing.
+  static let loaded = CustomerConfiguration.loadOrUnavailable(
+    from: Bundle.module.url(forResource: resourceName, withExtension: nil))
 }
