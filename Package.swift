@@ -35,6 +35,9 @@ let package = Package(
     .target(name: "ReleaseNetwork", dependencies: ["CCurlShim", "ReleaseSystem"]),
     .target(name: "ReleaseManifest", dependencies: ["ReleaseSystem"]),
     .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
+    // Judging a challenger from its outcomes: CSV reader, always-valid statistics, reports.
+    // Pure Foundation.
+    .target(name: "ReleaseEvaluation"),
     .target(
       name: "ReleaseKit",
       dependencies: [
@@ -46,6 +49,7 @@ let package = Package(
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest"]),
+    .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
     .testTarget(
