@@ -37,9 +37,9 @@ extension EvaluationReport {
       width: 2.5)
     chart.legend(
       [
-        ("challenger \(judgement.challenger)", colors.challenger),
-        ("baseline \(judgement.baseline)", colors.baseline),
-      ], x: xRange.right - 170, y: 98)
+        .init(label: "challenger \(judgement.challenger)", color: colors.challenger),
+        .init(label: "baseline \(judgement.baseline)", color: colors.baseline),
+      ], right: xRange.right, y: 76)
 
     // Below: the difference in percentage points, with its interval.
     let margin = -judgement.policy.margin * (days.last?.baseline.rate ?? 0) * 100
@@ -48,7 +48,7 @@ extension EvaluationReport {
       .filter(\.isFinite)
     let differenceAxis = Axis(values: finiteBounds + [0, margin], top: 350, bottom: 530)
     chart.text(
-      "Difference, challenger − baseline (percentage points), with its 95 % always-valid interval",
+      "Difference, challenger − baseline (pp)",
       x: xRange.left, y: 341, size: 13, anchor: "start", weight: "bold")
     chart.axes(differenceAxis, xRange: xRange, format: { signed($0, differenceAxis.decimals) })
     chart.beginClip(left: xRange.left, top: 350, right: xRange.right, bottom: 530)
@@ -62,11 +62,12 @@ extension EvaluationReport {
       estimated.map { (x($0.0), differenceAxis.y($0.1.estimate * 100)) }, color: colors.challenger, width: 2.5
     )
     chart.endClip()
-    chart.text(
-      "−margin (\(signed(margin, 3)) pp)", x: xRange.right - 4, y: differenceAxis.y(margin) + 15, size: 12,
-      anchor: "end", color: "#1d7268")
     chart.legend(
-      [("difference estimate", colors.challenger), ("interval", colors.band)], x: xRange.right - 170, y: 363)
+      [
+        .init(label: "estimate", color: colors.challenger),
+        .init(label: "95 % interval", color: colors.band, style: .band),
+        .init(label: "−margin (\(signed(margin, 2)) pp)", color: "#2a9d8f", style: .dashed),
+      ], right: xRange.right, y: 341)
 
     // The dates, below both panels.
     let labelEvery = max(1, Int((Double(days.count) / 7).rounded(.up)))
@@ -215,14 +216,29 @@ struct SVGChart {
     line(from: (xRange.left, axis.bottom), to: (xRange.right, axis.bottom), color: "#444444", width: 1)
   }
 
-  mutating func legend(_ entries: [(String, String)], x: Double, y: Double) {
-    body.append(
-      "<rect x=\"\(n(x - 8))\" y=\"\(n(y - 14))\" width=\"176\" height=\"\(n(Double(entries.count) * 20 + 8))\" "
-        + "fill=\"#ffffff\" fill-opacity=\"0.85\" stroke=\"#cccccc\"/>")
-    for (index, entry) in entries.enumerated() {
-      let rowY = y + Double(index) * 20
-      line(from: (x, rowY - 4), to: (x + 22, rowY - 4), color: entry.1, width: 6)
-      text(entry.0, x: x + 30, y: rowY, size: 12, anchor: "start")
+  struct LegendEntry {
+    enum Style { case line, dashed, band }
+    let label: String
+    let color: String
+    var style = Style.line
+  }
+
+  /// A legend in one row, ending at `right`, its text's baseline at `y`.
+  mutating func legend(_ entries: [LegendEntry], right: Double, y: Double) {
+    // About 7 px a character at 12 px: wide enough for DejaVu Sans, the widest of the fonts.
+    let widths = entries.map { 30 + 7 * Double($0.label.count) + 16 }
+    var x = right - widths.reduce(0, +) + 16
+    for (entry, width) in zip(entries, widths) {
+      switch entry.style {
+      case .line: line(from: (x, y - 4), to: (x + 22, y - 4), color: entry.color, width: 3)
+      case .dashed: line(from: (x, y - 4), to: (x + 22, y - 4), color: entry.color, width: 2, dash: "6 4")
+      case .band:
+        body.append(
+          "<rect x=\"\(n(x))\" y=\"\(n(y - 10))\" width=\"22\" height=\"12\" fill=\"\(entry.color)\" "
+            + "fill-opacity=\"0.35\"/>")
+      }
+      text(entry.label, x: x + 28, y: y, size: 12, anchor: "start")
+      x += width
     }
   }
 

@@ -62,9 +62,8 @@ public enum OutcomesReader {
       problems.append(OutcomeProblem(source: source, line: line, kind: kind))
     }
 
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-      line.hasSuffix("\r") ? line.dropLast() : line
-    }
+    // "\r\n" is one Character in Swift, so both line ends are named.
+    var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     while lines.last?.isEmpty == true { lines.removeLast() }
     guard let headerLine = lines.first, !headerLine.isEmpty else {
       report(1, .missingHeader)
