@@ -6,7 +6,7 @@ public struct Interval: Hashable, Sendable {
   public let low: Double
   public let high: Double
 
-  public init(estimate: Double, low: Double, high: Double) {
+  init(estimate: Double, low: Double, high: Double) {
     self.estimate = estimate
     self.low = low
     self.high = high
@@ -33,8 +33,8 @@ public struct Interval: Hashable, Sendable {
 /// when τ² ≈ 8 V, and only slowly wider away from it. The policy ties it to the baseline
 /// rate: τ = 0.1 × baseline rate, relative effects of about ±10 %, the size a model change
 /// plausibly makes. In the setting (5 % baseline, 2,000 challenger devices a day) that
-/// is the best τ around day 7, so a 20 % change is seen within days. τ tied to the margin
-/// (2 % of the rate) would be best only at ~25 times the devices, and slower before.
+/// is the best τ around day 8, and a 20 % change is seen in about 3 days. τ tied to the margin
+/// (2 % of the rate) would be best only at 25 times the devices, and slower before.
 enum AlwaysValidInterval {
   /// The half width of the interval for variance `variance`, mixture variance `mixtureVariance`
   /// and error `alpha`; infinite when either variance is not positive.

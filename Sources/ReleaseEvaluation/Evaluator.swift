@@ -45,7 +45,10 @@ public struct Challenge: Hashable, Sendable {
 ///   −margin × p̂_baseline, `continue` otherwise.
 ///
 /// The judgement's decision is the latest date's; `decidedOn` the first date with that
-/// decision.
+/// decision. A rollout percentage of 0 or 100 has no split to check.
+///
+/// The metric is the conversion rate. Revenue needs per-device sums and squares for a valid
+/// variance; it is left for later.
 public enum Evaluator {
   /// Judges `challenge` from the rows of its customer's flow in `outcomes` (since
   /// `challenge.since`). Rows of other model versions are ignored and counted.

@@ -5,7 +5,7 @@ public struct ArmCounts: Hashable, Sendable {
   public let devices: Int
   public let conversions: Int
 
-  public init(devices: Int, conversions: Int) {
+  init(devices: Int, conversions: Int) {
     self.devices = devices
     self.conversions = conversions
   }

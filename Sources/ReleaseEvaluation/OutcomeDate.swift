@@ -51,7 +51,7 @@ public struct OutcomeDate: Hashable, Comparable, Sendable, CustomStringConvertib
   }
 
   /// Days since 1970-01-01, by Howard Hinnant's `days_from_civil`.
-  public var daysSinceEpoch: Int {
+  var daysSinceEpoch: Int {
     let shiftedYear = month <= 2 ? year - 1 : year
     let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
     let yearOfEra = shiftedYear - era * 400

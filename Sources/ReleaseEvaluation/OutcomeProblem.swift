@@ -75,7 +75,7 @@ public struct OutcomeProblem: Hashable, Sendable, CustomStringConvertible {
   public let line: Int
   public let kind: OutcomeProblemKind
 
-  public init(source: String, line: Int, kind: OutcomeProblemKind) {
+  init(source: String, line: Int, kind: OutcomeProblemKind) {
     self.source = source
     self.line = line
     self.kind = kind

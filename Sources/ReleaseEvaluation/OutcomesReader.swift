@@ -12,7 +12,7 @@ public struct OutcomeRow: Hashable, Sendable {
   /// How many of those devices converted, each at most once.
   public let conversions: Int
 
-  public init(
+  init(
     line: Int, date: OutcomeDate, customer: String, flow: String, modelVersion: Int, devices: Int,
     conversions: Int
   ) {
@@ -32,7 +32,7 @@ public struct Outcomes: Hashable, Sendable {
   public let source: String
   public let rows: [OutcomeRow]
 
-  public init(source: String, rows: [OutcomeRow]) {
+  init(source: String, rows: [OutcomeRow]) {
     self.source = source
     self.rows = rows
   }
@@ -63,6 +63,7 @@ public enum OutcomesReader {
     }
 
     // "\r\n" is one Character in Swift, so both line ends are named.
+    let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text  // a spreadsheet's byte order mark
     var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     while lines.last?.isEmpty == true { lines.removeLast() }
     guard let headerLine = lines.first, !headerLine.isEmpty else {

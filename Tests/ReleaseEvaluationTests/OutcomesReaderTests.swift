@@ -22,7 +22,7 @@ final class OutcomesReaderTests: XCTestCase {
 
   func testReadsRowsByColumnNameInAnyOrderWithQuotesAndCRLF() throws {
     let outcomes = try read(
-      "conversions,devices,modelVersion,flow,customer,date,note\r\n"
+      "\u{FEFF}conversions,devices,modelVersion,flow,customer,date,note\r\n"
         + "5,100,3,checkout,acme,2026-05-01,\"a, b\"\r\n"
         + "12,210,3,\"checkout\",acme,2026-05-02,\r\n\r\n")
     guard outcomes.rows.count == 2 else { return XCTFail("\(outcomes.rows)") }

@@ -87,8 +87,8 @@ final class SimulationTests: XCTestCase {
     let outcome = Self.simulate(challengerRate: 0.05, seed: 0x5EED_0001)
     let rate = outcome.share(.rollback)
     print(
-      "simulation equal (5.0 % vs 5.0 %): rolled back \(percent(rate)), promoted \(percent(outcome.share(.promote)))"
-    )
+      "simulation equal (5.0 % vs 5.0 %): rolled back \(percent(rate)), promoted \(percent(outcome.share(.promote))), "
+        + "invalid \(percent(outcome.share(.invalid)))")
     XCTAssertLessThanOrEqual(
       rate, 0.05,
       "an equal challenger was rolled back in \(percent(rate)) of \(Self.rollouts) rollouts (at most 5 %)")
