@@ -10,7 +10,7 @@ extension EvaluationReport {
     let colors = (challenger: "#d95f02", baseline: "#1f5fbf", band: "#f4a261")
     let title =
       "\(judgement.customer) / \(judgement.flow): model \(judgement.challenger) vs "
-      + "baseline \(judgement.baseline) at \(format(judgement.challengerPercent, 0)) %"
+      + "baseline \(judgement.baseline) at \(percentText(judgement.challengerPercent)) %"
     chart.text(title, x: 450, y: 28, size: 18, anchor: "middle", weight: "bold")
     var verdict = "Decision: \(decisionText(judgement))"
     if let decidedOn = judgement.decidedOn { verdict += " on \(decidedOn)" }

@@ -60,7 +60,7 @@ public enum EvaluationReport {
     let total = judgement.challengerArm.devices + judgement.baselineArm.devices
     let observed = total > 0 ? Double(share) / Double(total) : 0
     let verdict = judgement.sampleRatioMismatch ? "mismatch" : "ok"
-    return "\(verdict): \(format(observed, 1)) % of \(format(judgement.challengerPercent, 0)) %, "
+    return "\(verdict): \(format(observed, 1)) % of \(percentText(judgement.challengerPercent)) %, "
       + "p = \(pValue < 0.0001 ? "< 0.0001" : format(pValue, 4))"
   }
 
@@ -119,6 +119,14 @@ public enum EvaluationReport {
 
   static func format(_ value: Double, _ decimals: Int) -> String {
     String(format: "%.\(decimals)f", locale: Locale(identifier: "en_US_POSIX"), value)
+  }
+
+  /// A rollout percentage: whole numbers without decimals (10), others with up to two (12.5).
+  static func percentText(_ value: Double) -> String {
+    var text = format(value, 2)
+    while text.hasSuffix("0") { text.removeLast() }
+    if text.hasSuffix(".") { text.removeLast() }
+    return text
   }
 
   static func signed(_ value: Double, _ decimals: Int) -> String {

@@ -63,7 +63,8 @@ public enum OutcomesReader {
     }
 
     // "\r\n" is one Character in Swift, so both line ends are named.
-    let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text  // a spreadsheet's byte order mark
+    // A spreadsheet's byte order mark is not part of the first column's name.
+    let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
     var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     while lines.last?.isEmpty == true { lines.removeLast() }
     guard let headerLine = lines.first, !headerLine.isEmpty else {

@@ -69,6 +69,8 @@ final class ReportTests: XCTestCase {
     XCTAssertTrue(lines[4].hasSuffix("| 2 |"), String(lines[4]))
     XCTAssertEqual(EvaluationReport.chartFileName(judgement), "acme-checkout-7-vs-6.svg")
     XCTAssertEqual(
+      [10, 12.5, 100, 0.25].map(EvaluationReport.percentText), ["10", "12.5", "100", "0.25"])
+    XCTAssertEqual(
       EvaluationReport.chartFileName(worseJudgement(customer: "../x", flow: "a b")), ".._x-a_b-7-vs-6.svg")
   }
 
