@@ -40,6 +40,9 @@ let package = Package(
       name: "ReleaseSigning",
       dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
+    // Judging a challenger from its outcomes: CSV reader, always-valid statistics, reports.
+    // Pure Foundation.
+    .target(name: "ReleaseEvaluation"),
     .target(
       name: "ReleaseKit",
       dependencies: [
@@ -52,6 +55,7 @@ let package = Package(
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
+    .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
     .testTarget(
