@@ -58,7 +58,7 @@ public struct S3Presigner: Sendable {
     }
     // Default ports are left out of the URL and of the signed host, as clients send them.
     let defaultPort = scheme == "https" ? 443 : 80
-    var authority = host.contains(":") ? "[\(host)]" : host
+    var authority = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     if let port = objectURL.port, port != defaultPort { authority += ":\(port)" }
     let signed = try Self.presign(
       scheme: scheme, host: authority, path: objectURL.path, region: client.region,

@@ -65,6 +65,27 @@ final class S3PresignerTests: XCTestCase {
       "https://s3.eu-west-1.amazonaws.com/release-bucket/releases/acme/1.0.0/a.zip")
   }
 
+  /// A default port is neither in the URL nor in the signed host, as clients leave it out of
+  /// the Host header; another port is in both.
+  func testDefaultPortsAreLeftOut() throws {
+    for (endpoint, expected) in [
+      ("https://s3.example.com:443", "https://s3.example.com/"),
+      ("http://s3.example.com:80", "http://s3.example.com/"),
+      ("https://s3.example.com:8443", "https://s3.example.com:8443/"),
+    ] {
+      let presigned = try S3Presigner(
+        client: try Self.client(endpoint: endpoint, credentials: Self.someCredentials)
+      )
+      .presignedGetURL(for: "a.zip", expiresIn: 60, at: Date())
+      XCTAssertTrue(
+        presigned.url.absoluteString.hasPrefix(expected + "release-bucket/a.zip?"), "\(presigned.url)")
+    }
+    let signed = try S3Presigner.presign(
+      scheme: "https", host: "s3.example.com:8443", path: "/b/a.zip", region: "us-east-1",
+      credentials: Self.someCredentials, date: Date(), expirySeconds: 60)
+    XCTAssertTrue(signed.canonicalRequest.contains("\nhost:s3.example.com:8443\n"), signed.canonicalRequest)
+  }
+
   /// AWS's rules, applied by hand: unreserved characters kept, every other UTF-8 byte as
   /// upper-case %XX, "/" kept only in paths.
   func testURIEncoding() {
