@@ -69,10 +69,9 @@ public protocol ProcessRunning: Sendable {
 
 /// The real runner, on `posix_spawn`.
 ///
-/// Measured (shared/notes/faults-measured.md): children started through Foundation's `Process`
-/// from a Dispatch worker inherited that thread's signal mask, with SIGINT, SIGTERM and SIGHUP
-/// blocked, so they ignored `kill -TERM` and outlived the run; and `waitUntilExit()` waited
-/// forever on a child that never ended. So each child starts with an empty signal mask and
+/// Children started through Foundation's `Process` from a Dispatch worker inherit that thread's
+/// signal mask (SIGINT, SIGTERM and SIGHUP blocked), so they ignore `kill -TERM` and outlive the
+/// run, and `waitUntilExit()` waits forever on a child that never ends. So each child starts with an empty signal mask and
 /// default dispositions, in a process group of its own (so it can be stopped together with
 /// everything it starts), is registered while it runs (an interrupted run stops it), and is
 /// stopped when its time limit passes: SIGTERM to the group, SIGKILL after a short grace.
