@@ -75,10 +75,16 @@ struct Option: Sendable, Hashable {
 struct OptionGroup: Sendable {
   let title: String
   let options: [Option]
+  /// A shared group's short name, by which the README's table lists it (nil: a command's own).
+  var name: String? = nil
+  /// Options of the shared group this command does not take.
+  var excluded: [Option] = []
 
-  init(_ title: String, _ options: [Option]) {
+  init(_ title: String, _ options: [Option], name: String? = nil, excluded: [Option] = []) {
     self.title = title
     self.options = options
+    self.name = name
+    self.excluded = excluded
   }
 }
 

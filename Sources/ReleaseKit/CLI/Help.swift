@@ -63,14 +63,23 @@ extension Command {
       """
   }
 
-  /// The README's command table, between `<!-- commands -->` and `<!-- /commands -->`.
+  /// The README's command table, between `<!-- commands -->` and `<!-- /commands -->`:
+  /// every command with its options, a shared group by its name, then the shared groups.
   static var markdownTable: String {
     func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
-    let rows = all.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }.map { command in
-      let options = command.options.map { "`\(cell($0.name))`" }.joined(separator: " ")
+    func names(_ options: [Option]) -> String { options.map { "`\(cell($0.name))`" }.joined(separator: " ") }
+    let commands = all.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }.map { command in
+      let options = command.groups.map { group in
+        guard let name = group.name else { return names(group.options) }
+        return group.excluded.isEmpty ? "*\(name)*" : "*\(name)* except \(names(group.excluded))"
+      }.joined(separator: ", ")
       return "| `release \(cell(command.synopsis))` | \(cell(command.summary)) | \(options) |"
     }
-    return (["| Command | What it does | Options |", "| --- | --- | --- |"] + rows).joined(separator: "\n")
+    let groups = OptionGroup.shared.map { "| *\($0.name ?? $0.title)* | \(names($0.options)) |" }
+    return
+      (["| Command | What it does | Options |", "| --- | --- | --- |"] + commands + [
+        "", "| Option group | Options |", "| --- | --- |",
+      ] + groups + ["", "`release <command> --help` describes each option."]).joined(separator: "\n")
   }
 
   /// One option or argument of help: its label, then its help wrapped beside it, or below it

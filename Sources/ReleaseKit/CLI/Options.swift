@@ -102,20 +102,20 @@ extension OptionGroup {
     [
       Options.manifest, Options.models, Options.maxModelSize, Options.templates, Options.state,
       Options.rollouts, Options.dist, Options.cache, Options.config,
-    ])
-  static let s3 = OptionGroup("S3", [Options.s3Endpoint, Options.s3Region])
+    ], name: "inputs")
+  static let s3 = OptionGroup("S3", [Options.s3Endpoint, Options.s3Region], name: "S3")
   static let behaviour = OptionGroup(
     "BEHAVIOUR",
     [
       Options.jobs, Options.dryRun, Options.force, Options.failFast, Options.shard, Options.skipTests,
       Options.timeout, Options.json,
-    ])
+    ], name: "behaviour")
   static let publishing = OptionGroup(
     "PUBLISHING (after every customer succeeded and passed the content checks)",
     [
       Options.publish, Options.noPublish, Options.publishPassed, Options.publicURL, Options.tag, Options.push,
       Options.remote, Options.allowDirty,
-    ])
+    ], name: "publishing")
   /// What the over-the-air commands read: the manifest, the store, the template, the state
   /// and rollouts.json.
   static let otaInputs = OptionGroup(
@@ -123,13 +123,13 @@ extension OptionGroup {
     [
       Options.rollouts, Options.manifest, Options.models, Options.templates, Options.state, Options.cache,
       Options.config, Options.s3Endpoint, Options.s3Region,
-    ])
+    ], name: "OTA inputs")
 
   /// The group without `removed` (a command that takes most of a group).
   func without(_ removed: Option...) -> OptionGroup {
-    OptionGroup(title, options.filter { !removed.contains($0) })
+    OptionGroup(title, options.filter { !removed.contains($0) }, name: name, excluded: excluded + removed)
   }
 
-  /// The group with `added` after its own.
-  func adding(_ added: Option...) -> OptionGroup { OptionGroup(title, options + added) }
+  /// The shared groups, as the README's table lists them.
+  static let shared: [OptionGroup] = [.inputs, .s3, .behaviour, .publishing, .otaInputs]
 }
