@@ -5,7 +5,7 @@
 /// command table.
 
 /// A release.config.json key an option defaults from when it is not given.
-enum ConfigurationKey: String, Sendable, CaseIterable {
+enum ConfigurationKey: String, Sendable {
   case models = "models"
   case destinations = "publish.destinations"
   case s3Endpoint = "publish.s3Endpoint"
