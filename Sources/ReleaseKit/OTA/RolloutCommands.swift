@@ -18,23 +18,9 @@ struct OTAInputs {
   let rolloutsPath: String
   let rolloutsURL: URL
 
-  static let flags: Set<String> = ["--dry-run"]
-  static let valueOptions: Set<String> = [
-    "--manifest", "--models", "--templates", "--state", "--rollouts", "--cache", "--s3-endpoint",
-    "--s3-region",
-  ]
-
-  static func load(_ parsed: Arguments, services: Services) throws -> OTAInputs {
-    var options = ReleaseOptions()
-    options.manifestPath = parsed.value("--manifest") ?? options.manifestPath
-    options.modelsPath = parsed.value("--models") ?? options.modelsPath
-    options.templatesPath = parsed.value("--templates") ?? options.templatesPath
-    options.statePath = parsed.value("--state") ?? options.statePath
-    options.cachePath = parsed.value("--cache") ?? options.cachePath
-    options.s3Endpoint = parsed.value("--s3-endpoint")
-    options.s3Region = parsed.value("--s3-region")
-    let rolloutsPath = parsed.value("--rollouts") ?? RolloutState.defaultPath
-
+  /// Reads the inputs `options` name (paths, model store; see `ReleaseOptions.inputs`).
+  static func load(_ options: ReleaseOptions, services: Services) throws -> OTAInputs {
+    let rolloutsPath = options.rolloutsPath
     let state = try ReleaseState.load(
       from: services.resolve(options.statePath), displayPath: options.statePath)
     let store = try ModelStoreLocation.open(options, services: services)
@@ -109,42 +95,30 @@ struct OTAInputs {
 /// lock, re-read under it, so two commands never lose each other's change), print the change
 /// as a diff, and leave publishing to `release ota publish`.
 enum RolloutCommand {
-  static func rollout(_ invocation: CommandInvocation) throws {
-    let parsed = try Arguments(
-      invocation.arguments,
-      spec: .init(flags: OTAInputs.flags, options: OTAInputs.valueOptions.union(["--percent"])),
-      command: "rollout")
-    let (customerKey, flowName, version) = try positionals(parsed, command: "rollout", withVersion: true)
-    guard parsed.value("--percent") != nil else {
-      throw ReleaseError.usage(
-        "rollout: --percent <0-100> is required (the share of devices offered the model)")
-    }
-    let percent = try parsed.integer("--percent", in: 0...100)!
-    let inputs = try OTAInputs.load(parsed, services: invocation.services)
-    let customer = try inputs.customer(customerKey, command: "rollout")
-    let command = "rollout \(customer.id) \(flowName) \(version!)"
+  static func rollout(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
+    let (flowName, version, percent) = (options.flowName, options.version!, options.percent!)
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customer = try inputs.customer(options.customer, command: "rollout")
+    let command = "rollout \(customer.id) \(flowName) \(version)"
     _ = try refusingBadInput {
       try RolloutChange.bundledModel(of: customer, flowName: flowName, command: command)
     }
-    let model = try inputs.offeredModel(ModelReference(flowName: flowName, version: version!))
-    try apply(parsed, inputs, invocation.services) { state in
+    let model = try inputs.offeredModel(ModelReference(flowName: flowName, version: version))
+    try apply(options, inputs, invocation.services) { state in
       try RolloutChange.rollout(
         state, customer: customer, model: model, percent: percent, catalog: inputs.catalog,
         feature: inputs.features.feature(servingFlow: flowName),
         sdkVersion: inputs.sdkVersion, command: command, newSalt: RolloutState.newSalt)
     } summary: {
-      "\(customer.id): \(flowName) v\(version!) offered to \(percent)% of devices"
+      "\(customer.id): \(flowName) v\(version) offered to \(percent)% of devices"
     }
   }
 
-  static func pause(_ invocation: CommandInvocation) throws {
-    let parsed = try Arguments(
-      invocation.arguments, spec: .init(flags: OTAInputs.flags, options: OTAInputs.valueOptions),
-      command: "pause")
-    let (customerKey, flowName, _) = try positionals(parsed, command: "pause", withVersion: false)
-    let inputs = try OTAInputs.load(parsed, services: invocation.services)
-    let customer = try inputs.customer(customerKey, command: "pause")
-    try apply(parsed, inputs, invocation.services) { state in
+  static func pause(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
+    let flowName = options.flowName
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customer = try inputs.customer(options.customer, command: "pause")
+    try apply(options, inputs, invocation.services) { state in
       try RolloutChange.pause(
         state, customer: customer, flowName: flowName, command: "pause \(customer.id) \(flowName)")
     } summary: {
@@ -152,47 +126,26 @@ enum RolloutCommand {
     }
   }
 
-  static func rollback(_ invocation: CommandInvocation) throws {
-    let parsed = try Arguments(
-      invocation.arguments, spec: .init(flags: OTAInputs.flags, options: OTAInputs.valueOptions),
-      command: "rollback")
-    let (customerKey, flowName, version) = try positionals(parsed, command: "rollback", withVersion: true)
-    let inputs = try OTAInputs.load(parsed, services: invocation.services)
-    let customer = try inputs.customer(customerKey, command: "rollback")
-    try apply(parsed, inputs, invocation.services) { state in
+  static func rollback(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
+    let (flowName, version) = (options.flowName, options.version!)
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customer = try inputs.customer(options.customer, command: "rollback")
+    try apply(options, inputs, invocation.services) { state in
       try RolloutChange.rollback(
-        state, customer: customer, flowName: flowName, version: version!,
-        command: "rollback \(customer.id) \(flowName) \(version!)")
+        state, customer: customer, flowName: flowName, version: version,
+        command: "rollback \(customer.id) \(flowName) \(version)")
     } summary: {
-      "\(customer.id): \(flowName) v\(version!) retracted; devices that downloaded it delete it"
+      "\(customer.id): \(flowName) v\(version) retracted; devices that downloaded it delete it"
     }
-  }
-
-  /// `<customer> <flow>` and, `withVersion`, `<modelVersion>`.
-  private static func positionals(_ parsed: Arguments, command: String, withVersion: Bool) throws
-    -> (customer: String, flowName: String, version: Int?)
-  {
-    let expected = withVersion ? 3 : 2
-    guard parsed.positionals.count == expected else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      let shape = withVersion ? "<customer> <flow> <modelVersion>" : "<customer> <flow>"
-      throw ReleaseError.usage("\(command): expected \(shape), found \(found)")
-    }
-    guard withVersion else { return (parsed.positionals[0], parsed.positionals[1], nil) }
-    let text = parsed.positionals[2]
-    guard let version = Int(text), version > 0, String(version) == text else {
-      throw ReleaseError.usage("\(command): modelVersion \"\(text)\" is not a positive whole number")
-    }
-    return (parsed.positionals[0], parsed.positionals[1], version)
   }
 
   /// Applies `change` to the state as it is on disk under the lock, prints the diff, and writes
   /// it (not under `--dry-run`). A refused change writes nothing.
   private static func apply(
-    _ parsed: Arguments, _ inputs: OTAInputs, _ services: Services,
+    _ options: RolloutOptions, _ inputs: OTAInputs, _ services: Services,
     change: (RolloutState) throws -> RolloutState, summary: () -> String
   ) throws {
-    let dryRun = parsed.flag("--dry-run")
+    let dryRun = options.dryRun
     // Refused on the state as read, before the lock: a refused command leaves no lock file.
     // Under the lock the change is made again on the state as it is then.
     _ = try refusingBadInput { try change(inputs.rollouts) }
@@ -245,78 +198,50 @@ enum OTACommand {
   static let subcommands = [
     Command(
       name: "status", synopsis: "ota status [<id>]",
-      summary: "what each flow offers over the air, to how many, from which SDK", help: HelpText.otaStatus,
-      run: status),
+      summary: "what each flow offers over the air, to how many, from which SDK",
+      title: "what each flow offers over the air",
+      usage: ["ota status [<customer>] [options]"],
+      discussion: """
+        A table of every customer's flows (or the named customer's): the bundled version, each \
+        version offered over the air with its percentage and status, and the oldest SDK version \
+        that can run it. Reads rollouts.json; writes nothing.
+        """,
+      positionals: [Positional(label: "[<customer>]", help: "only this customer (slug or app_id)")],
+      groups: [.otaInputs], parent: "ota",
+      run: { try status(try OTAStatusOptions($0, $1), $1) }),
     Command(
       name: "publish", synopsis: "ota publish",
-      summary: "publish the over-the-air manifests and their models only", help: HelpText.otaPublish,
-      run: publish),
-  ]
-
-  static func run(_ invocation: CommandInvocation) throws {
-    let names = subcommands.map(\.name)
-    guard let name = invocation.arguments.first else {
-      throw ReleaseError.usage(
-        "ota: expected a subcommand, \(names.joined(separator: " or ")); found nothing")
-    }
-    guard let subcommand = subcommands.first(where: { $0.name == name }) else {
-      let hint = Suggestion.closest(to: name, among: names).map { " (did you mean '\($0)'?)" }
-      throw ReleaseError.usage(
-        "ota: '\(name)' is not a subcommand\(hint ?? ""); expected \(names.joined(separator: " or "))")
-    }
-    let rest = CommandInvocation(
-      arguments: Array(invocation.arguments.dropFirst()), services: invocation.services,
-      reporter: invocation.reporter)
-    defer { invocation.reporter = rest.reporter }
-    try subcommand.run(rest)
-  }
-
-  /// Options of a release that `ota publish` accepts; the others (builds, tags, pushes,
-  /// dist/) mean nothing to it and are refused rather than silently ignored.
-  static let publishOptions: Set<String> = [
-    "--dry-run", "--json", "--manifest", "--models", "--templates", "--state", "--rollouts", "--cache",
-    "--publish", "--s3-endpoint", "--s3-region", "--public-url", "--config", "--max-model-size",
+      summary: "publish the over-the-air manifests and their models only",
+      title: "publish the over-the-air manifests and their models",
+      usage: ["ota publish [--publish <dest>]... [options]"],
+      discussion: """
+        From the work tree as it is (no build, no tags, no push): uploads every offered model as \
+        ota/models/<sha256>.mlmodel (create-only), then, for each customer whose offer changed, \
+        the next revision as ota/<id>/models-<revision>.json and the pointer \
+        ota/<id>/models.json, replaced only if it still holds the revision that was read. \
+        Destinations: --publish, else release.config.json's publish.destinations; when those are \
+        all git: releases repositories, publish.otaDestination. Refused before anything is \
+        published (exit 2): no destination, an offered model that is missing from the store, \
+        that the SDK being released cannot run or whose metadata disagrees with where it is \
+        offered, a published models.json this tool did not write.
+        """,
+      groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
+      run: { try publish(try OTAPublishOptions($0, $1), $1) }),
   ]
 
   /// Only the manifests and their models, from the work tree as it is: no build, no tags.
-  static func publish(_ invocation: CommandInvocation) throws {
-    let parsed = try Arguments(
-      invocation.arguments,
-      spec: .init(flags: ReleaseCommand.flags, options: ReleaseCommand.valueOptions), command: "ota publish")
-    for name in ReleaseCommand.flags.union(ReleaseCommand.valueOptions).subtracting(publishOptions).sorted()
-    where parsed.flag(name) || !parsed.values(name).isEmpty {
-      throw ReleaseError.usage(
-        "\(name): not an option of 'release ota publish', which publishes the over-the-air manifests and their models only (no build, no tags, no push); see 'release ota publish --help'"
-      )
-    }
-    if let extra = parsed.positionals.first {
-      throw ReleaseError.usage(
-        "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
-    }
-    let options = try ReleaseCommand.options(
-      command: "ota publish", arguments: invocation.arguments, services: invocation.services)
-    if options.publish.isEmpty {
-      throw ReleaseError.usage(
-        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
-      )
-    }
-    invocation.reporter = ReporterFactory.make(options: options, services: invocation.services)
+  static func publish(_ options: OTAPublishOptions, _ invocation: CommandInvocation) throws {
+    invocation.reporter = ReporterFactory.make(options: options.release, services: invocation.services)
     let context = ReleaseContext(
-      services: invocation.services, options: options, reporter: invocation.reporter)
+      services: invocation.services, options: options.release, reporter: invocation.reporter)
     try Pipeline([LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), PublishOTAStep()]).run(context)
   }
 
   /// A table of what each flow offers over the air, to how many percent, from which SDK version.
-  static func status(_ invocation: CommandInvocation) throws {
-    let parsed = try Arguments(
-      invocation.arguments, spec: .init(flags: [], options: OTAInputs.valueOptions), command: "ota status")
-    guard parsed.positionals.count <= 1 else {
-      throw ReleaseError.usage(
-        "ota status: expected at most one customer, found \"\(parsed.positionals.joined(separator: " "))\"")
-    }
-    let inputs = try OTAInputs.load(parsed, services: invocation.services)
+  static func status(_ options: OTAStatusOptions, _ invocation: CommandInvocation) throws {
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
     let customers =
-      try parsed.positionals.first.map { [try inputs.customer($0, command: "ota status")] }
+      try options.customer.map { [try inputs.customer($0, command: "ota status")] }
       ?? inputs.manifest.customers
     var rows = [["CUSTOMER", "FLOW", "BUNDLED", "OFFERED", "PERCENT", "STATUS", "FROM SDK"]]
     for customer in customers {
@@ -348,6 +273,112 @@ enum OTACommand {
         .joined(separator: "  ")
       invocation.services.output.write(
         line: line.trimmingCharacters(in: .whitespaces), to: .standardOutput)
+    }
+  }
+}
+
+/// `release rollout`, `pause` and `rollback`'s options.
+struct RolloutOptions: Equatable {
+  /// Slug or app id, as typed.
+  var customer: String
+  var flowName: String
+  /// The model version (`rollout`, `rollback`); nil for `pause`.
+  var version: Int?
+  /// `rollout --percent`; nil for the others.
+  var percent: Int?
+  var dryRun: Bool
+  /// The input paths and the model store.
+  var inputs: ReleaseOptions
+
+  static func positionals(withVersion: Bool) -> [Positional] {
+    [
+      Positional(label: "<customer>", help: "slug or app_id"),
+      Positional(label: "<flow>", help: "one of the customer's flows in customers.json"),
+    ] + (withVersion ? [Positional(label: "<modelVersion>", help: "the model's version in the store")] : [])
+  }
+
+  /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback.
+  init(_ parsed: Arguments, _ invocation: CommandInvocation, command: String) throws {
+    let withVersion = command != "pause"
+    let expected = withVersion ? 3 : 2
+    guard parsed.positionals.count == expected else {
+      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
+      let shape = withVersion ? "<customer> <flow> <modelVersion>" : "<customer> <flow>"
+      throw ReleaseError.usage("\(command): expected \(shape), found \(found)")
+    }
+    customer = parsed.positionals[0]
+    flowName = parsed.positionals[1]
+    if withVersion {
+      let text = parsed.positionals[2]
+      guard let version = Int(text), version > 0, String(version) == text else {
+        throw ReleaseError.usage("\(command): modelVersion \"\(text)\" is not a positive whole number")
+      }
+      self.version = version
+    }
+    if command == "rollout" {
+      guard parsed.value(Options.percent) != nil else {
+        throw ReleaseError.usage(
+          "rollout: --percent <0-100> is required (the share of devices offered the model)")
+      }
+      percent = try parsed.integer(Options.percent, in: 0...100)
+    }
+    dryRun = parsed.flag(Options.dryRun)
+    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+  }
+}
+
+/// `release ota status`'s options.
+struct OTAStatusOptions: Equatable {
+  /// Only this customer (slug or app id); nil: every customer.
+  var customer: String?
+  var inputs: ReleaseOptions
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    guard parsed.positionals.count <= 1 else {
+      throw ReleaseError.usage(
+        "ota status: expected at most one customer, found \"\(parsed.positionals.joined(separator: " "))\"")
+    }
+    customer = parsed.positionals.first
+    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+  }
+}
+
+/// `release ota publish`'s options: a release's, of which it takes the inputs and the
+/// destinations.
+struct OTAPublishOptions: Equatable {
+  var release: ReleaseOptions
+
+  static let groups = [
+    OptionGroup("OPTIONS", [Options.otaPublish, Options.publicURL, Options.dryRun, Options.json]),
+    OptionGroup.inputs.without(Options.dist), OptionGroup.s3,
+  ]
+
+  /// A release's other options (builds, tags, pushes, dist/) mean nothing to it: refused
+  /// rather than silently ignored.
+  static let refusals: [String: String] = {
+    let taken = Set(groups.flatMap(\.options).map(\.name))
+    let release = ([OptionGroup.inputs, .s3, .behaviour, .publishing].flatMap(\.options) + [Options.shards])
+      .map(
+        \.name)
+    return Dictionary(
+      release.filter { !taken.contains($0) }.map {
+        (
+          $0,
+          "not an option of 'release ota publish', which publishes the over-the-air manifests and their models only (no build, no tags, no push); see 'release ota publish --help'"
+        )
+      }, uniquingKeysWith: { first, _ in first })
+  }()
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    if let extra = parsed.positionals.first {
+      throw ReleaseError.usage(
+        "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
+    }
+    release = try ReleaseOptions(parsed, services: invocation.services)
+    if release.publish.isEmpty {
+      throw ReleaseError.usage(
+        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
+      )
     }
   }
 }

@@ -5,9 +5,8 @@ import ReleaseSystem
 /// building or writing anything. A CI matrix runs `release all --shard k/N` on each machine
 /// (which makes the same plan from the same inputs) and `release merge` on their dist/s.
 enum PlanCommand {
-  static func run(_ invocation: CommandInvocation) throws {
-    var options = try ReleaseCommand.options(
-      command: "plan", arguments: invocation.arguments, services: invocation.services)
+  static func run(_ plan: PlanOptions, _ invocation: CommandInvocation) throws {
+    var options = plan.release
     // Planning reads dist/ (what is up to date) and writes nothing but the cache of the
     // store's digests.
     options.dryRun = true
@@ -16,7 +15,7 @@ enum PlanCommand {
     let context = ReleaseContext(
       services: invocation.services, options: options, reporter: DiscardingReporter())
     try Pipeline([LoadInputsStep(), AlignModelsStep(), PlanStep()]).run(context)
-    let plan = try ShardPlan.make(for: context, count: options.planShards ?? 1)
+    let plan = try ShardPlan.make(for: context, count: plan.shards)
     let output = invocation.services.output
     let features = Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.features.map(\.name)) })
     if options.json {
@@ -47,6 +46,23 @@ enum PlanCommand {
     var planDigest: String
     var shards: [ShardPlan.Shard]
     var features: [String: [String]]
+  }
+}
+
+/// `release plan`'s options: how many shards, and the release's options, which say which
+/// customers are up to date (and so cost a shard nothing).
+struct PlanOptions: Equatable {
+  var shards: Int
+  var release: ReleaseOptions
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    try ReleaseOptions.refusingPositionals(parsed, command: "plan")
+    guard let shards = try parsed.integer(Options.shards, in: 1...256) else {
+      throw ReleaseError.usage("plan: --shards <n> is required (how many machines share the work)")
+    }
+    self.shards = shards
+    release = try ReleaseOptions(parsed, services: invocation.services)
+    release.planShards = shards
   }
 }
 

@@ -10,38 +10,64 @@ import ReleaseSystem
 /// model of the store); then, unless `--no-build`, the extracted package is built and tested
 /// in a temporary directory and a consumer package that depends on it by path is built and
 /// run, calling the SDK for each of the customer's flows.
+/// `release verify`'s options.
+struct VerifyOptions {
+  /// Zips, release directories, dist directories or release.json files, as given.
+  var paths: [String]
+  var build: Bool
+  var manifestPath: String
+  /// Always a directory: the foreign-model scan reads every model of the store.
+  var modelsPath: String
+  var maximumModelSize: Int64
+  var templatesPath: String
+  /// The package's CHANGELOG.md is made from the releases the state file records.
+  var statePath: String
+  /// Seconds each build or test of a package may take.
+  var timeout: Double
+  /// As `release all` takes it (the flag, else release.config.json's): it is in every package.
+  var publicURL: String?
+  /// Its destinations name the releases repository that goes into generated READMEs.
+  var configuration: ReleaseConfiguration
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    guard !parsed.positionals.isEmpty else {
+      throw ReleaseError.usage(
+        "verify: expected a zip, a release directory, a dist directory or a release.json; found none")
+    }
+    let defaults = ReleaseOptions()
+    paths = parsed.positionals
+    build = !parsed.flag(Options.noBuild)
+    manifestPath = parsed.value(Options.manifest) ?? defaults.manifestPath
+    modelsPath = parsed.value(Options.storeDirectory) ?? defaults.modelsPath
+    maximumModelSize = try parsed.size(Options.maxModelSize) ?? defaults.maximumModelSize
+    templatesPath = parsed.value(Options.templates) ?? defaults.templatesPath
+    statePath = parsed.value(Options.state) ?? defaults.statePath
+    timeout = try parsed.duration(Options.timeout) ?? defaults.timeout
+    configuration = try ReleaseConfiguration.load(
+      explicitPath: parsed.value(Options.config), services: invocation.services)
+    publicURL = try ReleaseOptions.checkedPublicURL(parsed, configuration).value
+  }
+}
+
 enum VerifyCommand {
   struct Failed: Error, CustomStringConvertible {
     let count: Int
     var description: String { "\(count) release\(count == 1 ? "" : "s") failed verification" }
   }
 
-  static func run(arguments: [String], services: Services) throws {
-    let parsed = try Arguments(
-      arguments,
-      spec: .init(
-        flags: ["--no-build"],
-        options: [
-          "--manifest", "--models", "--templates", "--config", "--max-model-size", "--timeout", "--state",
-          "--public-url",
-        ]),
-      command: "verify")
-    guard !parsed.positionals.isEmpty else {
-      throw ReleaseError.usage(
-        "verify: expected a zip, a release directory, a dist directory or a release.json; found none")
-    }
-    let manifestPath = parsed.value("--manifest") ?? ReleaseOptions().manifestPath
-    let modelsPath = parsed.value("--models") ?? ReleaseOptions().modelsPath
-    // The package's CHANGELOG.md is made from the releases the state file records.
-    let statePath = parsed.value("--state") ?? ReleaseOptions().statePath
-    let releases = try parsed.positionals.flatMap { try findReleases($0, services: services) }
+  static func run(_ options: VerifyOptions, _ invocation: CommandInvocation) throws {
+    let services = invocation.services
+    let manifestPath = options.manifestPath
+    let modelsPath = options.modelsPath
+    let statePath = options.statePath
+    let releases = try options.paths.flatMap { try findReleases($0, services: services) }
 
     let store = DirectoryModelStore(
       root: services.resolve(modelsPath), displayName: modelsPath,
-      maximumModelSize: try parsed.size("--max-model-size") ?? DirectoryModelStore.defaultMaximumModelSize)
+      maximumModelSize: options.maximumModelSize)
     // Read once: every release is regenerated from the same template, and its features.json
     // says which features a customer entry may name.
-    let templates = parsed.value("--templates") ?? ReleaseOptions().templatesPath
+    let templates = options.templatesPath
     let template: PackageTemplate
     do { template = try PackageTemplate.load(services.resolve(templates), displayPath: templates) } catch let
       failure as ValidationFailure
@@ -64,13 +90,9 @@ enum VerifyCommand {
       throw ReleaseError.invalidInput(error.description)
     }
     let output = services.output
-    let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value("--config"), services: services)
+    let configuration = options.configuration
     var urls = ReleaseOptions()
-    // As `release all` takes it: the flag, else the config's; it is in every package.
-    urls.publicURL = try ReleaseCommand.checkedPublicURL(
-      flag: parsed.value("--public-url"), configuration: configuration
-    ).value
+    urls.publicURL = options.publicURL
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
@@ -126,11 +148,11 @@ enum VerifyCommand {
             + (record.features.map { "; features \($0.joined(separator: ", ")) and no other feature's code" }
               ?? ""),
           to: .standardOutput)
-        if !parsed.flag("--no-build") {
+        if options.build {
           do {
             try buildAndConsume(
               directory: directory, record: record, services: services,
-              timeLimit: try parsed.duration("--timeout") ?? ReleaseOptions().timeout)
+              timeLimit: options.timeout)
           } catch let failure as BuildFailure {
             problems.append(failure.message)
             printed = failure.output

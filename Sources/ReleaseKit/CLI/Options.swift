@@ -1,0 +1,135 @@
+/// Every option of the command line, declared once; commands list them through the groups
+/// below and read them back by these values (never by their literal).
+enum Options {
+  // Inputs.
+  static let manifest = Option.value(
+    "--manifest", "file", help: "customer manifest", default: "customers.json")
+  static let models = Option.value(
+    "--models", "dir|url",
+    help:
+      "model store: a directory laid out <flowName>/<version>.mlmodel, or http(s)://… / s3://bucket/prefix holding an index.json; downloads are verified by SHA-256 and cached in --cache",
+    default: "models", configuration: .models)
+  /// `release verify`'s store: always a directory, whatever release.config.json names.
+  static let storeDirectory = Option.value(
+    "--models", "dir", help: "model store for the foreign-model scan", default: "models")
+  static let maxModelSize = Option.value(
+    "--max-model-size", "size", help: "bytes one model of the store may have, e.g. 512MB", default: "512MB")
+  static let templates = Option.value(
+    "--templates", "dir", help: "SDK package template", default: "templates/ContextSDK")
+  static let state = Option.value(
+    "--state", "file", help: "version state file (the SDK version, the releases)",
+    default: "release-state.json")
+  static let rollouts = Option.value(
+    "--rollouts", "file",
+    help: "what devices are offered over the air; created on first rollout, published with the packages",
+    default: "rollouts.json")
+  static let dist = Option.value("--dist", "dir", help: "output directory", default: "dist")
+  static let cache = Option.value(
+    "--cache", "dir", help: "warm build slots, scratch packages and a URL model store's downloads",
+    default: ".release-cache")
+  static let config = Option.value(
+    "--config", "file", help: "publishing and model store defaults",
+    default: "release.config.json, if present")
+
+  // S3.
+  static let s3Endpoint = Option.value(
+    "--s3-endpoint", "url",
+    help:
+      "S3-compatible endpoint (R2, MinIO, moto) of an s3:// store or destination; credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN)",
+    configuration: .s3Endpoint)
+  static let s3Region = Option.value(
+    "--s3-region", "name", help: "signing region; R2: auto", default: "AWS_REGION, else us-east-1",
+    configuration: .s3Region)
+
+  // Behaviour.
+  static let jobs = Option.value(
+    "--jobs", "n", help: "customers built in parallel", default: "number of cores")
+  static let dryRun = Option.flag("--dry-run", help: "print the plan, or the change as a diff; write nothing")
+  static let force = Option.flag("--force", help: "rebuild customers that are up to date in dist/")
+  static let failFast = Option.flag("--fail-fast", help: "stop starting customers after the first failure")
+  static let shard = Option.value(
+    "--shard", "k/N",
+    help:
+      "build only shard k of N ('release plan --shards N' shows them); writes dist/shard.json; publishes, tags and records nothing"
+  )
+  static let shards = Option.value(
+    "--shards", "n", help: "how many machines share the work, 1 to 256 (required)")
+  static let skipTests = Option.flag(
+    "--skip-tests", help: "build but do not run 'swift test' (debugging only)")
+  static let timeout = Option.value(
+    "--timeout", "duration", help: "time one 'swift build' or 'swift test' of a package may take, e.g. 20m",
+    default: "30m")
+  static let json = Option.flag("--json", help: "newline-delimited JSON events on stdout")
+
+  // Publishing.
+  static let publish = Option.value(
+    "--publish", "dest",
+    help:
+      "dir:<path> | s3://<bucket>[/<prefix>] | git:<location with {id}>; repeatable; replaces release.config.json's destinations. Artifacts first (create-only), then indexes",
+    repeatable: true, configuration: .destinations)
+  /// `release ota publish`'s destinations: manifests and models go to files or buckets only.
+  static let otaPublish = Option.value(
+    "--publish", "dest", help: "dir:<path> | s3://<bucket>[/<prefix>]; repeatable", repeatable: true,
+    configuration: .destinations)
+  static let noPublish = Option.flag("--no-publish", help: "ignore the destinations of release.config.json")
+  static let publishPassed = Option.flag(
+    "--publish-passed",
+    help:
+      "with some customers failed, still publish, tag and record those that passed (the run exits 1); otherwise all or nothing",
+    configuration: .publishPassed)
+  static let publicURL = Option.value(
+    "--public-url", "url",
+    help: "where the destination is served; base of the URLs in indexes and of each package's manifest URL",
+    configuration: .publicURL)
+  static let tag = Option.flag(
+    "--tag",
+    help:
+      "tag the project repo (<id>/v<version>, v<sdk>) on HEAD, which must be clean, and record the release in the state file; implied by --publish"
+  )
+  static let push = Option.flag("--push", help: "push the run's tags to --remote")
+  static let remote = Option.value("--remote", "name", help: "remote to push tags to", default: "origin")
+  static let allowDirty = Option.flag(
+    "--allow-dirty", help: "tag even with uncommitted changes or an unrecorded release")
+
+  // Single commands'.
+  static let noBuild = Option.flag("--no-build", help: "content checks only")
+  static let percent = Option.value("--percent", "n", help: "share of devices, 0 to 100 (required)")
+}
+
+extension OptionGroup {
+  static let inputs = OptionGroup(
+    "INPUTS",
+    [
+      Options.manifest, Options.models, Options.maxModelSize, Options.templates, Options.state,
+      Options.rollouts, Options.dist, Options.cache, Options.config,
+    ], name: "inputs")
+  static let s3 = OptionGroup("S3", [Options.s3Endpoint, Options.s3Region], name: "S3")
+  static let behaviour = OptionGroup(
+    "BEHAVIOUR",
+    [
+      Options.jobs, Options.dryRun, Options.force, Options.failFast, Options.shard, Options.skipTests,
+      Options.timeout, Options.json,
+    ], name: "behaviour")
+  static let publishing = OptionGroup(
+    "PUBLISHING (after every customer succeeded and passed the content checks)",
+    [
+      Options.publish, Options.noPublish, Options.publishPassed, Options.publicURL, Options.tag, Options.push,
+      Options.remote, Options.allowDirty,
+    ], name: "publishing")
+  /// What the over-the-air commands read: the manifest, the store, the template, the state
+  /// and rollouts.json.
+  static let otaInputs = OptionGroup(
+    "INPUTS",
+    [
+      Options.rollouts, Options.manifest, Options.models, Options.templates, Options.state, Options.cache,
+      Options.config, Options.s3Endpoint, Options.s3Region,
+    ], name: "OTA inputs")
+
+  /// The group without `removed` (a command that takes most of a group).
+  func without(_ removed: Option...) -> OptionGroup {
+    OptionGroup(title, options.filter { !removed.contains($0) }, name: name, excluded: excluded + removed)
+  }
+
+  /// The shared groups, as the README's table lists them.
+  static let shared: [OptionGroup] = [.inputs, .s3, .behaviour, .publishing, .otaInputs]
+}
