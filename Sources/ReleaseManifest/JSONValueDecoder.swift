@@ -69,14 +69,14 @@ public struct JSONValueDecoder {
 
   // MARK: - Reporting
 
-  /// Reports a problem at `path` (this value's by default), on the line of `position` (this
-  /// value's by default; `nil` for none).
-  public func report(_ message: String, path: String? = nil, at position: SourcePosition?? = .none) {
-    let position: SourcePosition? =
-      switch position {
-      case .none: value.position
-      case .some(let given): given
-      }
+  /// Reports a problem at `path` (this value's by default), on this value's line.
+  public func report(_ message: String, path: String? = nil) {
+    report(message, path: path, at: value.position)
+  }
+
+  /// Reports a problem at `path` (this value's by default), on the line of `position` (none
+  /// when nil).
+  public func report(_ message: String, path: String? = nil, at position: SourcePosition?) {
     problems.findings.append(
       (
         position,
@@ -225,12 +225,16 @@ public struct JSONObjectDecoder {
   }
 
   /// A decoder for member `key`; when there is none, nil after reporting `missing` at the
-  /// member's path, on the line of `position` (the object's by default; nil for none).
-  public func required(
-    _ key: String, missing: String, at position: SourcePosition?? = .none
-  ) -> JSONValueDecoder? {
+  /// member's path, on the object's line.
+  public func required(_ key: String, missing: String) -> JSONValueDecoder? {
+    required(key, missing: missing, at: decoder.position)
+  }
+
+  /// A decoder for member `key`; when there is none, nil after reporting `missing` at the
+  /// member's path, on the line of `position` (none when nil).
+  public func required(_ key: String, missing: String, at position: SourcePosition?) -> JSONValueDecoder? {
     if let member = self[key] { return member }
-    decoder.report(missing, path: decoder.path(ofKey: key), at: position ?? decoder.position)
+    decoder.report(missing, path: decoder.path(ofKey: key), at: position)
     return nil
   }
 

@@ -180,9 +180,9 @@ extension RolloutState.Offer: JSONValueDecodable {
       (0...100).contains($0)
     }
     let statusNames = RolloutState.Status.allCases.map(\.rawValue).joined(separator: ", ")
-    let status = object["status"]?.string(expected: "one of \(statusNames)") {
-      RolloutState.Status(rawValue: $0) != nil
-    }.flatMap(RolloutState.Status.init(rawValue:))
+    let status = object["status"]?.string(
+      expected: "one of \(statusNames)", where: { RolloutState.Status(rawValue: $0) != nil }
+    ).flatMap(RolloutState.Status.init(rawValue:))
     let salt = object["salt"]?.string(expected: "16 to 64 lower-case hex digits", where: RolloutState.isSalt)
     guard decoder.problemCount == before, let version, let percent, let status, let salt else { return nil }
     self.init(modelVersion: version, rolloutPercent: percent, status: status, salt: salt)
