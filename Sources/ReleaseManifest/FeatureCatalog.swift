@@ -91,12 +91,12 @@ public struct FeatureCatalog: Equatable, Sendable {
   public static func load(data: Data, displayPath: String, templateFiles: [String]) throws -> FeatureCatalog {
     let root = JSONValueDecoder(try JSONDocument.parse(data, file: displayPath), file: displayPath)
     guard case .object(let members) = root.value.content, members.count == 1, members[0].key == "features",
-      case .object = members[0].value.content,
-      let entries = root.decoder(for: members[0]).object(expected: "")
+      case .object(let featureMembers) = members[0].value.content
     else {
       root.report("expected {\"features\": {\"<name>\": {…}, …}}, found \(root.found)")
       return try root.finish(nil)
     }
+    let entries = JSONObjectDecoder(decoder: root.decoder(for: members[0]), members: featureMembers)
     if entries.isEmpty { root.report("expected at least one feature, found none", path: "features") }
     var features: [Feature] = []
     var rules = FeatureRules(file: displayPath, templateFiles: templateFiles)
@@ -130,7 +130,7 @@ public struct FeatureCatalog: Equatable, Sendable {
 struct FeatureDraft: JSONValueDecodable {
   static let fields = ["module", "summary", "flows", "signals"]
 
-  var module: (name: String, position: SourcePosition)?
+  var module: (text: String, position: SourcePosition)?
   var summary: String?
   var flows: (names: [String], position: SourcePosition)?
   var signals: [String]?
@@ -141,16 +141,14 @@ struct FeatureDraft: JSONValueDecodable {
     object.refuseUnknownKeys(known: Self.fields) { member, field in
       field.report("unknown key; expected \(fieldList)", at: member.keyPosition)
     }
-    func string(_ key: String) -> JSONValueDecoder? {
+    func string(_ key: String) -> (text: String, position: SourcePosition)? {
       guard let field = object.required(key, missing: "missing; expected a string"),
-        field.string(expected: "a non-empty one-line string", where: Self.isOneLine) != nil
+        let text = field.string(expected: "a non-empty one-line string", where: Self.isOneLine)
       else { return nil }
-      return field
+      return (text, field.position)
     }
-    if let field = string("module"), case .string(let name) = field.value.content {
-      module = (name, field.position)
-    }
-    if let field = string("summary"), case .string(let text) = field.value.content { summary = text }
+    module = string("module")
+    summary = string("summary")?.text
     if let field = object.required("flows", missing: "missing; expected an array of names"),
       let list = field.decode(NameList.self)
     {
@@ -167,7 +165,7 @@ struct FeatureDraft: JSONValueDecodable {
 
   func feature(named name: String) -> Feature? {
     guard let module, let summary, let flows, let signals else { return nil }
-    return Feature(name: name, module: module.name, summary: summary, flows: flows.names, signals: signals)
+    return Feature(name: name, module: module.text, summary: summary, flows: flows.names, signals: signals)
   }
 }
 

@@ -61,13 +61,7 @@ struct ReleaseConfiguration: Equatable {
   ]
 
   static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
-    let document: JSONValue
-    do { document = try JSONDocument.parse(data) } catch {
-      throw ValidationFailure([
-        Diagnostic(
-          file: displayPath, path: "\(error.position)", message: error.message, line: error.position.line)
-      ])
-    }
+    let document = try JSONDocument.parse(data, file: displayPath)
     let decoder = JSONValueDecoder(document, file: displayPath, describe: describe)
     var configuration = decoder.decode(ReleaseConfiguration.self)
     configuration?.path = displayPath
