@@ -86,134 +86,32 @@ public struct FeatureCatalog: Equatable, Sendable {
 
   // MARK: - Reading
 
-  static let featureFields = ["module", "summary", "flows", "signals"]
-
   /// Reads and checks the catalog; every problem is reported, each naming its JSON path.
   /// - Parameter templateFiles: the template's file paths, so that a feature's module must exist.
   public static func load(data: Data, displayPath: String, templateFiles: [String]) throws -> FeatureCatalog {
-    var problems: [Diagnostic] = []
-    func report(_ path: String, _ message: String, at position: SourcePosition?) {
-      problems.append(Diagnostic(file: displayPath, path: path, message: message, line: position?.line))
-    }
-    let root = try JSONDocument.parse(data, file: displayPath)
-    guard case .object(let members) = root.content, members.count == 1, members[0].key == "features",
-      case .object(let entries) = members[0].value.content
+    let root = JSONValueDecoder(try JSONDocument.parse(data, file: displayPath), file: displayPath)
+    guard case .object(let members) = root.value.content, members.count == 1, members[0].key == "features",
+      case .object(let featureMembers) = members[0].value.content
     else {
-      report(
-        "", "expected {\"features\": {\"<name>\": {…}, …}}, found \(root.foundDescription)", at: root.position
-      )
-      throw ValidationFailure(problems)
+      root.report("expected {\"features\": {\"<name>\": {…}, …}}, found \(root.found)")
+      return try root.finish(nil)
     }
-    if entries.isEmpty { report("features", "expected at least one feature, found none", at: root.position) }
-
+    let entries = JSONObjectDecoder(decoder: root.decoder(for: members[0]), members: featureMembers)
+    if entries.isEmpty { root.report("expected at least one feature, found none", path: "features") }
     var features: [Feature] = []
-    var flowOwners: [String: String] = [:]
-    var moduleOwners: [String: String] = [:]
-    for entry in entries {
-      let path = "features.\(entry.key)"
-      if ManifestRules.problem(withFeatureName: entry.key) != nil {
-        report(
-          path, "not a feature name; expected a lower-case letter, then lower-case letters, digits or '_'",
-          at: entry.keyPosition)
+    var rules = FeatureRules(file: displayPath, templateFiles: templateFiles)
+    // Each feature's rules run right after it is decoded, so its problems stay together.
+    for (member, entry) in entries.entries {
+      if ManifestRules.problem(withFeatureName: member.key) != nil {
+        entry.report(
+          "not a feature name; expected a lower-case letter, then lower-case letters, digits or '_'",
+          at: member.keyPosition)
       }
-      guard case .object(let fields) = entry.value.content else {
-        report(
-          path,
-          "expected an object with \(featureFields.joined(separator: ", ")), found \(entry.value.foundDescription)",
-          at: entry.value.position)
-        continue
-      }
-      var values: [String: JSONValue] = [:]
-      for field in fields {
-        if featureFields.contains(field.key) {
-          values[field.key] = field.value
-        } else {
-          report(
-            "\(path).\(field.key)", "unknown key; expected \(featureFields.joined(separator: ", "))",
-            at: field.keyPosition)
-        }
-      }
-      func string(_ key: String) -> String? {
-        guard let value = values[key] else {
-          report("\(path).\(key)", "missing; expected a string", at: entry.value.position)
-          return nil
-        }
-        guard case .string(let text) = value.content, !text.isEmpty,
-          !text.unicodeScalars.contains(where: \.isUnsafeInOneLineMessage)
-        else {
-          report(
-            "\(path).\(key)", "expected a non-empty one-line string, found \(value.foundDescription)",
-            at: value.position)
-          return nil
-        }
-        return text
-      }
-      func names(_ key: String, rule: (String) -> String?) -> [String]? {
-        guard let value = values[key] else {
-          report("\(path).\(key)", "missing; expected an array of names", at: entry.value.position)
-          return nil
-        }
-        guard case .array(let elements) = value.content, !elements.isEmpty else {
-          report(
-            "\(path).\(key)", "expected a non-empty array of names, found \(value.foundDescription)",
-            at: value.position)
-          return nil
-        }
-        var names: [String] = []
-        for (index, element) in elements.enumerated() {
-          guard case .string(let name) = element.content, rule(name) == nil else {
-            report(
-              "\(path).\(key)[\(index)]",
-              "expected a name of lower-case letters, digits and '_', found \(element.foundDescription)",
-              at: element.position)
-            continue
-          }
-          if names.contains(name) {
-            report(
-              "\(path).\(key)[\(index)]", "\(name.quotedForMessage) is listed twice", at: element.position)
-          }
-          names.append(name)
-        }
-        return names
-      }
-      let module = string("module")
-      let summary = string("summary")
-      let flows = names("flows", rule: ManifestRules.problem(withFlowName:))
-      let signals = names("signals", rule: ManifestRules.problem(withFeatureName:))
-      if let module, let position = values["module"]?.position {
-        if !isModuleName(module) {
-          report(
-            "\(path).module",
-            "\(module.quotedForMessage) is not a module name; expected a Swift identifier starting with \"ContextSDK\" (not the core's \"ContextSDKCore\")",
-            at: position)
-        } else if !templateFiles.contains(where: { $0.hasPrefix("Sources/\(module)/") }) {
-          report(
-            "\(path).module", "the template has no Sources/\(module)/; expected the feature's module there",
-            at: position)
-        } else if let owner = moduleOwners[module] {
-          report(
-            "\(path).module",
-            "\(module.quotedForMessage) is already the module of feature \(owner.quotedForMessage)",
-            at: position)
-        }
-        moduleOwners[module] = moduleOwners[module] ?? entry.key
-      }
-      for flow in flows ?? [] {
-        if let owner = flowOwners[flow], owner != entry.key {
-          report(
-            "\(path).flows",
-            "flow \(flow.quotedForMessage) is already served by feature \(owner.quotedForMessage); a flow belongs to one feature",
-            at: values["flows"]?.position)
-        }
-        flowOwners[flow] = flowOwners[flow] ?? entry.key
-      }
-      if let module, let summary, let flows, let signals {
-        features.append(
-          Feature(name: entry.key, module: module, summary: summary, flows: flows, signals: signals))
-      }
+      guard let draft = entry.decode(FeatureDraft.self) else { continue }
+      root.append(rules.problems(of: draft, named: member.key, path: entry.path))
+      if let feature = draft.feature(named: member.key) { features.append(feature) }
     }
-    if !problems.isEmpty { throw ValidationFailure(problems) }
-    return FeatureCatalog(features: features, displayPath: displayPath)
+    return try root.finish(FeatureCatalog(features: features, displayPath: displayPath))
   }
 
   /// A Swift identifier naming a module of the SDK: `ContextSDK` followed by more, and not one
@@ -225,5 +123,122 @@ public struct FeatureCatalog: Equatable, Sendable {
     return name.unicodeScalars.allSatisfy {
       ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
     }
+  }
+}
+
+/// One entry of `features.json` as far as it could be decoded: a field with problems is nil.
+struct FeatureDraft: JSONValueDecodable {
+  static let fields = ["module", "summary", "flows", "signals"]
+
+  var module: (text: String, position: SourcePosition)?
+  var summary: String?
+  var flows: (names: [String], position: SourcePosition)?
+  var signals: [String]?
+
+  init?(from decoder: JSONValueDecoder) {
+    let fieldList = Self.fields.joined(separator: ", ")
+    guard let object = decoder.object(expected: "an object with \(fieldList)") else { return nil }
+    object.refuseUnknownKeys(known: Self.fields) { member, field in
+      field.report("unknown key; expected \(fieldList)", at: member.keyPosition)
+    }
+    func string(_ key: String) -> (text: String, position: SourcePosition)? {
+      guard let field = object.required(key, missing: "missing; expected a string"),
+        let text = field.string(expected: "a non-empty one-line string", where: Self.isOneLine)
+      else { return nil }
+      return (text, field.position)
+    }
+    module = string("module")
+    summary = string("summary")?.text
+    if let field = object.required("flows", missing: "missing; expected an array of names"),
+      let list = field.decode(NameList.self)
+    {
+      flows = (list.names, field.position)
+    }
+    signals =
+      object.required("signals", missing: "missing; expected an array of names")?
+      .decode(NameList.self)?.names
+  }
+
+  static func isOneLine(_ text: String) -> Bool {
+    !text.isEmpty && !text.unicodeScalars.contains(where: \.isUnsafeInOneLineMessage)
+  }
+
+  func feature(named name: String) -> Feature? {
+    guard let module, let summary, let flows, let signals else { return nil }
+    return Feature(name: name, module: module.text, summary: summary, flows: flows.names, signals: signals)
+  }
+}
+
+/// A non-empty array of distinct names (flow or signal names: both follow the flow-name rule).
+/// Each element is checked; the names that are valid are kept.
+struct NameList: JSONValueDecodable {
+  var names: [String] = []
+
+  init?(from decoder: JSONValueDecoder) {
+    guard let elements = decoder.array(expected: "a non-empty array of names") else { return nil }
+    guard !elements.isEmpty else {
+      decoder.reportMismatch(expected: "a non-empty array of names")
+      return nil
+    }
+    for element in elements {
+      guard
+        let name = element.string(
+          expected: "a name of lower-case letters, digits and '_'",
+          where: { ManifestRules.problem(withFlowName: $0) == nil })
+      else { continue }
+      if names.contains(name) { element.report("\(name.quotedForMessage) is listed twice") }
+      names.append(name)
+    }
+  }
+}
+
+/// The rules of `features.json` across features: a module that exists in the template and
+/// belongs to one feature, and a flow served by one feature.
+struct FeatureRules {
+  let file: String
+  let templateFiles: [String]
+  private var flowOwners: [String: String] = [:]
+  private var moduleOwners: [String: String] = [:]
+
+  init(file: String, templateFiles: [String]) {
+    self.file = file
+    self.templateFiles = templateFiles
+  }
+
+  /// The problems of feature `name` (decoded at JSON path `path`), given the features before it.
+  mutating func problems(of draft: FeatureDraft, named name: String, path: String) -> [Diagnostic] {
+    var problems: [Diagnostic] = []
+    func report(_ key: String, _ message: String, at position: SourcePosition) {
+      problems.append(Diagnostic(file: file, path: "\(path).\(key)", message: message, line: position.line))
+    }
+    if let (module, position) = draft.module {
+      if !FeatureCatalog.isModuleName(module) {
+        report(
+          "module",
+          "\(module.quotedForMessage) is not a module name; expected a Swift identifier starting with \"ContextSDK\" (not the core's \"ContextSDKCore\")",
+          at: position)
+      } else if !templateFiles.contains(where: { $0.hasPrefix("Sources/\(module)/") }) {
+        report(
+          "module", "the template has no Sources/\(module)/; expected the feature's module there",
+          at: position)
+      } else if let owner = moduleOwners[module] {
+        report(
+          "module", "\(module.quotedForMessage) is already the module of feature \(owner.quotedForMessage)",
+          at: position)
+      }
+      moduleOwners[module] = moduleOwners[module] ?? name
+    }
+    if let (flows, position) = draft.flows {
+      for flow in flows {
+        if let owner = flowOwners[flow], owner != name {
+          report(
+            "flows",
+            "flow \(flow.quotedForMessage) is already served by feature \(owner.quotedForMessage); a flow belongs to one feature",
+            at: position)
+        }
+        flowOwners[flow] = flowOwners[flow] ?? name
+      }
+    }
+    return problems
   }
 }

@@ -20,8 +20,9 @@ public enum ManifestLoader {
     throws -> Manifest
   {
     let root = try JSONDocument.parse(data, file: displayPath)
-    var validator = ManifestValidator(file: displayPath, store: store, catalog: features)
-    return Manifest(path: displayPath, customers: try validator.validate(root))
+    let customers = try ManifestValidator.customers(
+      of: root, file: displayPath, store: store, catalog: features)
+    return Manifest(path: displayPath, customers: customers)
   }
 
   /// Reads the file at `url`, then loads it as `load(path:data:store:)` does. A file that cannot

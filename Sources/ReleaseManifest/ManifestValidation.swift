@@ -1,22 +1,154 @@
 import Foundation
 
-/// Checks a parsed `customers.json` against the format, across customers, and against the model
-/// store. It never stops at the first problem: every finding keeps its source position so that
-/// all of them can be reported in document order.
-struct ManifestValidator {
-  static let customerFields = (
+// `customers.json` is read in two steps: decoding turns each entry into a draft that keeps
+// what could be read and where it stands (every problem of form reported on the way), and
+// `ManifestValidator` checks the drafts against each other, the model store and the feature
+// catalog. All problems are then reported in document order.
+
+/// A value read from the manifest, with where it stands.
+struct Located<Value> {
+  var value: Value
+  var path: String
+  var position: SourcePosition
+}
+
+extension JSONValueDecoder {
+  func located<Value>(_ value: Value?) -> Located<Value>? {
+    value.map { Located(value: $0, path: path, position: position) }
+  }
+
+  /// The members whose keys the format knows; reports unknown and missing ones.
+  fileprivate func manifestObject(
+    expected: String, fields: (required: [String], optional: [String])
+  ) -> JSONObjectDecoder? {
+    guard let object = object(expected: expected) else { return nil }
+    let knownKeys = fields.required + fields.optional
+    object.refuseUnknownKeys(known: knownKeys) { member, _ in
+      if let suggestion = ManifestRules.closestMatch(to: member.key, among: knownKeys) {
+        report(
+          "unknown field \(member.key.quotedForMessage) (did you mean \(suggestion.quotedForMessage)?)",
+          at: member.keyPosition)
+      } else {
+        report(
+          "unknown field \(member.key.quotedForMessage) (expected one of: \(knownKeys.sorted().joined(separator: ", ")))",
+          at: member.keyPosition)
+      }
+    }
+    for key in fields.required where object[key] == nil {
+      report("missing required field \(key.quotedForMessage)")
+    }
+    return object
+  }
+
+  /// A positive integer, else nil after reporting.
+  fileprivate var positiveInteger: Int? {
+    guard let integer = integer(expected: "a positive integer") else { return nil }
+    if integer <= 0 {
+      report("expected a positive integer, found \(integer)")
+      return nil
+    }
+    return integer
+  }
+
+  /// The elements of a non-empty array, else nil after reporting.
+  fileprivate func nonEmptyArray(of noun: String, empty: String) -> [JSONValueDecoder]? {
+    guard let elements = array(expected: "an array of \(noun)") else { return nil }
+    if elements.isEmpty {
+      report(empty)
+      return nil
+    }
+    return elements
+  }
+}
+
+/// One entry of `customers.json` as far as it could be decoded: a field with problems is nil.
+struct CustomerDraft: JSONValueDecodable {
+  static let fields = (
     required: ["bundle_identifiers", "app_id", "customModels"], optional: ["id", "name", "features"]
   )
-  static let modelFields = (required: ["flowId", "flowName", "modelVersion"], optional: [String]())
+
+  var position: SourcePosition
+  var path: String
+  /// The keys the entry has (known ones), whether or not their values are usable.
+  var keys: Set<String>
+  var id: Located<String>?
+  var name: String?
+  var appID: Located<String>?
+  /// The valid identifiers of a non-empty array.
+  var bundleIdentifiers: [Located<String>]?
+  /// The models that are objects; nil when the value is no non-empty array.
+  var customModels: [ModelDraft]?
+  /// Each element of an array of names, nil where it is not a valid one; nil when the value is
+  /// no array. An empty list is the validator's to refuse (its message names the catalog).
+  var features: Located<[Located<String>?]>?
+
+  init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.manifestObject(expected: "a customer object", fields: Self.fields) else {
+      return nil
+    }
+    position = decoder.position
+    path = decoder.path
+    keys = Set(object.keys).intersection(Self.fields.required + Self.fields.optional)
+    id = object["id"].flatMap {
+      $0.located($0.string(expected: "a string", rule: ManifestRules.problem(withID:)))
+    }
+    name = object["name"]?.string(expected: "a string", rule: ManifestRules.problem(withName:))
+    appID = object["app_id"].flatMap {
+      $0.located($0.string(expected: "a string", rule: ManifestRules.problem(withAppID:)))
+    }
+    bundleIdentifiers = object["bundle_identifiers"]?.nonEmptyArray(
+      of: "bundle identifiers", empty: "expected at least one bundle identifier, found an empty array"
+    )?.compactMap {
+      $0.located($0.string(expected: "a string", rule: ManifestRules.problem(withBundleIdentifier:)))
+    }
+    customModels = object["customModels"]?.nonEmptyArray(
+      of: "models", empty: "expected at least one model, found an empty array (nothing to ship)"
+    )?.compactMap { $0.decode(ModelDraft.self) }
+    if let field = object["features"], let elements = field.array(expected: "an array of feature names") {
+      features = field.located(
+        elements.map {
+          $0.located($0.string(expected: "a string", rule: ManifestRules.problem(withFeatureName:)))
+        })
+    }
+  }
+}
+
+/// One element of `customModels` as far as it could be decoded: a field with problems is nil.
+struct ModelDraft: JSONValueDecodable {
+  static let fields = (required: ["flowId", "flowName", "modelVersion"], optional: [String]())
+
+  var path: String
+  var flowId: Located<Int>?
+  var flowName: Located<String>?
+  var modelVersion: Located<Int>?
+
+  init?(from decoder: JSONValueDecoder) {
+    guard
+      let object = decoder.manifestObject(
+        expected: "a model object with flowId, flowName and modelVersion", fields: Self.fields)
+    else { return nil }
+    path = decoder.path
+    flowId = object["flowId"].flatMap { $0.located($0.positiveInteger) }
+    flowName = object["flowName"].flatMap {
+      $0.located($0.string(expected: "a string", rule: ManifestRules.problem(withFlowName:)))
+    }
+    modelVersion = object["modelVersion"].flatMap { $0.located($0.positiveInteger) }
+  }
+}
+
+/// Checks decoded `customers.json` entries across customers, and against the model store and
+/// the feature catalog: duplicates, derived ids, consistent flow ids, models that exist and
+/// flows the customer's features serve.
+struct ManifestValidator {
   /// How many store flows an "unknown flow" message lists before summarising the rest.
   static let listedFlowLimit = 20
 
-  let file: String
   let store: ModelStore
   /// The template's features; without them `features` lists are checked only for their form.
   let catalog: FeatureCatalog?
+  /// Where problems go: the decoding run of the manifest, so they are reported together.
+  private let problems: JSONValueDecoder
 
-  private var findings: [(position: SourcePosition, diagnostic: Diagnostic)] = []
   /// First user of each effective id, app id (lower-cased) and bundle identifier (lower-cased,
   /// as the App Store treats them): later users are duplicates.
   private var idOwners: [String: CustomerLabel] = [:]
@@ -33,118 +165,80 @@ struct ManifestValidator {
   private var storeVersions: [String: [Int]] = [:]
   private var storeFlowNames: [String]?
   /// The current customer's valid flow names, with where each stands, for the feature checks.
-  private var flowsOfCustomer: [(flowName: String, path: String, position: SourcePosition)] = []
+  private var flowsOfCustomer: [Located<String>] = []
 
-  init(file: String, store: ModelStore, catalog: FeatureCatalog? = nil) {
-    self.file = file
+  init(store: ModelStore, catalog: FeatureCatalog? = nil, reportingTo problems: JSONValueDecoder) {
     self.store = store
     self.catalog = catalog
+    self.problems = problems
   }
 
-  /// The customers of a valid manifest. Throws `ValidationFailure` with every problem found, or
-  /// the store's own error when the store cannot be read (not the manifest's fault).
-  mutating func validate(_ root: JSONValue) throws -> [Customer] {
-    guard case .array(let entries) = root.content else {
-      report("", at: root.position, "expected a top-level array of customers, found \(root.foundDescription)")
-      throw failure()
+  /// Decodes and checks the manifest at `root`. Throws `ValidationFailure` with every problem
+  /// found, in document order, or the store's own error when the store cannot be read (not the
+  /// manifest's fault).
+  static func customers(
+    of root: JSONValue, file: String, store: ModelStore, catalog: FeatureCatalog?
+  ) throws -> [Customer] {
+    let decoder = JSONValueDecoder(root, file: file)
+    guard let entries = decoder.array(expected: "a top-level array of customers", elementPrefix: "customers")
+    else { return try decoder.finish(nil) }
+    if entries.isEmpty { decoder.report("expected at least one customer, found an empty array") }
+    let drafts = entries.enumerated().compactMap { index, entry in
+      entry.decode(CustomerDraft.self).map { (index, $0) }
     }
-    if entries.isEmpty {
-      report("", at: root.position, "expected at least one customer, found an empty array")
-    }
+    var validator = ManifestValidator(store: store, catalog: catalog, reportingTo: decoder)
     var customers: [Customer] = []
-    for (index, entry) in entries.enumerated() {
-      if let customer = try validateCustomer(entry, index: index) { customers.append(customer) }
+    for (index, draft) in drafts {
+      if let customer = try validator.validate(draft, index: index) { customers.append(customer) }
     }
-    if !findings.isEmpty { throw failure() }
-    return customers
+    return try decoder.finish(customers, inDocumentOrder: true)
   }
 
-  private func failure() -> ValidationFailure {
-    let ordered = findings.enumerated().sorted {
-      ($0.element.position, $0.offset) < ($1.element.position, $1.offset)
-    }
-    return ValidationFailure(ordered.map(\.element.diagnostic))
-  }
-
-  private mutating func report(_ path: String, at position: SourcePosition, _ message: String) {
-    findings.append((position, Diagnostic(file: file, path: path, message: message, line: position.line)))
+  private func report(_ path: String, at position: SourcePosition, _ message: String) {
+    problems.report(message, path: path, at: position)
   }
 
   // MARK: - Customers
 
-  /// A customer entry as far as it could be read: nil fields had problems, and lists hold only
-  /// their valid elements (problems already reported; a customer is built only without any).
-  private struct BundleIdentifierEntry {
-    var identifier: String
-    var path: String
-    var position: SourcePosition
-  }
-
-  private struct CustomerFields {
-    var id: String?
-    var name: String?
-    var appID: String?
-    var bundleIdentifiers: [BundleIdentifierEntry]?
-  }
-
-  private mutating func validateCustomer(_ entry: JSONValue, index: Int) throws -> Customer? {
-    let path = "customers[\(index)]"
-    guard case .object(let object) = entry.content else {
-      report(path, at: entry.position, "expected a customer object, found \(entry.foundDescription)")
-      return nil
-    }
-    let findingsBefore = findings.count
-    let members = knownMembers(of: object, at: entry.position, path: path, fields: Self.customerFields)
-
-    var fields = CustomerFields()
-    if let member = members["id"] {
-      fields.id = checkedString(member.value, path: "\(path).id", rule: ManifestRules.problem(withID:))
-    }
-    if let member = members["name"] {
-      fields.name = checkedString(member.value, path: "\(path).name", rule: ManifestRules.problem(withName:))
-    }
-    if let member = members["app_id"] {
-      fields.appID = checkedString(
-        member.value, path: "\(path).app_id", rule: ManifestRules.problem(withAppID:))
-    }
-    if let member = members["bundle_identifiers"] {
-      fields.bundleIdentifiers = checkedBundleIdentifiers(member.value, path: "\(path).bundle_identifiers")
-    }
-
-    let label = CustomerLabel(
-      index: index, id: effectiveID(fields, members: members, path: path, entry: entry))
-    checkUniqueness(fields, of: label, members: members, entry: entry)
-    var customModels: [CustomModel]?
+  /// The customer, when its draft is complete (a run with problems throws before it is used).
+  private mutating func validate(_ draft: CustomerDraft, index: Int) throws -> Customer? {
+    let label = CustomerLabel(index: index, id: effectiveID(draft))
+    checkUniqueness(draft, of: label)
     flowsOfCustomer = []
-    if let member = members["customModels"] {
-      customModels = try checkedModels(member.value, path: "\(path).customModels", customer: label)
+    var customModels: [CustomModel]?
+    if let models = draft.customModels {
+      var firstPathOfFlow: [String: String] = [:]
+      customModels = []
+      for model in models {
+        if let model = try validate(model, customer: label, firstPathOfFlow: &firstPathOfFlow) {
+          customModels?.append(model)
+        }
+      }
     }
-    let features = members["features"].flatMap { checkedFeatures($0.value, path: "\(path).features") }
+    let features = checkedFeatures(draft.features)
     // An unusable list has been reported; its flows are then checked as if it were absent.
-    checkFlowsAreLicensed(features: features?.map(\.name))
+    checkFlowsAreLicensed(features: features)
 
-    guard findings.count == findingsBefore, let id = label.id, let appID = fields.appID,
-      let bundleIdentifiers = fields.bundleIdentifiers, let customModels
+    guard let id = label.id, let appID = draft.appID, let bundleIdentifiers = draft.bundleIdentifiers,
+      let customModels
     else { return nil }
     return Customer(
-      id: id, name: fields.name, appID: appID, bundleIdentifiers: bundleIdentifiers.map(\.identifier),
-      customModels: customModels, features: features?.map(\.name), index: index, line: entry.position.line)
+      id: id, name: draft.name, appID: appID.value, bundleIdentifiers: bundleIdentifiers.map(\.value),
+      customModels: customModels, features: features, index: index, line: draft.position.line)
   }
 
   /// The explicit id, or the one `Customer.derivedID` gives when the entry has none. Nil when it
   /// cannot be known yet (the fields it comes from have problems of their own).
-  private mutating func effectiveID(
-    _ fields: CustomerFields, members: [String: JSONObjectMember], path: String, entry: JSONValue
-  ) -> String? {
-    if members["id"] != nil { return fields.id }
-    if members["name"] != nil && fields.name == nil { return nil }
-    let slugOfName = fields.name.map(Customer.slugify) ?? ""
-    guard !slugOfName.isEmpty || fields.appID != nil else { return nil }
-    let derived = Customer.derivedID(name: fields.name, appID: fields.appID ?? "")
+  private func effectiveID(_ draft: CustomerDraft) -> String? {
+    if draft.keys.contains("id") { return draft.id?.value }
+    if draft.keys.contains("name") && draft.name == nil { return nil }
+    let slugOfName = draft.name.map(Customer.slugify) ?? ""
+    guard !slugOfName.isEmpty || draft.appID != nil else { return nil }
+    let derived = Customer.derivedID(name: draft.name, appID: draft.appID?.value ?? "")
     if !Customer.isValidID(derived) {
       report(
-        path, at: entry.position,
-        "the id derived from \"\(Self.derivationSource(fields))\" is \(derived.quotedForMessage), which is not a "
+        draft.path, at: draft.position,
+        "the id derived from \"\(Self.derivationSource(draft))\" is \(derived.quotedForMessage), which is not a "
           + "valid id; add an \"id\"")
       return nil
     }
@@ -152,25 +246,21 @@ struct ManifestValidator {
   }
 
   /// The field `Customer.derivedID` takes the id from.
-  private static func derivationSource(_ fields: CustomerFields) -> String {
-    fields.name.map(Customer.slugify)?.isEmpty == false ? "name" : "app_id"
+  private static func derivationSource(_ draft: CustomerDraft) -> String {
+    draft.name.map(Customer.slugify)?.isEmpty == false ? "name" : "app_id"
   }
 
   /// Ids, app ids and bundle identifiers each belong to one customer.
-  private mutating func checkUniqueness(
-    _ fields: CustomerFields, of label: CustomerLabel, members: [String: JSONObjectMember], entry: JSONValue
-  ) {
-    let path = "customers[\(label.index)]"
+  private mutating func checkUniqueness(_ draft: CustomerDraft, of label: CustomerLabel) {
+    let path = draft.path
     if let id = label.id {
       if let owner = idOwners[id] {
-        if let member = members["id"] {
-          report(
-            "\(path).id", at: member.value.position,
-            "id \(id.quotedForMessage) is also used by \(owner)")
+        if let explicit = draft.id {
+          report(explicit.path, at: explicit.position, "id \(id.quotedForMessage) is also used by \(owner)")
         } else {
           report(
-            path, at: entry.position,
-            "id \(id.quotedForMessage) (derived from \"\(Self.derivationSource(fields))\") is also used by \(owner); "
+            path, at: draft.position,
+            "id \(id.quotedForMessage) (derived from \"\(Self.derivationSource(draft))\") is also used by \(owner); "
               + "add a distinct \"id\"")
         }
       } else {
@@ -182,7 +272,7 @@ struct ManifestValidator {
             ? "which \(owner) also gets"
             : "which differs only in case from \(name) of \(owner): one name on case-insensitive file systems (macOS)"
           report(
-            members["id"] != nil ? "\(path).id" : path, at: members["id"]?.value.position ?? entry.position,
+            draft.id?.path ?? path, at: draft.id?.position ?? draft.position,
             "id \(id.quotedForMessage) gives the package name \(packageName), \(clash); choose an id that differs in more than its dashes"
           )
         } else {
@@ -190,82 +280,49 @@ struct ManifestValidator {
         }
       }
     }
-    if let appID = fields.appID, let member = members["app_id"] {
-      if let owner = appIDOwners[appID.lowercased()] {
+    if let appID = draft.appID {
+      if let owner = appIDOwners[appID.value.lowercased()] {
         report(
-          "\(path).app_id", at: member.value.position,
-          "app id \(appID.quotedForMessage) is also used by \(owner)")
+          appID.path, at: appID.position, "app id \(appID.value.quotedForMessage) is also used by \(owner)")
       } else {
-        appIDOwners[appID.lowercased()] = label
+        appIDOwners[appID.value.lowercased()] = label
       }
     }
-    for entry in fields.bundleIdentifiers ?? [] {
-      let key = entry.identifier.lowercased()
+    for entry in draft.bundleIdentifiers ?? [] {
+      let key = entry.value.lowercased()
       if let (owner, firstPath) = bundleIdentifierOwners[key] {
         let other =
           owner.index == label.index ? "listed twice (first at \(firstPath))" : "also used by \(owner)"
         report(
-          entry.path, at: entry.position, "bundle identifier \(entry.identifier.quotedForMessage) is \(other)"
-        )
+          entry.path, at: entry.position, "bundle identifier \(entry.value.quotedForMessage) is \(other)")
       } else {
         bundleIdentifierOwners[key] = (label, entry.path)
       }
     }
   }
 
-  /// The valid identifiers of a non-empty array; nil when the value is no such array.
-  private mutating func checkedBundleIdentifiers(
-    _ value: JSONValue, path: String
-  ) -> [BundleIdentifierEntry]? {
-    guard case .array(let elements) = value.content else {
-      report(
-        path, at: value.position, "expected an array of bundle identifiers, found \(value.foundDescription)")
-      return nil
-    }
-    if elements.isEmpty {
-      report(path, at: value.position, "expected at least one bundle identifier, found an empty array")
-      return nil
-    }
-    var identifiers: [BundleIdentifierEntry] = []
-    for (index, element) in elements.enumerated() {
-      let elementPath = "\(path)[\(index)]"
-      if let identifier = checkedString(
-        element, path: elementPath, rule: ManifestRules.problem(withBundleIdentifier:))
-      {
-        identifiers.append(
-          BundleIdentifierEntry(identifier: identifier, path: elementPath, position: element.position))
-      }
-    }
-    return identifiers
-  }
-
   // MARK: - Features
 
-  /// The names of a non-empty array of distinct feature names (known ones, when the catalog is
-  /// at hand); nil when the value is no such array. Every element is checked.
-  private mutating func checkedFeatures(_ value: JSONValue, path: String) -> [(name: String, path: String)]? {
-    guard case .array(let elements) = value.content else {
-      report(path, at: value.position, "expected an array of feature names, found \(value.foundDescription)")
-      return nil
-    }
-    if elements.isEmpty {
+  /// The names of a non-empty list of distinct feature names (known ones, when the catalog is
+  /// at hand); nil when the list is absent or not such a list. Every element is checked.
+  private func checkedFeatures(_ list: Located<[Located<String>?]>?) -> [String]? {
+    guard let list else { return nil }
+    if list.value.isEmpty {
       let known = catalog.map { " (one or more of: \($0.names.joined(separator: ", ")))" } ?? ""
-      report(path, at: value.position, "expected at least one feature\(known), found an empty array")
+      report(list.path, at: list.position, "expected at least one feature\(known), found an empty array")
       return nil
     }
-    var features: [(name: String, path: String)] = []
+    var features: [Located<String>] = []
     var valid = true
-    for (index, element) in elements.enumerated() {
-      let elementPath = "\(path)[\(index)]"
-      guard
-        let name = checkedString(element, path: elementPath, rule: ManifestRules.problem(withFeatureName:))
-      else {
+    for element in list.value {
+      guard let element else {
         valid = false
         continue
       }
-      if let first = features.first(where: { $0.name == name }) {
+      let name = element.value
+      if let first = features.first(where: { $0.value == name }) {
         report(
-          elementPath, at: element.position,
+          element.path, at: element.position,
           "feature \(name.quotedForMessage) is listed twice (first at \(first.path))")
         valid = false
         continue
@@ -275,34 +332,34 @@ struct ManifestValidator {
           "did you mean \($0.quotedForMessage)? "
         }
         report(
-          elementPath, at: element.position,
+          element.path, at: element.position,
           "unknown feature \(name.quotedForMessage) (\(suggestion ?? "")expected one of: "
             + "\(catalog.names.joined(separator: ", ")) from \(catalog.displayPath))")
         valid = false
         continue
       }
-      features.append((name, elementPath))
+      features.append(element)
     }
-    return valid ? features : nil
+    return valid ? features.map(\.value) : nil
   }
 
   /// Every flow of the customer is served by a feature, and by one it has: a model of a feature
   /// the customer does not license has no code to run it in its package.
   /// - Parameter features: the customer's list; nil when it lists none (it gets what its flows need).
-  private mutating func checkFlowsAreLicensed(features: [String]?) {
+  private func checkFlowsAreLicensed(features: [String]?) {
     guard let catalog else { return }
     for flow in flowsOfCustomer {
-      guard let feature = catalog.feature(servingFlow: flow.flowName) else {
+      guard let feature = catalog.feature(servingFlow: flow.value) else {
         report(
-          "\(flow.path).flowName", at: flow.position,
-          "flow \(flow.flowName.quotedForMessage) is served by no feature of \(catalog.displayPath) "
+          flow.path, at: flow.position,
+          "flow \(flow.value.quotedForMessage) is served by no feature of \(catalog.displayPath) "
             + "(expected a flow of one: \(catalog.flowSummary))")
         continue
       }
       if let features, !features.contains(feature.name) {
         report(
-          "\(flow.path).flowName", at: flow.position,
-          "flow \(flow.flowName.quotedForMessage) belongs to feature \(feature.name.quotedForMessage), which "
+          flow.path, at: flow.position,
+          "flow \(flow.value.quotedForMessage) belongs to feature \(feature.name.quotedForMessage), which "
             + "this customer's features (\(features.joined(separator: ", "))) do not include; add it or remove the model"
         )
       }
@@ -311,75 +368,32 @@ struct ManifestValidator {
 
   // MARK: - Models
 
-  /// The valid models of a non-empty array; nil when the value is no such array.
-  private mutating func checkedModels(_ value: JSONValue, path: String, customer: CustomerLabel) throws
-    -> [CustomModel]?
-  {
-    guard case .array(let elements) = value.content else {
-      report(path, at: value.position, "expected an array of models, found \(value.foundDescription)")
-      return nil
-    }
-    if elements.isEmpty {
-      report(path, at: value.position, "expected at least one model, found an empty array (nothing to ship)")
-      return nil
-    }
-    var models: [CustomModel] = []
-    var firstPathOfFlow: [String: String] = [:]
-    for (index, element) in elements.enumerated() {
-      let elementPath = "\(path)[\(index)]"
-      if let model = try checkedModel(
-        element, path: elementPath, customer: customer, firstPathOfFlow: &firstPathOfFlow)
-      {
-        models.append(model)
-      }
-    }
-    return models
-  }
-
-  private mutating func checkedModel(
-    _ value: JSONValue, path: String, customer: CustomerLabel, firstPathOfFlow: inout [String: String]
+  private mutating func validate(
+    _ model: ModelDraft, customer: CustomerLabel, firstPathOfFlow: inout [String: String]
   ) throws -> CustomModel? {
-    guard case .object(let object) = value.content else {
-      report(
-        path, at: value.position,
-        "expected a model object with flowId, flowName and modelVersion, found \(value.foundDescription)")
-      return nil
-    }
-    let findingsBefore = findings.count
-    let members = knownMembers(of: object, at: value.position, path: path, fields: Self.modelFields)
-    let flowId = members["flowId"].flatMap { positiveInteger($0.value, path: "\(path).flowId") }
-    let flowName = members["flowName"].flatMap {
-      checkedString($0.value, path: "\(path).flowName", rule: ManifestRules.problem(withFlowName:))
-    }
-    let modelVersion = members["modelVersion"].flatMap {
-      positiveInteger($0.value, path: "\(path).modelVersion")
-    }
-
-    if let flowName, let flowNameMember = members["flowName"] {
-      if let firstPath = firstPathOfFlow[flowName] {
+    if let flowName = model.flowName {
+      if let firstPath = firstPathOfFlow[flowName.value] {
         // The first entry of this flow is checked in full; repeating those checks adds only noise.
         report(
-          "\(path).flowName", at: flowNameMember.value.position,
-          "flow \(flowName.quotedForMessage) is listed twice for this customer (first at \(firstPath))")
+          flowName.path, at: flowName.position,
+          "flow \(flowName.value.quotedForMessage) is listed twice for this customer (first at \(firstPath))")
         return nil
       }
-      firstPathOfFlow[flowName] = path
-      if let flowId, let flowIdMember = members["flowId"] {
+      firstPathOfFlow[flowName.value] = model.path
+      if let flowId = model.flowId {
         checkFlowConsistency(
-          flowId: flowId, flowName: flowName, at: flowIdMember.value.position, path: "\(path).flowId",
+          flowId: flowId.value, flowName: flowName.value, at: flowId.position, path: flowId.path,
           customer: customer)
       }
       try checkStore(
-        flowName: flowName, at: flowNameMember.value.position, modelVersion: modelVersion,
-        versionPosition: members["modelVersion"]?.value.position, path: path)
+        flowName: flowName.value, at: flowName.position, modelVersion: model.modelVersion?.value,
+        versionPosition: model.modelVersion?.position, path: model.path)
       // A flow the store does not have is reported as such; the feature checks take the others.
-      if try !versionsInStore(of: flowName).isEmpty {
-        flowsOfCustomer.append((flowName, path, flowNameMember.value.position))
-      }
+      if try !versionsInStore(of: flowName.value).isEmpty { flowsOfCustomer.append(flowName) }
     }
-
-    guard findings.count == findingsBefore, let flowId, let flowName, let modelVersion else { return nil }
-    return CustomModel(flowId: flowId, flowName: flowName, modelVersion: modelVersion)
+    guard let flowId = model.flowId, let flowName = model.flowName, let modelVersion = model.modelVersion
+    else { return nil }
+    return CustomModel(flowId: flowId.value, flowName: flowName.value, modelVersion: modelVersion.value)
   }
 
   /// A flowId names one flow throughout the manifest, and a flow has one flowId.
@@ -437,60 +451,6 @@ struct ManifestValidator {
     return message + " (have \(listed))" + (suggestion ?? "")
   }
 
-  // MARK: - Values
-
-  /// The members whose keys the format knows, by key; reports unknown and missing ones.
-  private mutating func knownMembers(
-    of object: [JSONObjectMember], at position: SourcePosition, path: String,
-    fields: (required: [String], optional: [String])
-  ) -> [String: JSONObjectMember] {
-    let knownKeys = fields.required + fields.optional
-    var members: [String: JSONObjectMember] = [:]
-    for member in object {
-      if knownKeys.contains(member.key) {
-        members[member.key] = member
-      } else if let suggestion = ManifestRules.closestMatch(to: member.key, among: knownKeys) {
-        report(
-          path, at: member.keyPosition,
-          "unknown field \(member.key.quotedForMessage) (did you mean \(suggestion.quotedForMessage)?)")
-      } else {
-        report(
-          path, at: member.keyPosition,
-          "unknown field \(member.key.quotedForMessage) (expected one of: \(knownKeys.sorted().joined(separator: ", ")))"
-        )
-      }
-    }
-    for key in fields.required where members[key] == nil {
-      report(path, at: position, "missing required field \(key.quotedForMessage)")
-    }
-    return members
-  }
-
-  /// The string when it is one and `rule` finds nothing wrong with it.
-  private mutating func checkedString(_ value: JSONValue, path: String, rule: (String) -> String?) -> String?
-  {
-    guard case .string(let string) = value.content else {
-      report(path, at: value.position, "expected a string, found \(value.foundDescription)")
-      return nil
-    }
-    if let problem = rule(string) {
-      report(path, at: value.position, problem)
-      return nil
-    }
-    return string
-  }
-
-  private mutating func positiveInteger(_ value: JSONValue, path: String) -> Int? {
-    guard case .integer(let integer) = value.content else {
-      report(path, at: value.position, "expected a positive integer, found \(value.foundDescription)")
-      return nil
-    }
-    if integer <= 0 {
-      report(path, at: value.position, "expected a positive integer, found \(integer)")
-      return nil
-    }
-    return integer
-  }
 }
 
 /// How messages name another customer: `customers[0] (acme)`, or `customers[0]` while its id

@@ -50,70 +50,8 @@ public struct SignalCatalog: Equatable, Sendable {
   }
 
   static func load(data: Data, displayPath: String) throws -> SignalCatalog {
-    func failure(_ path: String, _ message: String, line: Int? = nil) -> ValidationFailure {
-      ValidationFailure([Diagnostic(file: displayPath, path: path, message: message, line: line)])
-    }
-    let root = try JSONDocument.parse(data, file: displayPath)
-    guard case .object(let members) = root.content else {
-      throw failure(
-        "", "expected an object {\"signals\": {…}}, found \(root.foundDescription)", line: root.position.line)
-    }
-    var problems: [Diagnostic] = []
-    var signalsValue: JSONValue?
-    for member in members {
-      if member.key == "signals" {
-        signalsValue = member.value
-      } else {
-        problems.append(
-          Diagnostic(
-            file: displayPath, path: member.key, message: "unknown key; expected only \"signals\"",
-            line: member.keyPosition.line))
-      }
-    }
-    guard let signalsValue else {
-      throw ValidationFailure(
-        problems + [Diagnostic(file: displayPath, path: "signals", message: "missing; expected an object")])
-    }
-    guard case .object(let signals) = signalsValue.content else {
-      throw ValidationFailure(
-        problems + [
-          Diagnostic(
-            file: displayPath, path: "signals",
-            message:
-              "expected an object of signal name to SDK version, found \(signalsValue.foundDescription)",
-            line: signalsValue.position.line)
-        ])
-    }
-    var introduced: [String: SemanticVersion] = [:]
-    for member in signals {
-      let path = "signals.\(member.key)"
-      guard isSignalName(member.key) else {
-        problems.append(
-          Diagnostic(
-            file: displayPath, path: path,
-            message: "not a signal name; expected lower-case letters, digits and '_', starting with a letter",
-            line: member.keyPosition.line))
-        continue
-      }
-      guard case .string(let text) = member.value.content, let version = SemanticVersion(text) else {
-        problems.append(
-          Diagnostic(
-            file: displayPath, path: path,
-            message:
-              "expected the SDK version that introduced it (\"major.minor.patch\"), found \(member.value.foundDescription)",
-            line: member.value.position.line))
-        continue
-      }
-      introduced[member.key] = version
-    }
-    if signals.isEmpty {
-      problems.append(
-        Diagnostic(
-          file: displayPath, path: "signals", message: "expected at least one signal, found none",
-          line: signalsValue.position.line))
-    }
-    if !problems.isEmpty { throw ValidationFailure(problems) }
-    return SignalCatalog(introduced: introduced)
+    let decoder = JSONValueDecoder(try JSONDocument.parse(data, file: displayPath), file: displayPath)
+    return try decoder.finish(decoder.decode(SignalCatalog.self))
   }
 
   /// Signal names become Swift string literals and dictionary keys on devices: keep them plain.
@@ -126,4 +64,38 @@ public struct SignalCatalog: Equatable, Sendable {
     }
   }
 
+}
+
+extension SignalCatalog: JSONValueDecodable {
+  /// `{"signals": {"<name>": "<major.minor.patch>", …}}`, at least one signal.
+  public init?(from decoder: JSONValueDecoder) {
+    guard let root = decoder.object(expected: "an object {\"signals\": {…}}") else { return nil }
+    root.refuseUnknownKeys(known: ["signals"]) { member, _ in
+      decoder.report(
+        "unknown key; expected only \"signals\"", path: member.key, at: member.keyPosition)
+    }
+    guard let signalsDecoder = root.required("signals", missing: "missing; expected an object", at: nil),
+      let signals = signalsDecoder.object(expected: "an object of signal name to SDK version")
+    else { return nil }
+    let before = decoder.problemCount
+    var introduced: [String: SemanticVersion] = [:]
+    for (member, signal) in signals.entries {
+      guard Self.isSignalName(member.key) else {
+        signal.report(
+          "not a signal name; expected lower-case letters, digits and '_', starting with a letter",
+          at: member.keyPosition)
+        continue
+      }
+      guard
+        let version = signal.string(
+          expected: "the SDK version that introduced it (\"major.minor.patch\")",
+          where: { SemanticVersion($0) != nil }
+        ).flatMap(SemanticVersion.init)
+      else { continue }
+      introduced[member.key] = version
+    }
+    if signals.isEmpty { signalsDecoder.report("expected at least one signal, found none") }
+    guard decoder.problemCount == before else { return nil }
+    self.init(introduced: introduced)
+  }
 }

@@ -66,10 +66,29 @@ public struct RolloutState: Equatable, Sendable {
       ])
     }
     let root = try JSONDocument.parse(data, file: displayPath)
-    var reader = StateReader(file: displayPath)
-    let state = reader.read(root)
-    if !reader.problems.isEmpty { throw ValidationFailure(reader.problems) }
-    return state
+    let decoder = JSONValueDecoder(root, file: displayPath)
+    let state = decoder.decode(RolloutState.self)
+    if let state { decoder.append(state.problems(file: displayPath, document: root)) }
+    return try decoder.finish(state)
+  }
+
+  /// The rules across offers: a flow offers each model version once.
+  /// - Parameter document: the file the state was decoded from, for the lines of messages.
+  func problems(file: String, document: JSONValue) -> [Diagnostic] {
+    var problems: [Diagnostic] = []
+    for (customer, flows) in customers.sorted(by: { $0.key < $1.key }) {
+      for (flowName, flow) in flows.sorted(by: { $0.key < $1.key }) {
+        var seen = Set<Int>()
+        for offer in flow.models where !seen.insert(offer.modelVersion).inserted {
+          problems.append(
+            Diagnostic(
+              file: file, path: "customers.\(customer).\(flowName).models",
+              message: "modelVersion \(offer.modelVersion) is listed more than once",
+              line: document.member("customers", customer, flowName)?.position.line))
+        }
+      }
+    }
+    return problems
   }
 
   /// Stable bytes: sorted keys, two-space indentation and a trailing newline, so a rollout is
@@ -91,140 +110,81 @@ public struct RolloutState: Equatable, Sendable {
   }
 }
 
-/// Checks the parsed file against the format, collecting every problem.
-private struct StateReader {
-  let file: String
-  var problems: [Diagnostic] = []
-
-  init(file: String) { self.file = file }
-
-  mutating func report(_ path: String, _ value: JSONValue, _ message: String) {
-    problems.append(Diagnostic(file: file, path: path, message: message, line: value.position.line))
-  }
-
-  mutating func object(_ value: JSONValue, _ path: String, _ expected: String) -> [JSONObjectMember]? {
-    guard case .object(let members) = value.content else {
-      report(path, value, "expected \(expected), found \(value.foundDescription)")
-      return nil
+extension RolloutState: JSONValueDecodable {
+  /// `{"customers": {"<id>": {"<flow>": <Flow>, …}, …}}`.
+  public init?(from decoder: JSONValueDecoder) {
+    guard let root = decoder.object(expected: "an object {\"customers\": {…}}") else { return nil }
+    root.refuseUnknownKeys(known: ["customers"]) { _, member in
+      member.report("unknown key; expected only \"customers\"")
     }
-    return members
-  }
-
-  mutating func read(_ root: JSONValue) -> RolloutState {
-    var state = RolloutState()
-    guard let members = object(root, "", "an object {\"customers\": {…}}") else { return state }
-    for member in members where member.key != "customers" {
-      report(member.key, member.value, "unknown key; expected only \"customers\"")
-    }
-    guard let customers = members.first(where: { $0.key == "customers" }) else {
-      problems.append(Diagnostic(file: file, path: "customers", message: "missing; expected an object"))
-      return state
-    }
-    for customer in object(customers.value, "customers", "an object of customer id to flows") ?? [] {
-      let customerPath = "customers.\(customer.key)"
-      guard Customer.isValidID(customer.key) else {
-        report(customerPath, customer.value, "not a customer id (a lower-case slug)")
+    guard let customersDecoder = root.required("customers", missing: "missing; expected an object", at: nil)
+    else { return nil }
+    var customers: [String: [String: Flow]] = [:]
+    for (member, customer) in customersDecoder.object(expected: "an object of customer id to flows")?.entries
+      ?? []
+    {
+      guard Customer.isValidID(member.key) else {
+        customer.report("not a customer id (a lower-case slug)")
         continue
       }
-      var flows: [String: RolloutState.Flow] = [:]
-      for flow in object(customer.value, customerPath, "an object of flow name to rollouts") ?? [] {
-        if let parsed = readFlow(flow.value, "\(customerPath).\(flow.key)") { flows[flow.key] = parsed }
+      var flows: [String: Flow] = [:]
+      for (flowMember, flow) in customer.object(expected: "an object of flow name to rollouts")?.entries ?? []
+      {
+        if let parsed = flow.decode(Flow.self) { flows[flowMember.key] = parsed }
       }
-      state.customers[customer.key] = flows
+      customers[member.key] = flows
     }
-    return state
+    self.init(customers: customers)
   }
+}
 
-  mutating func readFlow(_ value: JSONValue, _ path: String) -> RolloutState.Flow? {
-    guard let members = object(value, path, "an object {\"paused\": …, \"models\": […]}") else { return nil }
-    let before = problems.count
+extension RolloutState.Flow: JSONValueDecodable {
+  /// `{"paused": Bool, "models": [Offer]}`; the offers sorted by model version.
+  public init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.object(expected: "an object {\"paused\": …, \"models\": […]}") else {
+      return nil
+    }
+    let before = decoder.problemCount
     var paused: Bool?
     var offers: [RolloutState.Offer] = []
-    for member in members {
+    for (member, field) in object.entries {
       switch member.key {
-      case "paused":
-        if case .bool(let flag) = member.value.content {
-          paused = flag
-        } else {
-          report(
-            "\(path).paused", member.value, "expected true or false, found \(member.value.foundDescription)")
-        }
-      case "models":
-        guard case .array(let elements) = member.value.content else {
-          report("\(path).models", member.value, "expected an array, found \(member.value.foundDescription)")
-          continue
-        }
-        for (index, element) in elements.enumerated() {
-          if let offer = readOffer(element, "\(path).models[\(index)]") { offers.append(offer) }
-        }
-      default:
-        report("\(path).\(member.key)", member.value, "unknown key; expected \"paused\" and \"models\"")
+      case "paused": paused = field.bool()
+      case "models": offers += field.array(of: RolloutState.Offer.self, expected: "an array") ?? []
+      default: field.report("unknown key; expected \"paused\" and \"models\"")
       }
     }
-    if paused == nil && !members.contains(where: { $0.key == "paused" }) {
-      report("\(path).paused", value, "missing; expected true or false")
+    if object["paused"] == nil {
+      decoder.report("missing; expected true or false", path: decoder.path(ofKey: "paused"))
     }
-    var seen = Set<Int>()
-    for offer in offers where !seen.insert(offer.modelVersion).inserted {
-      report("\(path).models", value, "modelVersion \(offer.modelVersion) is listed more than once")
-    }
-    guard problems.count == before, let paused else { return nil }
-    return RolloutState.Flow(paused: paused, models: offers.sorted { $0.modelVersion < $1.modelVersion })
+    guard decoder.problemCount == before, let paused else { return nil }
+    self.init(paused: paused, models: offers.sorted { $0.modelVersion < $1.modelVersion })
   }
+}
 
-  mutating func readOffer(_ value: JSONValue, _ path: String) -> RolloutState.Offer? {
-    guard let members = object(value, path, "an object describing an offered model") else { return nil }
-    let before = problems.count
-    var fields: [String: JSONValue] = [:]
-    let known = ["modelVersion", "rolloutPercent", "status", "salt"]
-    for member in members {
-      if known.contains(member.key) {
-        fields[member.key] = member.value
-      } else {
-        report(
-          "\(path).\(member.key)", member.value, "unknown key; expected \(known.joined(separator: ", "))")
-      }
+extension RolloutState.Offer: JSONValueDecodable {
+  static let keys = ["modelVersion", "rolloutPercent", "status", "salt"]
+
+  /// `{"modelVersion": Int, "rolloutPercent": 0…100, "status": Status, "salt": hex}`.
+  public init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.object(expected: "an object describing an offered model") else { return nil }
+    let before = decoder.problemCount
+    object.refuseUnknownKeys(known: Self.keys) { _, member in
+      member.report("unknown key; expected \(Self.keys.joined(separator: ", "))")
     }
-    for key in known where fields[key] == nil { report("\(path).\(key)", value, "missing") }
-    var version: Int?
-    var percent: Int?
-    var status: RolloutState.Status?
-    var salt: String?
-    if let field = fields["modelVersion"] {
-      if case .integer(let number) = field.content, number > 0 {
-        version = number
-      } else {
-        report(
-          "\(path).modelVersion", field, "expected a positive whole number, found \(field.foundDescription)")
-      }
+    for key in Self.keys where object[key] == nil {
+      decoder.report("missing", path: decoder.path(ofKey: key))
     }
-    if let field = fields["rolloutPercent"] {
-      if case .integer(let number) = field.content, (0...100).contains(number) {
-        percent = number
-      } else {
-        report(
-          "\(path).rolloutPercent", field,
-          "expected a whole number from 0 to 100, found \(field.foundDescription)")
-      }
+    let version = object["modelVersion"]?.integer(expected: "a positive whole number") { $0 > 0 }
+    let percent = object["rolloutPercent"]?.integer(expected: "a whole number from 0 to 100") {
+      (0...100).contains($0)
     }
-    if let field = fields["status"] {
-      if case .string(let text) = field.content, let parsed = RolloutState.Status(rawValue: text) {
-        status = parsed
-      } else {
-        let names = RolloutState.Status.allCases.map(\.rawValue).joined(separator: ", ")
-        report("\(path).status", field, "expected one of \(names), found \(field.foundDescription)")
-      }
-    }
-    if let field = fields["salt"] {
-      if case .string(let text) = field.content, RolloutState.isSalt(text) {
-        salt = text
-      } else {
-        report(
-          "\(path).salt", field, "expected 16 to 64 lower-case hex digits, found \(field.foundDescription)")
-      }
-    }
-    guard problems.count == before, let version, let percent, let status, let salt else { return nil }
-    return RolloutState.Offer(modelVersion: version, rolloutPercent: percent, status: status, salt: salt)
+    let statusNames = RolloutState.Status.allCases.map(\.rawValue).joined(separator: ", ")
+    let status = object["status"]?.string(
+      expected: "one of \(statusNames)", where: { RolloutState.Status(rawValue: $0) != nil }
+    ).flatMap(RolloutState.Status.init(rawValue:))
+    let salt = object["salt"]?.string(expected: "16 to 64 lower-case hex digits", where: RolloutState.isSalt)
+    guard decoder.problemCount == before, let version, let percent, let status, let salt else { return nil }
+    self.init(modelVersion: version, rolloutPercent: percent, status: status, salt: salt)
   }
-
 }

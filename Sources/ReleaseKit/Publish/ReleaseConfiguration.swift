@@ -55,80 +55,20 @@ struct ReleaseConfiguration: Equatable {
     return try parse(data, displayPath: displayPath)
   }
 
-  static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
-    let document: JSONValue
-    do { document = try JSONDocument.parse(data) } catch {
-      throw ValidationFailure([
-        Diagnostic(
-          file: displayPath, path: "\(error.position)", message: error.message, line: error.position.line)
-      ])
-    }
-    var problems: [Diagnostic] = []
-    var configuration = ReleaseConfiguration()
-    configuration.path = displayPath
-    func problem(_ path: String, _ value: JSONValue, _ message: String) {
-      problems.append(Diagnostic(file: displayPath, path: path, message: message, line: value.position.line))
-    }
-    func string(_ path: String, _ value: JSONValue) -> String? {
-      guard case .string(let text) = value.content, !text.isEmpty else {
-        problem(path, value, "expected a non-empty string, found \(describe(value))")
-        return nil
-      }
-      return text
-    }
-    func members(_ path: String, _ value: JSONValue, allowed: [String]) -> [JSONObjectMember] {
-      guard case .object(let members) = value.content else {
-        problem(path, value, "expected an object, found \(describe(value))")
-        return []
-      }
-      for member in members where !allowed.contains(member.key) {
-        let hint =
-          Suggestion.closest(to: member.key, among: allowed).map { " (did you mean \"\($0)\"?)" } ?? ""
-        problems.append(
-          Diagnostic(
-            file: displayPath, path: path.isEmpty ? member.key : "\(path).\(member.key)",
-            message: "unknown key\(hint); expected one of: \(allowed.joined(separator: ", "))",
-            line: member.keyPosition.line))
-      }
-      return members.filter { allowed.contains($0.key) }
-    }
+  static let keys = ["publish", "models"]
+  static let publishKeys = [
+    "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
+  ]
 
-    for member in members("", document, allowed: ["publish", "models"]) {
-      switch member.key {
-      case "models":
-        configuration.models = string("models", member.value)
-      default:
-        let keys = ["destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination"]
-        for setting in members("publish", member.value, allowed: keys) {
-          let path = "publish.\(setting.key)"
-          switch setting.key {
-          case "destinations":
-            guard case .array(let items) = setting.value.content else {
-              problem(
-                path, setting.value, "expected an array of destinations, found \(describe(setting.value))")
-              continue
-            }
-            configuration.destinations = items.enumerated().compactMap {
-              string("\(path)[\($0.offset)]", $0.element)
-            }
-          case "s3Endpoint": configuration.s3Endpoint = string(path, setting.value)
-          case "s3Region": configuration.s3Region = string(path, setting.value)
-          case "otaDestination": configuration.otaDestination = string(path, setting.value)
-          case "publishPassed":
-            guard case .bool(let flag) = setting.value.content else {
-              problem(path, setting.value, "expected true or false, found \(describe(setting.value))")
-              continue
-            }
-            configuration.publishPassed = flag
-          default: configuration.publicURL = string(path, setting.value)
-          }
-        }
-      }
-    }
-    if !problems.isEmpty { throw ValidationFailure(problems) }
-    return configuration
+  static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
+    let document = try JSONDocument.parse(data, file: displayPath)
+    let decoder = JSONValueDecoder(document, file: displayPath, describe: describe)
+    var configuration = decoder.decode(ReleaseConfiguration.self)
+    configuration?.path = displayPath
+    return try decoder.finish(configuration)
   }
 
+  /// How "found …" names a value in this file's messages: the value as written.
   private static func describe(_ value: JSONValue) -> String {
     switch value.content {
     case .null: return "null"
@@ -140,4 +80,48 @@ struct ReleaseConfiguration: Equatable {
     case .object: return "an object"
     }
   }
+
+  /// Refuses the keys of `object` not in `known`, suggesting the closest known one.
+  private static func refuseUnknownKeys(of object: JSONObjectDecoder, known: [String]) {
+    object.refuseUnknownKeys(known: known) { member, field in
+      let hint =
+        Suggestion.closest(to: member.key, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+      field.report(
+        "unknown key\(hint); expected one of: \(known.joined(separator: ", "))", at: member.keyPosition)
+    }
+  }
+}
+
+extension ReleaseConfiguration: JSONValueDecodable {
+  /// Every key optional; a wrong one leaves its setting unset (and is reported).
+  init?(from decoder: JSONValueDecoder) {
+    self.init()
+    guard let root = decoder.object(expected: "an object") else { return }
+    Self.refuseUnknownKeys(of: root, known: Self.keys)
+    for (member, field) in root.entries {
+      switch member.key {
+      case "models": models = field.nonEmptyString
+      case "publish":
+        guard let publish = field.object(expected: "an object") else { continue }
+        Self.refuseUnknownKeys(of: publish, known: Self.publishKeys)
+        for (setting, value) in publish.entries {
+          switch setting.key {
+          case "destinations":
+            destinations = value.array(expected: "an array of destinations")?.compactMap(\.nonEmptyString)
+          case "s3Endpoint": s3Endpoint = value.nonEmptyString
+          case "s3Region": s3Region = value.nonEmptyString
+          case "otaDestination": otaDestination = value.nonEmptyString
+          case "publicURL": publicURL = value.nonEmptyString
+          case "publishPassed": publishPassed = value.bool()
+          default: break
+          }
+        }
+      default: break
+      }
+    }
+  }
+}
+
+extension JSONValueDecoder {
+  fileprivate var nonEmptyString: String? { string(expected: "a non-empty string", where: { !$0.isEmpty }) }
 }
