@@ -268,12 +268,10 @@ enum ReleaseCommand {
     return (publicURL, origin)
   }
 
-  /// The ordered steps of a release.
-  /// A merge joins shards instead of building; a shard builds its part and records which
-  /// part it was instead of publishing.
-  /// The steps of `release all`/`release <customer>`, of `--shard k/N` and of `merge`, each
-  /// taking what the one before returned. `record` keeps what the summary reports: the
-  /// customers' latest results, and the run's lock once taken.
+  /// The steps of a release, each taking what the one before returned. A merge joins shards
+  /// instead of building; a shard builds its part and records which part it was instead of
+  /// publishing. `record` keeps what the summary reports: the customers' latest results, and
+  /// the run's lock once taken.
   static func pipeline(_ pipeline: Pipeline, _ record: inout RunRecord) throws {
     let options = pipeline.context.options
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
@@ -304,7 +302,8 @@ enum ReleaseCommand {
       let customers =
         try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
       record.customers = customers
-      try release(RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
+      try release(
+        RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
       return
     }
 
@@ -330,7 +329,8 @@ enum ReleaseCommand {
     record.lock = try pipeline.run(LockStep(), ())
     let customers = try pipeline.run(BuildCustomersStep(), plan) ?? plan.customers
     record.customers = customers
-    try release(RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
+    try release(
+      RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
   }
 
   static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {

@@ -73,7 +73,8 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
 
   private func update(id: String, outcome: ReleaseEvent.CustomerOutcome) {
     update(id) {
-      $0.state = outcome.status == .failed ? "FAILED in \(outcome.failedStep ?? "?")" : outcome.status.rawValue
+      $0.state =
+        outcome.status == .failed ? "FAILED in \(outcome.failedStep ?? "?")" : outcome.status.rawValue
       $0.finishedSeconds = outcome.seconds
     }
   }

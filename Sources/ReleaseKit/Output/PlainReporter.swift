@@ -106,7 +106,8 @@ extension SummaryTable {
     let held = outcomes.filter { $0.shipped == false }
     guard !shipped.isEmpty, !held.isEmpty else { return nil }
     let why = held.map { outcome -> String in
-      let reason = outcome.status == .failed ? "failed in \(outcome.failedStep ?? "?")" : outcome.status.rawValue
+      let reason =
+        outcome.status == .failed ? "failed in \(outcome.failedStep ?? "?")" : outcome.status.rawValue
       return "\(outcome.id) (\(reason))"
     }
     return

@@ -76,6 +76,8 @@ public struct CustomerSteps: Sendable {
   struct Failure: Error {
     var step: String
     var reason: String
+    /// How many tests ran before the step that failed, for the customer's outcome.
+    var testCount: Int?
   }
 
   public func run<S: CustomerStep>(_ step: S, _ input: S.Input) throws -> S.Output {
@@ -84,6 +86,17 @@ public struct CustomerSteps: Sendable {
       return try step.run(input, for: job, context)
     } catch {
       throw Failure(step: step.name, reason: "\(error)")
+    }
+  }
+
+  /// Runs the steps after the tests: when one of them fails, the outcome still says how many
+  /// tests ran.
+  public func afterTests<T>(ran testCount: Int?, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch var failure as Failure {
+      failure.testCount = testCount
+      throw failure
     }
   }
 }
@@ -204,6 +217,7 @@ public struct CustomerPipeline: Sendable {
       result.testCount = release.testCount
     } catch let failure as CustomerSteps.Failure {
       result.status = .failed(step: failure.step, reason: failure.reason)
+      result.testCount = failure.testCount
     } catch {
       result.status = .failed(step: "customer steps", reason: "\(error)")
     }

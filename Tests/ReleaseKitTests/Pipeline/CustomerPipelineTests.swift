@@ -28,7 +28,8 @@ final class CustomerPipelineTests: XCTestCase {
     CustomerPipeline { job, customerSteps in
       for step in steps { try customerSteps.run(step, ()) }
       return StagedRelease(
-        archive: .init(path: URL(fileURLWithPath: "/dist/\(job.id).zip"), sha256: "", size: 0), testCount: nil)
+        archive: .init(path: URL(fileURLWithPath: "/dist/\(job.id).zip"), sha256: "", size: 0), testCount: nil
+      )
     }
   }
 
@@ -87,7 +88,8 @@ final class CustomerPipelineTests: XCTestCase {
   func testFailFastStopsStartingNewCustomers() {
     let log = RecordingStep.Log()
     let jobs = pipeline([RecordingStep(name: "build", failFor: ["a"], log: log)])
-      .run(["a", "b", "c", "d"].map(pending), context(jobs: 1, failFast: true, reporter: RecordingReporter()))
+      .run(
+        ["a", "b", "c", "d"].map(pending), context(jobs: 1, failFast: true, reporter: RecordingReporter()))
     XCTAssertEqual(jobs[0].status, .failed(step: "build", reason: "swift build: exited with status 1"))
     XCTAssertEqual(jobs[1...].map(\.status), [.cancelled, .cancelled, .cancelled])
     XCTAssertEqual(log.entries, ["build a"])
@@ -101,7 +103,8 @@ final class CustomerPipelineTests: XCTestCase {
     let log = RecordingStep.Log()
     _ = pipeline([RecordingStep(name: "build", failFor: [], log: log)])
       .run(
-        ["a", "b", "c", "d", "e"].map(pending), context(jobs: 1, failFast: false, reporter: RecordingReporter()),
+        ["a", "b", "c", "d", "e"].map(pending),
+        context(jobs: 1, failFast: false, reporter: RecordingReporter()),
         affinity: affinity)
     XCTAssertEqual(log.entries, ["build a", "build c", "build e", "build b", "build d"])
 

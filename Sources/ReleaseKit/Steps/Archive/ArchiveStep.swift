@@ -8,14 +8,16 @@ import ReleaseSystem
 struct ArchiveStep: CustomerStep {
   let name = "archive"
 
-  func run(_ tested: TestedPackage, for job: CustomerJob, _ context: ReleaseContext) throws -> ArchivedPackage {
+  func run(_ tested: TestedPackage, for job: CustomerJob, _ context: ReleaseContext) throws -> ArchivedPackage
+  {
     let staging = context.cacheDirectory.appendingPathComponent("staging").appendingPathComponent(job.id)
     try? FileManager.default.removeItem(at: staging)
     let zip = staging.appendingPathComponent(job.archiveName)
     let written = try ZipWriter.write(
       directory: tested.source.directory, topLevelName: job.customer.packageName, to: zip,
       modificationTime: context.options.archiveModificationTime)
-    return ArchivedPackage(tested: tested, archive: .init(path: zip, sha256: written.sha256, size: written.size))
+    return ArchivedPackage(
+      tested: tested, archive: .init(path: zip, sha256: written.sha256, size: written.size))
   }
 }
 

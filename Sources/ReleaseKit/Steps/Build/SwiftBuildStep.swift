@@ -7,7 +7,8 @@ struct SwiftBuildStep: CustomerStep {
   let name = "build and test"
   let slots: BuildSlots
 
-  func run(_ source: GeneratedSource, for job: CustomerJob, _ context: ReleaseContext) throws -> TestedPackage {
+  func run(_ source: GeneratedSource, for job: CustomerJob, _ context: ReleaseContext) throws -> TestedPackage
+  {
     let package = source.directory
     let log = job.scratchLog(in: context.cacheDirectory)
     let environment = ChildEnvironment.withoutSecrets(context.services.environment)

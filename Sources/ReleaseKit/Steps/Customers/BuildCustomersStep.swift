@@ -30,8 +30,10 @@ struct BuildCustomersStep: Step {
     let pipeline = CustomerPipeline { job, steps in
       let package = try steps.run(GenerateStep(inputs: inputs), job)
       let tested = try steps.run(SwiftBuildStep(slots: slots), package)
-      let archived = try steps.run(ArchiveStep(), tested)
-      return try steps.run(StageStep(inputs: inputs), archived)
+      return try steps.afterTests(ran: tested.testCount) {
+        let archived = try steps.run(ArchiveStep(), tested)
+        return try steps.run(StageStep(inputs: inputs), archived)
+      }
     }
     let customers = plan.customers.map { planned in
       guard planned.status == .pending else { return planned }

@@ -50,7 +50,9 @@ struct WriteShardRecordStep: Step {
   func run(_ input: Input, _ context: ReleaseContext) throws {
     var record = input.record
     for result in input.customers {
-      if case .failed(let step, let reason) = result.status { record.failed[result.id] = "\(step): \(reason)" }
+      if case .failed(let step, let reason) = result.status {
+        record.failed[result.id] = "\(step): \(reason)"
+      }
       if result.status == .cancelled { record.failed[result.id] = "cancelled (--fail-fast)" }
     }
     try AtomicFile.write(

@@ -10,7 +10,9 @@ struct StageStep: CustomerStep {
   let name = "stage"
   let inputs: ReleaseInputs
 
-  func run(_ archived: ArchivedPackage, for job: CustomerJob, _ context: ReleaseContext) throws -> StagedRelease {
+  func run(_ archived: ArchivedPackage, for job: CustomerJob, _ context: ReleaseContext) throws
+    -> StagedRelease
+  {
     let archive = archived.archive
     let testCount = archived.tested.testCount
     let final = job.releaseDirectory(in: context.distDirectory)
@@ -29,7 +31,8 @@ struct StageStep: CustomerStep {
         "\(archive.sha256)  \(job.archiveName)\n",
         to: temporary.appendingPathComponent(job.archiveName + ".sha256"))
       let record = Self.record(
-        job, archive: archive, files: try Self.files(in: archived.tested.source.directory), testCount: testCount,
+        job, archive: archive, files: try Self.files(in: archived.tested.source.directory),
+        testCount: testCount,
         inputs: inputs)
       try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
       FaultPoint.reach("stage.assembled")
