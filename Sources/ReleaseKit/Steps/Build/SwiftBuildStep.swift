@@ -7,10 +7,10 @@ struct SwiftBuildStep: CustomerStep {
   let name = "build and test"
   let slots: BuildSlots
 
-  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
-    guard let package = job.packageDirectory, let log = job.logFile else {
-      preconditionFailure("build runs after generate")
-    }
+  func run(_ source: GeneratedSource, for job: CustomerJob, _ context: ReleaseContext) throws -> TestedPackage
+  {
+    let package = source.directory
+    let log = job.scratchLog(in: context.cacheDirectory)
     let environment = ChildEnvironment.withoutSecrets(context.services.environment)
     try slots.withSlot(directoryName: "ContextSDK", affinity: job.slotAffinity) { slot in
       try BuildSlots.mirror(package, into: slot)
@@ -38,8 +38,15 @@ struct SwiftBuildStep: CustomerStep {
           command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
       }
     }
-    job.testCount = TestCount.parse(log: log)
+    return TestedPackage(source: source, testCount: TestCount.parse(log: log))
   }
+}
+
+/// A generated package that built, and passed its tests unless `--skip-tests`.
+struct TestedPackage: Sendable {
+  var source: GeneratedSource
+  /// How many tests `swift test` ran, when it printed it.
+  var testCount: Int?
 }
 
 /// The environment for child processes: the user's, minus anything that looks like a
