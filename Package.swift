@@ -26,40 +26,76 @@ let package = Package(
     // renameat2), so Swift can call it.
     .target(name: "CSystemShim"),
 
-    // Layers, bottom up: system services (hashing, processes, files), archive (libarchive),
-    // network (libcurl) -> manifest + model store -> generation -> pipeline, steps and CLI.
+    // Layers, bottom up; each module uses only those above it in this list.
+    // Foundations: system services (hashing, processes, files), archive (libarchive), network
+    // (libcurl), signing (Ed25519, DSSE, SSH signatures), evaluation (outcome statistics).
+    // Inputs: the model store, then the manifest checked against it, then the generated package.
+    // The tool: its core (errors, services, versions, signal alignment, events and reporters),
+    // publishing (object stores, destinations, git), the over-the-air channel, the release
+    // pipeline and its steps, and the command line that drives them.
     .target(
       name: "ReleaseSystem",
       dependencies: ["CSystemShim", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "ReleaseArchive", dependencies: ["CArchive", "ReleaseSystem"]),
     .target(name: "ReleaseNetwork", dependencies: ["CCurlShim", "ReleaseSystem"]),
-    .target(name: "ReleaseManifest", dependencies: ["ReleaseSystem"]),
     // Ed25519 keys, DSSE envelopes and OpenSSH file signatures (CryptoKit on Apple, libcrypto
     // elsewhere).
     .target(
       name: "ReleaseSigning",
       dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
-    .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
     // Judging a challenger from its outcomes: CSV reader, always-valid statistics, reports.
     // Pure Foundation.
     .target(name: "ReleaseEvaluation"),
+    // Where models come from: directory and remote stores, Core ML parsing, the digest cache.
+    .target(name: "ReleaseModels", dependencies: ["ReleaseNetwork", "ReleaseSystem"]),
+    // customers.json and features.json, read and checked against the model store.
+    .target(name: "ReleaseManifest", dependencies: ["ReleaseModels", "ReleaseSystem"]),
+    // One customer's Swift package from the template, and the release notes.
+    .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
+    // What every part of the tool shares: errors, services, versions and release state, the
+    // signal catalog and model alignment, events and their reporters.
     .target(
-      name: "ReleaseKit",
+      name: "ReleaseCore",
+      dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
+    // Where releases go: directory and S3 object stores, destinations, indexes, git.
+    .target(
+      name: "ReleasePublishing",
+      dependencies: ["ReleaseCore", "ReleaseGeneration", "ReleaseNetwork", "ReleaseSystem"]),
+    // The over-the-air channel: rollouts.json, rollout changes and the manifests devices fetch.
+    .target(
+      name: "ReleaseOTA",
+      dependencies: ["ReleaseCore", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
+    // The run: options, context, the phases and the steps from loading the inputs to
+    // publishing, tagging and recording state; release records, notes, artifact checks, shards.
+    .target(
+      name: "ReleasePipeline",
       dependencies: [
-        "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels",
+        "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSystem",
       ]),
-    .executableTarget(name: "release", dependencies: ["ReleaseKit"]),
+    // The command line: the command table, parsing, help, release.config.json, and each
+    // command's run (release, bump, plan, verify, rollout and ota).
+    .target(
+      name: "ReleaseCLI",
+      dependencies: [
+        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels",
+        "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseSystem",
+      ]),
+    .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
     .testTarget(name: "ReleaseSystemTests", dependencies: ["ReleaseSystem"]),
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
-    .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest"]),
+    .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest", "ReleaseModels"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
     .testTarget(
       name: "ReleaseKitTests",
-      dependencies: ["ReleaseKit", "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
+      dependencies: [
+        "ReleaseCLI", "ReleasePipeline", "ReleaseOTA", "ReleasePublishing", "ReleaseCore", "ReleaseModels",
+        "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem",
+      ]),
   ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseModels
 
 /// One model a customer ships: a flow (decision point) at a numbered model version.
 public struct CustomModel: Equatable, Hashable, Sendable {

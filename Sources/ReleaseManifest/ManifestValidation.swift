@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseModels
 
 // `customers.json` is read in two steps: decoding turns each entry into a draft that keeps
 // what could be read and where it stands (every problem of form reported on the way), and

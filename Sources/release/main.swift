@@ -1,5 +1,5 @@
 import Foundation
-import ReleaseKit
+import ReleaseCLI
 import ReleaseSystem
 
 Interrupts.install()

@@ -3,6 +3,8 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
+@testable import ReleaseModels
+
 /// The committed model store, `models/` at the repo root, and its `index.json`, which
 /// `Scripts/make-models` writes from what coremltools itself reads back from each file.
 enum CommittedModelStore {

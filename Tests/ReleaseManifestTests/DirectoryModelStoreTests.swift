@@ -2,6 +2,8 @@ import Foundation
 import ReleaseManifest
 import XCTest
 
+@testable import ReleaseModels
+
 final class DirectoryModelStoreTests: XCTestCase {
   private var temporaryDirectory: URL!
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ReleaseManifest
+@testable import ReleaseModels
 
 final class ManifestLoaderTests: XCTestCase {
   /// One valid entry; tests change one thing at a time.

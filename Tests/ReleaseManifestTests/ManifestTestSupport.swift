@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ReleaseManifest
+@testable import ReleaseModels
 
 /// A model store that only lists flows and versions, for validating manifests without model
 /// files. Validation must never need a model's bytes, so `localFile` fails the test.

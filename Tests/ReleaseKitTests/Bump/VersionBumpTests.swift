@@ -3,7 +3,8 @@ import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// `release bump` on a fixture repository (Tests/Fixtures/Bump/repo) committed in a temporary
 /// git repository with history and a `v2.4.0` tag, with a fixed clock: `git diff` after the

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// Argument handling: help everywhere, exit 2 with a one-line error naming the argument for
 /// anything wrong, and no process started or file written on the way.

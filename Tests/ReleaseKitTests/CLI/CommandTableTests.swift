@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// The command descriptions: help, parsing, the README's table and the release.config.json
 /// defaults all come from them and agree.

@@ -4,7 +4,8 @@ import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 /// `release customer` for real: generation, `swift build`, `swift test`, zip, stage. The
 /// expectations come from the inputs (template tree, manifest, model files), never from the

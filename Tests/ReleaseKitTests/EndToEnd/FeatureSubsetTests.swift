@@ -4,7 +4,7 @@ import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 /// Issue 13: each customer's package holds only the features it licenses. An `att`-only
 /// customer's package has no conversion code, models or module names, it builds and passes

@@ -3,7 +3,7 @@ import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 /// `release verify` on a real release: content checks, then a build and test of the extracted
 /// package and a consumer that depends on it by path.

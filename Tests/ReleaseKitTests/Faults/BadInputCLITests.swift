@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// Bad input through the whole CLI: every manifest of the corpus, broken model files, a
 /// missing or broken state file, unknown customers, bad arguments. Each must exit 2, print

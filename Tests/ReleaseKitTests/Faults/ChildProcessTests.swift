@@ -2,7 +2,9 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 #if canImport(Glibc)
   import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// Two `release` processes on the same `dist/` at once. The first is held inside its real
 /// `swift test` (a stand-in `swift` waits at a gate the test opens), so the overlap is certain

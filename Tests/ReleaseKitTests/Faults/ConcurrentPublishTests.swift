@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// Issue 12, "indexes with two publishers": two machines publishing different customers into
 /// one destination at the same moment. Each reads index.json, adds its customer and writes it
 /// back; without a compare-and-replace the later write drops the earlier customer. Each publish

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePublishing
 
 /// Issue 12, "credentials in URLs": a token in a URL travels into every package's README and
 /// release.json, into `ps` and into error messages (measured: 14 files). Every URL the tool

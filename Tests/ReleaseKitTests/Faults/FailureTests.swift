@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// Failures while doing valid work: a generated package that does not compile or whose tests
 /// fail, a missing `swift` or `git`, an output directory that is a file, read-only or full.

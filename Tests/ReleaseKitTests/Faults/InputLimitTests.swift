@@ -3,7 +3,7 @@ import ReleaseNetwork
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePublishing
 
 /// Issue 12, "names" and "S3 permissions": versions stay within what the state file reads back,
 /// the region cannot inject a host, a session token never goes over plain http off this

@@ -3,7 +3,7 @@ import ReleaseArchive
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 #if canImport(Glibc)
   import Glibc

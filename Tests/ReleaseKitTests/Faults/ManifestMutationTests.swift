@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// A bounded mutation test of the manifest: a few hundred byte and structure mutations of the
 /// repository's `customers.json`, from a fixed seed, each run through the real executable with
 /// `--dry-run`. None may crash, hang, or exit other than 0 or 2; a refusal says why on stderr;

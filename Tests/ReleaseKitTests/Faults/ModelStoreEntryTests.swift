@@ -4,7 +4,7 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseModels
 
 /// Issue 12, "model store entries": only regular files are models. A link to /dev/zero, a FIFO,
 /// a link leading out of the store, and a model over the size limit are each refused with one

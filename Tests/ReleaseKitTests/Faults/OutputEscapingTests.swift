@@ -3,7 +3,7 @@ import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// Issue 12, "output that something else interprets": text from outside (an S3 error message,
 /// git's stderr, a log tail, a store name, a release.json field) reaches a terminal escaped, a

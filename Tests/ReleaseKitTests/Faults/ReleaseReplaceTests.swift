@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// Issue 12, "replacing an existing release directory is atomic": a forced rebuild of a version
 /// already in dist/ swaps the new release directory in (the stage step), so a reader polling
 /// it — a CI step uploading dist/, `release verify` — finds the old or the new release at every

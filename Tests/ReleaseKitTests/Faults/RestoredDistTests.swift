@@ -4,7 +4,8 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseModels
+@testable import ReleasePipeline
 
 /// Issue 12, "a restored dist/ is only a cache": CI restores dist/ from a cache, so a release
 /// there is believed only after its archive proves to hold exactly the package the template

@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// Credentials in the environment never leave it: a release with `--json` events and a
 /// directory publish (which tags, so the workspace is a git repository) runs with recognisable
 /// planted secrets, and neither its output, nor `dist/`, nor the published files, nor the

@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// A refused value names where it came from: the flag that gave it, or the release.config.json
 /// key, since a message naming a flag nobody typed sends the reader to the wrong place (issue 12
 /// audit). Each refusal is one line, exit 2, nothing written, no secret printed.

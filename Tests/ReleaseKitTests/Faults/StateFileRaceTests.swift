@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// Issue 12, "release-state.json": two runs with different --dist and --cache (so different
 /// run locks) releasing different customers of one checkout, at once. Each read the state when

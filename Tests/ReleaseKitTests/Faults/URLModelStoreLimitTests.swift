@@ -4,7 +4,10 @@ import ReleaseNetwork
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleaseModels
+@testable import ReleasePipeline
 
 /// Issue 12, "URL model stores": a store is https (plain http only on this machine), a
 /// redirect may lead only to https, and a model may not be larger than the index says: the

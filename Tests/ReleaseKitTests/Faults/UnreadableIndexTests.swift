@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 #if canImport(Glibc)
   import Glibc
 #endif

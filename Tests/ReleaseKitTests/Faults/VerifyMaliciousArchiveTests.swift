@@ -3,7 +3,9 @@ import ReleaseArchive
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 /// `release verify` handed malicious archives, each the artifact of an otherwise valid
 /// release directory (a real release.json whose artifact name, SHA-256 and size are fixed up,

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 /// Issue 12, "GitHub Actions commands from build logs": the runner trims leading whitespace
 /// before looking for `::` and splits lines on a bare `\r`, so `  ::add-mask::x`,

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePublishing
 
 /// Names and refs that come from input reach git after `--end-of-options` (or `--`): one that
 /// starts with `-` is then a bad name, never an option.

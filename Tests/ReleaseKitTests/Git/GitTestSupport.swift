@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// A setup step that failed, with git's own words (fails the test, never skips it).
 struct GitSetupError: Error, CustomStringConvertible {

@@ -3,8 +3,6 @@ import ReleaseArchive
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// Publishing destination `git:`: a SwiftPM releases repository per customer, consumed the
 /// way a customer's engineer does it — a package in a temporary directory that depends on it
 /// by URL with `from:`, built with `swift build` and run. Expectations come from the manifest

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// Tags in the project repository, with real git in temporary checkouts: `release customer
 /// … --tag` on a clean checkout whose release-state.json records the release. Expected tag

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseManifest
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleaseModels
 
 /// The alignment rule on a small hand-made catalog: a model's minimum SDK version is the newest
 /// introduction among its inputs; an SDK older than that, or an input no SDK computes, is a gap.

@@ -3,7 +3,8 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseModels
+@testable import ReleasePipeline
 
 /// The foreign-model scan needs the digest of every model of a directory store; the cache
 /// (`<cache>/model-digests.json`) spares reading the ones whose file is unchanged, keyed by

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseManifest
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseModels
 
 /// A URL store's index.json is input from a server: every name in it is held to what a
 /// directory store's names may be.

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseManifest
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// `signals.json`: the template's catalog covers every input of every model in the store, and a
 /// broken catalog is refused with one line per problem, each naming its JSON path.

@@ -4,7 +4,8 @@ import ReleaseGeneration
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 /// Two real releases of one customer: the second's notes are the difference to the first,
 /// written into the package's CHANGELOG.md (keeping the first's), release.json and the

@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// Issue 10's proof: a release published to a directory served over HTTP on 127.0.0.1, a
 /// challenger rolled out to 10% and published over the air, and the real SDK of the release's
 /// archive updating 2,000 devices against it (through Scripts/ota-devices, as the README's

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// `release rollout`, `pause`, `rollback` and `ota status` on a workspace copy of the project:
 /// what each does to `rollouts.json`, and every refusal with its one line, exit 2 and nothing

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 final class LogExcerptTests: XCTestCase {
   private func log(_ lines: [String]) throws -> URL {

@@ -3,7 +3,7 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 #if canImport(FoundationXML)
   import FoundationXML

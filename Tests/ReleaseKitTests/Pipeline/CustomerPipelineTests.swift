@@ -3,7 +3,9 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 final class CustomerPipelineTests: XCTestCase {
   struct RecordingStep: CustomerStep {

@@ -3,7 +3,9 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 /// The run's phases in process: each step takes the value the one before returned, and
 /// `Pipeline` alone decides whether a step runs (skip, dry run, a preflight check's refusal).

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 /// Publishing to a directory (the default destination) and the committed config file that
 /// chooses destinations. Expectations are computed from dist/'s release.json files.

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleasePublishing
 
 /// Destinations and S3 settings as parsed and resolved, without a server: public URLs,
 /// regions, endpoints, and credential errors that name the variable and never its value.

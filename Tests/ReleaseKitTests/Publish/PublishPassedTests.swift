@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// `--publish-passed`: with one customer failing, the others are published, tagged and
 /// recorded, the run still fails and says who shipped; once the failure is fixed, a rerun

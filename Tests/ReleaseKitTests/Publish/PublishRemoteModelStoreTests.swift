@@ -3,7 +3,10 @@ import ReleaseManifest
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleaseModels
+@testable import ReleasePipeline
 
 /// `--models http://…` and `--models s3://…`: the store's index.json lists the models, each
 /// is downloaded through libcurl into `<cache>/models/<sha256>.mlmodel` and used only when

@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 #if canImport(Glibc)
   import Glibc

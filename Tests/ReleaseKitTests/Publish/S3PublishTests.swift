@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
+@testable import ReleasePipeline
 
 /// `release … --publish s3://…` against moto_server on 127.0.0.1 with signature checking on,
 /// read back with the aws CLI. moto_server and aws are installed by `Scripts/setup --test`;

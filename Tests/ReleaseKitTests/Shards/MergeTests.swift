@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 /// `release all --shard k/N` on three "machines" and `release merge` of their dist/s, against
 /// one `release all` from the same inputs: the merged dist/ holds exactly the same files, and

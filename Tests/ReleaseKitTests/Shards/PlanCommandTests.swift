@@ -2,8 +2,6 @@ import Foundation
 import ReleaseManifest
 import XCTest
 
-@testable import ReleaseKit
-
 /// `release plan --shards N`: what a CI matrix is built from. Every customer in exactly one
 /// shard, each customer's features named, the same plan digest a shard run makes, and nothing
 /// written.

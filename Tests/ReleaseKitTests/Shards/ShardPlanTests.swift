@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 /// The shard plan: every customer in exactly one shard, building customers kept together with
 /// those of their feature set and spread by cost (a customer each, and `featureSetCost` for

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// A process runner that answers only the invocations a test scripted and fails the test
 /// loudly on anything else (after swiftly's test doubles).

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseArchive
 import ReleaseSystem
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 /// A release in dist/ changed the way an attacker with write access to a restored cache would.
 enum PlantedRelease {

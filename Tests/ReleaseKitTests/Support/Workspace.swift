@@ -2,7 +2,8 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCLI
+@testable import ReleaseCore
 
 /// A temporary project checkout for end-to-end tests: `customers.json`, `models/`,
 /// `templates/` and `release-state.json` copied from the repository (each replaceable), an

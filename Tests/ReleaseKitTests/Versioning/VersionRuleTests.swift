@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 final class VersionRuleTests: XCTestCase {
   let sdk = SemanticVersion(2, 4, 0)

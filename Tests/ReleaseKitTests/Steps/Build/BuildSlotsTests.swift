@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleasePipeline
 
 #if canImport(Glibc)
   import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
+@testable import ReleaseCore
 
 /// What `release ota publish` (and `release all --publish`) refuses before anything is
 /// published: one line each, exit 2, the destination untouched.

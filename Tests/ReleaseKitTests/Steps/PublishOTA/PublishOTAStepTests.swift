@@ -2,8 +2,6 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-@testable import ReleaseKit
-
 /// `release ota publish` into a directory: a publish interrupted between the revision file and
 /// the pointer, a pointer changed while a publish holds a revision, and what is published in
 /// which order.

@@ -1,0 +1,45 @@
+import Foundation
+import ReleaseCore
+import ReleaseManifest
+import ReleasePipeline
+import ReleaseSystem
+
+/// `release bump major|minor|patch`'s options.
+struct BumpOptions: Equatable {
+  var part: SemanticVersion.Part
+  var dryRun: Bool
+  var statePath: String
+  var templatesPath: String
+
+  init(_ parsed: Arguments) throws {
+    guard parsed.positionals.count == 1, let part = SemanticVersion.Part(rawValue: parsed.positionals[0])
+    else {
+      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
+      throw ReleaseError.usage("bump: expected one of major, minor, patch; found \(found)")
+    }
+    let defaults = ReleaseOptions()
+    self.part = part
+    dryRun = parsed.flag(Options.dryRun)
+    statePath = parsed.value(Options.state) ?? defaults.statePath
+    templatesPath = parsed.value(Options.templates) ?? defaults.templatesPath
+  }
+}
+
+/// `release bump major|minor|patch`.
+enum BumpCommand {
+  static func run(_ options: BumpOptions, _ services: Services) throws {
+    let bump = VersionBump(
+      services: services, statePath: options.statePath, templatesPath: options.templatesPath)
+    let (old, new, files) = try bump.changes(part: options.part)
+    let diff = try bump.diff(files)
+    services.output.write(linesOf: diff, to: .standardOutput)
+    if options.dryRun {
+      services.output.write(line: "dry run: SDK \(old) -> \(new) not written", to: .standardError)
+      return
+    }
+    try bump.apply(files, from: old, to: new)
+    services.output.write(
+      line: "bumped SDK \(old) -> \(new) in \(files.map(\.path).joined(separator: ", ")); review and commit",
+      to: .standardError)
+  }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import ReleaseCore
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseModels
+import ReleaseOTA
+import ReleasePipeline
+import ReleasePublishing
+import ReleaseSystem
+
+/// `release rollout`, `release pause` and `release rollback`: change `rollouts.json` (under a
+/// lock, re-read under it, so two commands never lose each other's change), print the change
+/// as a diff, and leave publishing to `release ota publish`.
+enum RolloutCommand {
+  static func rollout(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
+    let (flowName, version, percent) = (options.flowName, options.version!, options.percent!)
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customer = try inputs.customer(options.customer, command: "rollout")
+    let command = "rollout \(customer.id) \(flowName) \(version)"
+    _ = try refusingBadInput {
+      try RolloutChange.bundledModel(of: customer, flowName: flowName, command: command)
+    }
+    let model = try inputs.offeredModel(ModelReference(flowName: flowName, version: version))
+    try apply(options, inputs, invocation.services) { state in
+      try RolloutChange.rollout(
+        state, customer: customer, model: model, percent: percent, catalog: inputs.catalog,
+        feature: inputs.features.feature(servingFlow: flowName),
+        sdkVersion: inputs.sdkVersion, command: command, newSalt: RolloutState.newSalt)
+    } summary: {
+      "\(customer.id): \(flowName) v\(version) offered to \(percent)% of devices"
+    }
+  }
+
+  static func pause(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
+    let flowName = options.flowName
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customer = try inputs.customer(options.customer, command: "pause")
+    try apply(options, inputs, invocation.services) { state in
+      try RolloutChange.pause(
+        state, customer: customer, flowName: flowName, command: "pause \(customer.id) \(flowName)")
+    } summary: {
+      "\(customer.id): \(flowName) paused; devices download nothing new and keep what they run"
+    }
+  }
+
+  static func rollback(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
+    let (flowName, version) = (options.flowName, options.version!)
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customer = try inputs.customer(options.customer, command: "rollback")
+    try apply(options, inputs, invocation.services) { state in
+      try RolloutChange.rollback(
+        state, customer: customer, flowName: flowName, version: version,
+        command: "rollback \(customer.id) \(flowName) \(version)")
+    } summary: {
+      "\(customer.id): \(flowName) v\(version) retracted; devices that downloaded it delete it"
+    }
+  }
+
+  /// Applies `change` to the state as it is on disk under the lock, prints the diff, and writes
+  /// it (not under `--dry-run`). A refused change writes nothing.
+  private static func apply(
+    _ options: RolloutOptions, _ inputs: OTAInputs, _ services: Services,
+    change: (RolloutState) throws -> RolloutState, summary: () -> String
+  ) throws {
+    let dryRun = options.dryRun
+    // Refused on the state as read, before the lock: a refused command leaves no lock file.
+    // Under the lock the change is made again on the state as it is then.
+    _ = try refusingBadInput { try change(inputs.rollouts) }
+    // A dry run writes nothing, not even a lock file; it previews against the state it read.
+    let lock =
+      dryRun
+      ? nil
+      : try FileLock(
+        inputs.rolloutsURL.deletingLastPathComponent().appendingPathComponent(
+          ".\(inputs.rolloutsURL.lastPathComponent).lock"), timeout: 10)
+    defer { withExtendedLifetime(lock) {} }
+    let current =
+      dryRun
+      ? inputs.rollouts : try RolloutState.load(from: inputs.rolloutsURL, displayPath: inputs.rolloutsPath)
+    if !dryRun { try OTAInputs.check(current, against: inputs.manifest, displayPath: inputs.rolloutsPath) }
+    let changed = try refusingBadInput { try change(current) }
+    let output = services.output
+    guard changed != current else {
+      output.write(line: "\(summary()) (already so; \(inputs.rolloutsPath) unchanged)", to: .standardError)
+      return
+    }
+    let old = FileManager.default.fileExists(atPath: inputs.rolloutsURL.path) ? try current.encoded() : nil
+    let new = try changed.encoded()
+    let diff = try UnifiedDiff(services: services).diff([
+      .init(
+        path: inputs.rolloutsPath, old: old.map { String(decoding: $0, as: UTF8.self) },
+        new: String(decoding: new, as: UTF8.self))
+    ])
+    output.write(linesOf: diff, to: .standardOutput)
+    if dryRun {
+      output.write(line: "dry run: \(summary()); \(inputs.rolloutsPath) not written", to: .standardError)
+      return
+    }
+    try AtomicFile.write(new, to: inputs.rolloutsURL)
+    output.write(
+      line: "\(summary()); review and commit \(inputs.rolloutsPath), then 'release ota publish'",
+      to: .standardError)
+  }
+
+  /// A refused change is bad input: exit 2 with its one line.
+  private static func refusingBadInput<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let refusal as RolloutChange.Refusal {
+      throw ReleaseError.invalidInput(refusal.description)
+    }
+  }
+}
+
+/// `release ota status [<customer>]` and `release ota publish`.
+enum OTACommand {
+  static let subcommands = [
+    Command(
+      name: "status", synopsis: "ota status [<id>]",
+      summary: "what each flow offers over the air, to how many, from which SDK",
+      title: "what each flow offers over the air",
+      usage: ["ota status [<customer>] [options]"],
+      discussion: """
+        A table of every customer's flows (or the named customer's): the bundled version, each \
+        version offered over the air with its percentage and status, and the oldest SDK version \
+        that can run it. Reads rollouts.json; writes nothing.
+        """,
+      positionals: [Positional(label: "[<customer>]", help: "only this customer (slug or app_id)")],
+      groups: [.otaInputs], parent: "ota",
+      run: { try status(try OTAStatusOptions($0, $1), $1) }),
+    Command(
+      name: "publish", synopsis: "ota publish",
+      summary: "publish the over-the-air manifests and their models only",
+      title: "publish the over-the-air manifests and their models",
+      usage: ["ota publish [--publish <dest>]... [options]"],
+      discussion: """
+        From the work tree as it is (no build, no tags, no push): uploads every offered model as \
+        ota/models/<sha256>.mlmodel (create-only), then, for each customer whose offer changed, \
+        the next revision as ota/<id>/models-<revision>.json and the pointer \
+        ota/<id>/models.json, replaced only if it still holds the revision that was read. \
+        Destinations: --publish, else release.config.json's publish.destinations; when those are \
+        all git: releases repositories, publish.otaDestination. Refused before anything is \
+        published (exit 2): no destination, an offered model that is missing from the store, \
+        that the SDK being released cannot run or whose metadata disagrees with where it is \
+        offered, a published models.json this tool did not write.
+        """,
+      groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
+      run: { try publish(try OTAPublishOptions($0, $1), $1) }),
+  ]
+
+  /// Only the manifests and their models, from the work tree as it is: no build, no tags.
+  static func publish(_ options: OTAPublishOptions, _ invocation: CommandInvocation) throws {
+    invocation.reporter = ReporterFactory.make(options: options.release, services: invocation.services)
+    let context = ReleaseContext(
+      services: invocation.services, options: options.release, reporter: invocation.reporter)
+    let pipeline = Pipeline(context)
+    let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
+    let ota = try pipeline.run(CheckOTAStep(), inputs)
+    try pipeline.run(
+      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: nil) },
+      otherwise: PublishOTAStep.noDestination)
+  }
+
+  /// A table of what each flow offers over the air, to how many percent, from which SDK version.
+  static func status(_ options: OTAStatusOptions, _ invocation: CommandInvocation) throws {
+    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
+    let customers =
+      try options.customer.map { [try inputs.customer($0, command: "ota status")] }
+      ?? inputs.manifest.customers
+    var rows = [["CUSTOMER", "FLOW", "BUNDLED", "OFFERED", "PERCENT", "STATUS", "FROM SDK"]]
+    for customer in customers {
+      for model in customer.customModels {
+        let flow = inputs.rollouts.flow(customer.id, model.flowName)
+        let offers = flow?.models ?? []
+        if offers.isEmpty {
+          rows.append([customer.id, model.flowName, "v\(model.modelVersion)", "-", "-", "bundled only", "-"])
+        }
+        for offer in offers {
+          let reference = ModelReference(flowName: model.flowName, version: offer.modelVersion)
+          let minimum = (try? inputs.offeredModel(reference)).flatMap {
+            ModelAlignment.minimumSDKVersion(inputs: $0.info.inputNames, catalog: inputs.catalog)
+          }
+          let status =
+            offer.status.rawValue
+            + (flow?.paused == true && offer.status != .retracted ? " (flow paused)" : "")
+          rows.append([
+            customer.id, model.flowName, "v\(model.modelVersion)", "v\(offer.modelVersion)",
+            "\(offer.rolloutPercent)%",
+            status, minimum?.description ?? "unknown",
+          ])
+        }
+      }
+    }
+    let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+      let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+        .joined(separator: "  ")
+      invocation.services.output.write(
+        line: line.trimmingCharacters(in: .whitespaces), to: .standardOutput)
+    }
+  }
+}
+
+/// `release rollout`, `pause` and `rollback`'s options.
+struct RolloutOptions: Equatable {
+  /// Slug or app id, as typed.
+  var customer: String
+  var flowName: String
+  /// The model version (`rollout`, `rollback`); nil for `pause`.
+  var version: Int?
+  /// `rollout --percent`; nil for the others.
+  var percent: Int?
+  var dryRun: Bool
+  /// The input paths and the model store.
+  var inputs: ReleaseOptions
+
+  static func positionals(withVersion: Bool) -> [Positional] {
+    [
+      Positional(label: "<customer>", help: "slug or app_id"),
+      Positional(label: "<flow>", help: "one of the customer's flows in customers.json"),
+    ] + (withVersion ? [Positional(label: "<modelVersion>", help: "the model's version in the store")] : [])
+  }
+
+  /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback.
+  init(_ parsed: Arguments, _ invocation: CommandInvocation, command: String) throws {
+    let withVersion = command != "pause"
+    let expected = withVersion ? 3 : 2
+    guard parsed.positionals.count == expected else {
+      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
+      let shape = withVersion ? "<customer> <flow> <modelVersion>" : "<customer> <flow>"
+      throw ReleaseError.usage("\(command): expected \(shape), found \(found)")
+    }
+    customer = parsed.positionals[0]
+    flowName = parsed.positionals[1]
+    if withVersion {
+      let text = parsed.positionals[2]
+      guard let version = Int(text), version > 0, String(version) == text else {
+        throw ReleaseError.usage("\(command): modelVersion \"\(text)\" is not a positive whole number")
+      }
+      self.version = version
+    }
+    if command == "rollout" {
+      guard parsed.value(Options.percent) != nil else {
+        throw ReleaseError.usage(
+          "rollout: --percent <0-100> is required (the share of devices offered the model)")
+      }
+      percent = try parsed.integer(Options.percent, in: 0...100)
+    }
+    dryRun = parsed.flag(Options.dryRun)
+    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+  }
+}
+
+/// `release ota status`'s options.
+struct OTAStatusOptions: Equatable {
+  /// Only this customer (slug or app id); nil: every customer.
+  var customer: String?
+  var inputs: ReleaseOptions
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    guard parsed.positionals.count <= 1 else {
+      throw ReleaseError.usage(
+        "ota status: expected at most one customer, found \"\(parsed.positionals.joined(separator: " "))\"")
+    }
+    customer = parsed.positionals.first
+    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+  }
+}
+
+/// `release ota publish`'s options: a release's, of which it takes the inputs and the
+/// destinations.
+struct OTAPublishOptions: Equatable {
+  var release: ReleaseOptions
+
+  static let groups = [
+    OptionGroup("OPTIONS", [Options.otaPublish, Options.publicURL, Options.dryRun, Options.json]),
+    OptionGroup.inputs.without(Options.dist), OptionGroup.s3,
+  ]
+
+  /// A release's other options (builds, tags, pushes, dist/) mean nothing to it: refused
+  /// rather than silently ignored.
+  static let refusals: [String: String] = {
+    let taken = Set(groups.flatMap(\.options).map(\.name))
+    let release = ([OptionGroup.inputs, .s3, .behaviour, .publishing].flatMap(\.options) + [Options.shards])
+      .map(
+        \.name)
+    return Dictionary(
+      release.filter { !taken.contains($0) }.map {
+        (
+          $0,
+          "not an option of 'release ota publish', which publishes the over-the-air manifests and their models only (no build, no tags, no push); see 'release ota publish --help'"
+        )
+      }, uniquingKeysWith: { first, _ in first })
+  }()
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    if let extra = parsed.positionals.first {
+      throw ReleaseError.usage(
+        "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
+    }
+    release = try ReleaseOptions(parsed, services: invocation.services)
+    if release.publish.isEmpty {
+      throw ReleaseError.usage(
+        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
+      )
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import ReleaseCore
+import ReleaseManifest
+
+/// `release.config.json`: committed publishing defaults, so CI and people run the same
+/// `release all`. Every key is optional; command-line flags override each one.
+///
+/// ```json
+/// {
+///   "publish": {
+///     "destinations": ["s3://contextsdk-releases/sdk"],
+///     "s3Endpoint": "https://<account>.r2.cloudflarestorage.com",
+///     "s3Region": "auto",
+///     "publicURL": "https://sdk.example.com/sdk",
+///     "publishPassed": false
+///   },
+///   "models": "s3://contextsdk-models/store"
+/// }
+/// ```
+///
+/// `publish.destinations` are published to by every `release all` / `release customer` run
+/// (`--publish` replaces the list, `--no-publish` empties it). Credentials never go here:
+/// they come from the `AWS_*` environment variables only.
+struct ReleaseConfiguration: Equatable {
+  static let defaultFileName = "release.config.json"
+
+  /// The file as the user named it, for messages.
+  var path = defaultFileName
+  var destinations: [String]?
+  var s3Endpoint: String?
+  var s3Region: String?
+  var publicURL: String?
+  var models: String?
+  /// `--publish-passed` for every run: customers that passed ship although others failed.
+  var publishPassed: Bool?
+  /// Where over-the-air manifests go when every destination is a releases repository.
+  var otaDestination: String?
+
+  /// Reads `path` (relative to the root) when given, else `release.config.json` at the root
+  /// when it exists. An explicitly named file that is missing is an error; the default one
+  /// may be absent. Every problem is reported, one line each, naming the key.
+  static func load(explicitPath: String?, services: Services) throws -> ReleaseConfiguration {
+    let displayPath = explicitPath ?? defaultFileName
+    let url = services.resolve(displayPath)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+      if let explicitPath {
+        throw ReleaseError.usage(
+          "--config \(explicitPath): no such file; expected a \(defaultFileName)-style JSON file")
+      }
+      return ReleaseConfiguration()
+    }
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      throw ReleaseError.invalidInput("\(displayPath): cannot read: \(error.localizedDescription)")
+    }
+    return try parse(data, displayPath: displayPath)
+  }
+
+  static let keys = ["publish", "models"]
+  static let publishKeys = [
+    "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
+  ]
+
+  static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
+    let document = try JSONDocument.parse(data, file: displayPath)
+    let decoder = JSONValueDecoder(document, file: displayPath, describe: describe)
+    var configuration = decoder.decode(ReleaseConfiguration.self)
+    configuration?.path = displayPath
+    return try decoder.finish(configuration)
+  }
+
+  /// How "found …" names a value in this file's messages: the value as written.
+  private static func describe(_ value: JSONValue) -> String {
+    switch value.content {
+    case .null: return "null"
+    case .bool(let flag): return "\(flag)"
+    case .integer(let number): return "\(number)"
+    case .number(_, let literal): return literal
+    case .string(let text): return "\"\(text)\""
+    case .array: return "an array"
+    case .object: return "an object"
+    }
+  }
+
+  /// Refuses the keys of `object` not in `known`, suggesting the closest known one.
+  private static func refuseUnknownKeys(of object: JSONObjectDecoder, known: [String]) {
+    object.refuseUnknownKeys(known: known) { member, field in
+      let hint =
+        Suggestion.closest(to: member.key, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
+      field.report(
+        "unknown key\(hint); expected one of: \(known.joined(separator: ", "))", at: member.keyPosition)
+    }
+  }
+}
+
+extension ReleaseConfiguration: JSONValueDecodable {
+  /// Every key optional; a wrong one leaves its setting unset (and is reported).
+  init?(from decoder: JSONValueDecoder) {
+    self.init()
+    guard let root = decoder.object(expected: "an object") else { return }
+    Self.refuseUnknownKeys(of: root, known: Self.keys)
+    for (member, field) in root.entries {
+      switch member.key {
+      case "models": models = field.nonEmptyString
+      case "publish":
+        guard let publish = field.object(expected: "an object") else { continue }
+        Self.refuseUnknownKeys(of: publish, known: Self.publishKeys)
+        for (setting, value) in publish.entries {
+          switch setting.key {
+          case "destinations":
+            destinations = value.array(expected: "an array of destinations")?.compactMap(\.nonEmptyString)
+          case "s3Endpoint": s3Endpoint = value.nonEmptyString
+          case "s3Region": s3Region = value.nonEmptyString
+          case "otaDestination": otaDestination = value.nonEmptyString
+          case "publicURL": publicURL = value.nonEmptyString
+          case "publishPassed": publishPassed = value.bool()
+          default: break
+          }
+        }
+      default: break
+      }
+    }
+  }
+}
+
+extension JSONValueDecoder {
+  fileprivate var nonEmptyString: String? { string(expected: "a non-empty string", where: { !$0.isEmpty }) }
+}

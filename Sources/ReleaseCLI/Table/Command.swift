@@ -1,0 +1,182 @@
+import ReleaseCore
+
+/// The declarative shape of the command line (after swift-argument-parser's `@Option`,
+/// `@Flag`, `@Argument` and `@OptionGroup`, written here because the package has no
+/// dependencies). One `Command` value per command drives its parsing, its `--help`, the
+/// overview, the did-you-mean hints, the release.config.json defaults and the README's
+/// command table.
+
+/// A release.config.json key an option defaults from when it is not given.
+enum ConfigurationKey: String, Sendable {
+  case models = "models"
+  case destinations = "publish.destinations"
+  case s3Endpoint = "publish.s3Endpoint"
+  case s3Region = "publish.s3Region"
+  case publicURL = "publish.publicURL"
+  case publishPassed = "publish.publishPassed"
+
+  /// The key's value in `configuration`, as text (nil: the key is absent).
+  func value(in configuration: ReleaseConfiguration) -> String? {
+    switch self {
+    case .models: return configuration.models
+    case .destinations: return configuration.destinations?.joined(separator: " ")
+    case .s3Endpoint: return configuration.s3Endpoint
+    case .s3Region: return configuration.s3Region
+    case .publicURL: return configuration.publicURL
+    case .publishPassed: return configuration.publishPassed.map { $0 ? "true" : "false" }
+    }
+  }
+}
+
+/// One `--option <value>` or `--flag`.
+struct Option: Sendable, Hashable {
+  /// As typed: `--manifest`.
+  let name: String
+  /// For an option that takes a value: how help names it (`file` prints `<file>`); nil for a flag.
+  let valueName: String?
+  let help: String
+  /// The default as help prints it; nil: none worth naming.
+  let defaultValue: String?
+  /// Given more than once, every value counts (else the last one does).
+  let repeatable: Bool
+  /// The release.config.json key it defaults from, when the command reads that file.
+  let configurationKey: ConfigurationKey?
+
+  static func value(
+    _ name: String, _ valueName: String, help: String, default defaultValue: String? = nil,
+    repeatable: Bool = false, configuration: ConfigurationKey? = nil
+  ) -> Option {
+    Option(
+      name: name, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable,
+      configurationKey: configuration)
+  }
+
+  static func flag(_ name: String, help: String, configuration: ConfigurationKey? = nil) -> Option {
+    Option(
+      name: name, valueName: nil, help: help, defaultValue: nil, repeatable: false,
+      configurationKey: configuration)
+  }
+
+  var takesValue: Bool { valueName != nil }
+
+  /// `--manifest <file>` or `--dry-run`.
+  var label: String { valueName.map { "\(name) <\($0)>" } ?? name }
+
+  /// The help with its default and config key: what `--help` and the README print.
+  var fullHelp: String {
+    var defaults: [String] = []
+    if let configurationKey { defaults.append("release.config.json's \(configurationKey.rawValue)") }
+    if let defaultValue { defaults.append(defaultValue) }
+    guard !defaults.isEmpty else { return help }
+    return "\(help) (default: \(defaults.joined(separator: ", else ")))"
+  }
+}
+
+/// Options that several commands take together, declared once (swift-argument-parser's
+/// `@OptionGroup`); help prints each under its title.
+struct OptionGroup: Sendable {
+  let title: String
+  let options: [Option]
+  /// A shared group's short name, by which the README's table lists it (nil: a command's own).
+  var name: String? = nil
+  /// Options of the shared group this command does not take.
+  var excluded: [Option] = []
+
+  init(_ title: String, _ options: [Option], name: String? = nil, excluded: [Option] = []) {
+    self.title = title
+    self.options = options
+    self.name = name
+    self.excluded = excluded
+  }
+}
+
+/// A positional argument, for help: `<id>...`.
+struct Positional: Sendable {
+  /// As the usage line shows it: `<id>...`, `[<customer>]`, `major|minor|patch`.
+  let label: String
+  let help: String
+}
+
+/// One command of the CLI. A new command is one entry in `Command.all` (Commands.swift);
+/// a new option is one `Option` in `Options` (Options.swift) listed in the groups of the
+/// commands that take it, read by the command's typed options.
+struct Command: Sendable {
+  /// What the user types after `release`: `customer`, or `status` under `ota`.
+  let name: String
+  /// The name with its arguments, for the overview and the README: `customer <id>...`.
+  let synopsis: String
+  /// One line for the overview.
+  let summary: String
+  /// The line `--help` starts with, after `release <path> — `.
+  var title: String? = nil
+  /// The usage lines of `--help` (after `release `); default: the synopsis with `[options]`.
+  var usage: [String] = []
+  /// What the command does, for `--help`.
+  var discussion: String = ""
+  var positionals: [Positional] = []
+  var groups: [OptionGroup] = []
+  /// Options a sibling command takes that this one refuses with a reason of its own
+  /// (e.g. `--shard` under `customer`): "<option>: <reason>".
+  var refusals: [String: String] = [:]
+  /// Printed last in `--help` (exit status and the like).
+  var footer: String = ""
+  var subcommands: [Command] = []
+  /// Set on subcommands: the words before the name, `ota`.
+  var parent: String? = nil
+  /// Runs the command with its arguments parsed by this description (nil for a command
+  /// that only groups subcommands).
+  var run: (@Sendable (Arguments, CommandInvocation) throws -> Void)? = nil
+
+  /// `ota publish`: how messages and help name the command.
+  var path: String { parent.map { "\($0) \(name)" } ?? name }
+
+  /// Every option the command accepts, in help order.
+  var options: [Option] { groups.flatMap(\.options) }
+
+  func option(named name: String) -> Option? { options.first { $0.name == name } }
+
+  /// The subcommand `arguments` start with, if any.
+  func subcommand(for arguments: [String]) -> Command? {
+    guard let first = arguments.first else { return nil }
+    return subcommands.first { $0.name == first }
+  }
+
+  /// The help for `arguments` (what follows the command's name): the subcommand's when the
+  /// first one names a subcommand, else the command's own.
+  func help(for arguments: [String]) -> String {
+    subcommand(for: arguments)?.help ?? help
+  }
+
+  /// The command `arguments` run: this one, or for a command of subcommands the one named
+  /// first.
+  func resolveSubcommand(_ arguments: [String]) throws -> Command {
+    guard !subcommands.isEmpty else { return self }
+    let names = subcommands.map(\.name)
+    guard let name = arguments.first else {
+      throw ReleaseError.usage(
+        "\(path): expected a subcommand, \(names.joined(separator: " or ")); found nothing")
+    }
+    guard let subcommand = subcommand(for: arguments) else {
+      let hint = Suggestion.closest(to: name, among: names).map { " (did you mean '\($0)'?)" }
+      throw ReleaseError.usage(
+        "\(path): '\(name)' is not a subcommand\(hint ?? ""); expected \(names.joined(separator: " or "))")
+    }
+    return subcommand
+  }
+}
+
+/// One run of a command: its arguments (after the command's name), the machine, and the
+/// reporter that reports its errors (a command that chooses its own output, such as
+/// `--json`, replaces it).
+final class CommandInvocation {
+  /// After the command's name (and its subcommand's).
+  var arguments: [String]
+  let services: Services
+  var reporter: Reporter
+
+  init(arguments: [String], services: Services, reporter: Reporter) {
+    self.arguments = arguments
+    self.services = services
+    self.reporter = reporter
+  }
+}

@@ -1,0 +1,163 @@
+import ReleasePipeline
+
+/// The command table: every command's description, in the order the overview lists them.
+extension Command {
+  static let all: [Command] = [
+    Command(
+      name: "all", synopsis: "all", summary: "release every customer in the manifest",
+      title: "build, test and archive every customer in the manifest",
+      discussion: """
+        Each customer's package is generated from the template with only its own models, built \
+        and tested with 'swift build' and 'swift test', zipped reproducibly and written to \
+        dist/<id>/<version>/ with its .sha256 and release.json. Customers whose inputs did not \
+        change since the build in dist/ are skipped as up to date.
+        """,
+      groups: [.inputs, .s3, .behaviour, .publishing], refusals: [Options.shards.name: shardsRefusal],
+      run: { try ReleaseCommand.run(try ReleaseOptions.all($0, $1), $1) }),
+    Command(
+      name: "customer", synopsis: "customer <id>...", summary: "release the named customers (slug or app_id)",
+      title: "build, test and archive the named customers",
+      discussion: """
+        Same work as 'release all', for the named customers only. The generated package stays in \
+        <cache>/packages/<id>/ after the run, for inspection; the log is dist/logs/<id>.log.
+        """,
+      positionals: [
+        Positional(label: "<id|app_id>...", help: "a customer's 'id' slug (e.g. acme) or its app_id")
+      ],
+      groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.shard), .publishing],
+      refusals: [Options.shard.name: shardRefusal, Options.shards.name: shardsRefusal],
+      run: { try ReleaseCommand.run(try ReleaseOptions.customer($0, $1), $1) }
+    ),
+    Command(
+      name: "plan", synopsis: "plan --shards <n>", summary: "split the customers over n CI machines",
+      title: "split the customers over N CI machines", usage: ["plan --shards <n> [--json] [options]"],
+      discussion: """
+        Prints which customers each shard builds, and the feature sets among them: customers to \
+        build are cut into equal runs by feature set (each set costs a machine a first build or a \
+        switch), up-to-date ones (which cost nothing) are dealt out in turn; every customer is in \
+        exactly one shard, and the same inputs always give the same plan. Each machine then runs \
+        'release all --shard k/N' and one job runs 'release merge' on their dist/ directories. \
+        --json prints {"planDigest": …, "shards": [{"shard": 1, "customers": […], "building": n}], \
+        "features": {"<id>": ["<feature>", …]}}. Writes nothing but the store's digest cache.
+        """,
+      groups: [
+        OptionGroup("PLAN", [Options.shards]), .inputs, .s3, OptionGroup.behaviour.without(Options.shard),
+        .publishing,
+      ],
+      refusals: [Options.shard.name: shardRefusal],
+      run: { try PlanCommand.run(try PlanOptions($0, $1), $1) }),
+    Command(
+      name: "merge", synopsis: "merge <dist>...",
+      summary: "join the shards' dist/s into one release (then publish, tag)",
+      title: "join the dist/ directories of the shards into one release",
+      usage: ["merge <dist>... [--dist <out>] [options]"],
+      discussion: """
+        Refuses (exit 2, nothing written) a missing shard, a shard given twice, shards made from \
+        different plans or toolchains than each other or this checkout, a customer in two shards. \
+        Copies every release and log into --dist, then runs what follows a build in 'release all': \
+        the content checks, dist/artifacts.json, dist/report.xml, and with --publish / --tag / \
+        --push the same publishing, tagging and state changes. The result is byte for byte what \
+        one 'release all' on one machine makes (logs and timings aside). A customer that failed \
+        in its shard fails the merge (or, with --publish-passed, is left out).
+        """,
+      positionals: [Positional(label: "<dist>...", help: "the dist/ directories of the shards")],
+      groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.force, Options.shard), .publishing],
+      refusals: [
+        Options.force.name: "a merge builds nothing; rebuild in the shards", Options.shard.name: shardRefusal,
+        Options.shards.name: shardsRefusal,
+      ],
+      run: { try ReleaseCommand.run(try ReleaseOptions.merge($0, $1), $1) }
+    ),
+    Command(
+      name: "verify", synopsis: "verify <path>...", summary: "check generated packages before they go out",
+      title: "check generated packages the way a customer's engineer would",
+      usage: ["verify <zip | release dir | dist dir | release.json>... [options]"],
+      discussion: """
+        Content checks: the zip opens with libarchive and is safe (no absolute paths, no '..', no \
+        links, one top-level directory); size and SHA-256 match release.json and the .sha256 \
+        file; every file is listed in release.json with its SHA-256; the models are exactly the \
+        customer's in the manifest; no file is any other model of the store. Then the package is \
+        extracted (libarchive secure flags) into a temporary directory, built and tested, and a \
+        consumer package depending on it by path is built and run, calling the SDK for each flow.
+        """,
+      positionals: [
+        Positional(
+          label: "<path>...",
+          help: "a release's zip, its directory or release.json, or a whole dist directory")
+      ],
+      groups: [
+        OptionGroup("OPTIONS", [Options.noBuild, Options.timeout]),
+        OptionGroup(
+          "INPUTS (what the packages were made from)",
+          [
+            Options.manifest, Options.storeDirectory, Options.maxModelSize, Options.templates, Options.state,
+            Options.config, Options.publicURL,
+          ]),
+      ],
+      footer: "Exit status: 0 all verified, 1 a check failed, 2 bad arguments or input.",
+      run: { try VerifyCommand.run(try VerifyOptions($0, $1), $1) }),
+    Command(
+      name: "bump", synopsis: "bump <part>",
+      summary: "bump the SDK version (major, minor or patch) everywhere it appears",
+      title: "bump the SDK version everywhere it appears", usage: ["bump major|minor|patch [options]"],
+      discussion: """
+        Updates release-state.json, the template's version constant \
+        (templates/ContextSDK/Sources/ContextSDKCore/SDKVersion.swift), CHANGELOG.md (a new \
+        section with today's date and the commits since the tag of the previous SDK version) and \
+        versions in README.md code blocks. Prints the change as a unified diff.
+        """,
+      positionals: [Positional(label: "major|minor|patch", help: "the part of the SDK version to bump")],
+      groups: [OptionGroup("OPTIONS", [Options.dryRun, Options.state, Options.templates])],
+      run: { try BumpCommand.run(try BumpOptions($0), $1.services) }),
+    Command(
+      name: "rollout", synopsis: "rollout <id> <flow> <version>",
+      summary: "offer a model over the air to a share of a customer's devices",
+      usage: ["rollout <customer> <flow> <modelVersion> --percent <0-100> [options]"],
+      discussion: """
+        Offers the store's model to the given share of the customer's devices: a new challenger, \
+        or a new percentage for one already offered (100 promotes it). A device takes it when its \
+        bucket (from SHA-256 of the offer's salt and the device's install id) is below the \
+        percentage. Changes rollouts.json and prints the change as a diff; commit it, then \
+        'release ota publish'. Refused: a customer or flow not in customers.json (a customer only \
+        gets models of its own flows), a version not above the bundled one, a model the SDK being \
+        released cannot run (signals.json), a model whose own metadata names another flow, \
+        version or flow id, a version that was rolled back.
+        """,
+      positionals: RolloutOptions.positionals(withVersion: true),
+      groups: [OptionGroup("OPTIONS", [Options.percent, Options.dryRun]), .otaInputs],
+      run: { try RolloutCommand.rollout(try RolloutOptions($0, $1, command: "rollout"), $1) }),
+    Command(
+      name: "pause", synopsis: "pause <id> <flow>", summary: "stop devices downloading new models of a flow",
+      usage: ["pause <customer> <flow> [options]"],
+      discussion: """
+        Devices download nothing new for the flow and keep the model they run. 'release rollout' \
+        resumes the flow.
+        """,
+      positionals: RolloutOptions.positionals(withVersion: false),
+      groups: [OptionGroup("OPTIONS", [Options.dryRun]), .otaInputs],
+      run: { try RolloutCommand.pause(try RolloutOptions($0, $1, command: "pause"), $1) }),
+    Command(
+      name: "rollback", synopsis: "rollback <id> <flow> <version>",
+      summary: "retract a model: devices delete it and fall back",
+      title: "retract a model offered over the air",
+      usage: ["rollback <customer> <flow> <modelVersion> [options]"],
+      discussion: """
+        Devices that downloaded the version delete it and fall back to the best remaining offer or \
+        the bundled model. A retracted version is never offered again.
+        """,
+      positionals: RolloutOptions.positionals(withVersion: true),
+      groups: [OptionGroup("OPTIONS", [Options.dryRun]), .otaInputs],
+      run: { try RolloutCommand.rollback(try RolloutOptions($0, $1, command: "rollback"), $1) }
+    ),
+    Command(
+      name: "ota", synopsis: "ota <subcommand>", summary: "over-the-air models: status, publish",
+      title: "over-the-air models: what is offered, and publishing it",
+      usage: ["ota status [<customer>] [options]", "ota publish [--publish <dest>]... [options]"],
+      subcommands: OTACommand.subcommands),
+  ]
+
+  static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+
+  private static let shardRefusal = "only 'release all' builds a shard"
+  private static let shardsRefusal = "only for 'release plan'; to build one shard use --shard k/N"
+}

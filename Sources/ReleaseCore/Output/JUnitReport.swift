@@ -1,0 +1,107 @@
+import Foundation
+import ReleaseSystem
+
+/// `dist/report.xml`: JUnit XML with one test case per customer, so CI systems show a run
+/// natively. A failed customer is a `<failure>` with its step, reason and log tail; an
+/// up-to-date one is a passing case marked as skipped work in its system-out.
+enum JUnitReport {
+  static func xml(_ outcomes: [ReleaseEvent.CustomerOutcome], logTails: [String: [String]], seconds: Double)
+    -> String
+  {
+    let failures = outcomes.filter { $0.status == .failed }.count
+    let cancelled = outcomes.filter { $0.status == .cancelled }.count
+    var lines = [
+      #"<?xml version="1.0" encoding="UTF-8"?>"#,
+      #"<testsuites name="release" tests="\#(outcomes.count)" failures="\#(failures)" time="\#(format(seconds))">"#,
+      #"  <testsuite name="customers" tests="\#(outcomes.count)" failures="\#(failures)" skipped="\#(cancelled)" time="\#(format(seconds))">"#,
+    ]
+    for outcome in outcomes {
+      let name = escape("\(outcome.id) \(outcome.version)")
+      lines.append(
+        #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
+      var properties = [("status", outcome.status.rawValue)]
+      if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
+      if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
+      if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
+      if let shipped = outcome.shipped { properties.append(("shipped", String(shipped))) }
+      lines.append("      <properties>")
+      for (key, value) in properties {
+        lines.append(#"        <property name="\#(key)" value="\#(escape(value))"/>"#)
+      }
+      lines.append("      </properties>")
+      switch outcome.status {
+      case .failed:
+        let message = escape("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
+        let tail = escape((logTails[outcome.id] ?? []).joined(separator: "\n"))
+        lines.append(
+          #"      <failure message="\#(message)" type="\#(escape(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
+        )
+      case .cancelled:
+        lines.append(#"      <skipped message="not started: --fail-fast stopped the run"/>"#)
+      case .upToDate:
+        lines.append(
+          "      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
+      default:
+        if let tests = outcome.testCount {
+          lines.append("      <system-out>swift test ran \(tests) tests</system-out>")
+        }
+      }
+      lines.append("    </testcase>")
+    }
+    lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+
+  /// XML text and attribute escaping; characters XML 1.0 cannot carry become U+FFFD.
+  static func escape(_ text: String) -> String {
+    var escaped = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": escaped += "&amp;"
+      case "<": escaped += "&lt;"
+      case ">": escaped += "&gt;"
+      case "\"": escaped += "&quot;"
+      case "'": escaped += "&apos;"
+      case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
+      default:
+        // XML 1.0 has no way to write C0 controls but tab, LF and CR, nor U+FFFE and U+FFFF
+        // (Swift strings hold no lone surrogates): a parser would refuse the whole report.
+        let unwritable = scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF
+        escaped.unicodeScalars.append(unwritable ? "\u{FFFD}" : scalar)
+      }
+    }
+    return escaped
+  }
+}
+
+/// Collects the summary and log tails, and writes `dist/report.xml` (atomically) at the end.
+package final class JUnitReporter: Reporter {
+  private struct Collected: Sendable {
+    var logTails: [String: [String]] = [:]
+    var summary: (outcomes: [ReleaseEvent.CustomerOutcome], seconds: Double)?
+  }
+  private let destination: URL
+  private let collected = Locked(Collected())
+
+  package init(destination: URL) { self.destination = destination }
+
+  package func report(_ event: ReleaseEvent) {
+    collected.withLock { collected in
+      switch event {
+      case .customerLogTail(let id, let lines): collected.logTails[id] = lines
+      case .summary(let outcomes, let seconds): collected.summary = (outcomes, seconds)
+      default: break
+      }
+    }
+  }
+
+  package func finish() {
+    let collected = collected.value
+    guard let (outcomes, seconds) = collected.summary, !outcomes.isEmpty else { return }
+    try? AtomicFile.write(
+      JUnitReport.xml(outcomes, logTails: collected.logTails, seconds: seconds), to: destination)
+  }
+}

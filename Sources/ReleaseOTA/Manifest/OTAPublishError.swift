@@ -1,0 +1,35 @@
+import Foundation
+
+/// Why publishing a customer's over-the-air manifest failed.
+package enum OTAPublishError: Error, CustomStringConvertible {
+  /// The pointer no longer holds what this publish read: another publisher's revision is
+  /// there now (`now`; nil when it cannot be read as one).
+  case changedMeanwhile(location: String, read: Int, now: Int?)
+  case unreadablePointer(location: String, reason: String)
+  /// `ota/models/<sha256>.mlmodel` holding bytes with another digest.
+  case modelDiffers(location: String, sha256: String, size: Int64)
+
+  package var description: String {
+    switch self {
+    case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _),
+      .modelDiffers(let location, _, _):
+      return "\(location): \(message)"
+    }
+  }
+
+  /// What is wrong with the object at `location`.
+  package var message: String {
+    switch self {
+    case .changedMeanwhile(_, let read, let now):
+      let found = now.map { "it now holds revision \($0)" } ?? "it no longer holds a readable manifest"
+      return
+        "changed while this publish held revision \(read): \(found) (another rollout was published); nothing was overwritten: rerun 'release ota publish' to publish on top of it"
+    case .unreadablePointer(_, let reason):
+      return
+        "not an OTA manifest written by release for this customer (\(reason)); fix or remove it, then publish again"
+    case .modelDiffers(_, let sha256, let size):
+      return
+        "holds bytes with sha256 \(sha256) (\(size) bytes), not the model its name says; a published model is never overwritten: find out what wrote it"
+    }
+  }
+}

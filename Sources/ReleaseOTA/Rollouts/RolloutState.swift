@@ -1,0 +1,190 @@
+import Foundation
+import ReleaseManifest
+import ReleaseSystem
+
+/// `rollouts.json` (committed, and reviewed in pull requests like `release-state.json`): what
+/// each customer's devices are offered over the air, per flow, on top of the model bundled in
+/// their package. `release rollout`, `pause` and `rollback` change it; `release ota publish`
+/// (and `release all --publish`) turns it into each customer's published `models.json`.
+///
+/// ```json
+/// {"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [
+///   {"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "<32 hex digits>"}]}}}}
+/// ```
+/// A missing file means nothing is offered over the air yet.
+package struct RolloutState: Equatable, Sendable {
+  package static let defaultPath = "rollouts.json"
+
+  package enum Status: String, Codable, Sendable, CaseIterable {
+    /// Offered to `rolloutPercent` of the devices.
+    case active
+    /// Offered no further while its flow is paused; devices keep what they run.
+    case paused
+    /// Rolled back: devices that downloaded it delete it; never offered again.
+    case retracted
+  }
+
+  /// One model version offered over the air.
+  package struct Offer: Codable, Equatable, Sendable {
+    package var modelVersion: Int
+    /// Share of devices (0–100) whose bucket for this offer is below it.
+    package var rolloutPercent: Int
+    package var status: Status
+    /// Hex, fixed when the version is first offered: a device's bucket is derived from
+    /// SHA-256("<salt>:<installID>"), so each offer draws its own independent sample of devices,
+    /// and raising the percentage only adds devices.
+    var salt: String
+  }
+
+  package struct Flow: Codable, Equatable, Sendable {
+    /// Devices download nothing new for this flow while paused.
+    package var paused: Bool
+    /// By model version, ascending.
+    package var models: [Offer]
+
+    func offer(_ version: Int) -> Offer? { models.first { $0.modelVersion == version } }
+  }
+
+  /// Customer id → flow name → flow.
+  package var customers: [String: [String: Flow]]
+
+  init(customers: [String: [String: Flow]] = [:]) { self.customers = customers }
+
+  package func flow(_ customer: String, _ flowName: String) -> Flow? { customers[customer]?[flowName] }
+
+  // MARK: - Reading and writing
+
+  /// Reads the file; a missing file is the empty state. Every problem is reported, each with
+  /// its JSON path: a broken rollout file must never be half-applied.
+  package static func load(from url: URL, displayPath: String) throws -> RolloutState {
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      if !FileManager.default.fileExists(atPath: url.path) { return RolloutState() }
+      throw ValidationFailure([
+        Diagnostic(
+          file: displayPath, path: "", message: "cannot read the file (\(SystemError.reason(error)))")
+      ])
+    }
+    let root = try JSONDocument.parse(data, file: displayPath)
+    let decoder = JSONValueDecoder(root, file: displayPath)
+    let state = decoder.decode(RolloutState.self)
+    if let state { decoder.append(state.problems(file: displayPath, document: root)) }
+    return try decoder.finish(state)
+  }
+
+  /// The rules across offers: a flow offers each model version once.
+  /// - Parameter document: the file the state was decoded from, for the lines of messages.
+  func problems(file: String, document: JSONValue) -> [Diagnostic] {
+    var problems: [Diagnostic] = []
+    for (customer, flows) in customers.sorted(by: { $0.key < $1.key }) {
+      for (flowName, flow) in flows.sorted(by: { $0.key < $1.key }) {
+        var seen = Set<Int>()
+        for offer in flow.models where !seen.insert(offer.modelVersion).inserted {
+          problems.append(
+            Diagnostic(
+              file: file, path: "customers.\(customer).\(flowName).models",
+              message: "modelVersion \(offer.modelVersion) is listed more than once",
+              line: document.member("customers", customer, flowName)?.position.line))
+        }
+      }
+    }
+    return problems
+  }
+
+  /// Stable bytes: sorted keys, two-space indentation and a trailing newline, so a rollout is
+  /// a small, reviewable diff.
+  package func encoded() throws -> Data {
+    struct File: Encodable { var customers: [String: [String: Flow]] }
+    return try StableJSON.encode(File(customers: customers))
+  }
+
+  /// A fresh salt: 16 random bytes as lower-case hex.
+  package static func newSalt() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+  }
+
+  static func isSalt(_ text: String) -> Bool {
+    (16...64).contains(text.count) && text.count % 2 == 0
+      && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
+  }
+}
+
+extension RolloutState: JSONValueDecodable {
+  /// `{"customers": {"<id>": {"<flow>": <Flow>, …}, …}}`.
+  package init?(from decoder: JSONValueDecoder) {
+    guard let root = decoder.object(expected: "an object {\"customers\": {…}}") else { return nil }
+    root.refuseUnknownKeys(known: ["customers"]) { _, member in
+      member.report("unknown key; expected only \"customers\"")
+    }
+    guard let customersDecoder = root.required("customers", missing: "missing; expected an object", at: nil)
+    else { return nil }
+    var customers: [String: [String: Flow]] = [:]
+    for (member, customer) in customersDecoder.object(expected: "an object of customer id to flows")?.entries
+      ?? []
+    {
+      guard Customer.isValidID(member.key) else {
+        customer.report("not a customer id (a lower-case slug)")
+        continue
+      }
+      var flows: [String: Flow] = [:]
+      for (flowMember, flow) in customer.object(expected: "an object of flow name to rollouts")?.entries ?? []
+      {
+        if let parsed = flow.decode(Flow.self) { flows[flowMember.key] = parsed }
+      }
+      customers[member.key] = flows
+    }
+    self.init(customers: customers)
+  }
+}
+
+extension RolloutState.Flow: JSONValueDecodable {
+  /// `{"paused": Bool, "models": [Offer]}`; the offers sorted by model version.
+  package init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.object(expected: "an object {\"paused\": …, \"models\": […]}") else {
+      return nil
+    }
+    let before = decoder.problemCount
+    var paused: Bool?
+    var offers: [RolloutState.Offer] = []
+    for (member, field) in object.entries {
+      switch member.key {
+      case "paused": paused = field.bool()
+      case "models": offers += field.array(of: RolloutState.Offer.self, expected: "an array") ?? []
+      default: field.report("unknown key; expected \"paused\" and \"models\"")
+      }
+    }
+    if object["paused"] == nil {
+      decoder.report("missing; expected true or false", path: decoder.path(ofKey: "paused"))
+    }
+    guard decoder.problemCount == before, let paused else { return nil }
+    self.init(paused: paused, models: offers.sorted { $0.modelVersion < $1.modelVersion })
+  }
+}
+
+extension RolloutState.Offer: JSONValueDecodable {
+  static let keys = ["modelVersion", "rolloutPercent", "status", "salt"]
+
+  /// `{"modelVersion": Int, "rolloutPercent": 0…100, "status": Status, "salt": hex}`.
+  package init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.object(expected: "an object describing an offered model") else { return nil }
+    let before = decoder.problemCount
+    object.refuseUnknownKeys(known: Self.keys) { _, member in
+      member.report("unknown key; expected \(Self.keys.joined(separator: ", "))")
+    }
+    for key in Self.keys where object[key] == nil {
+      decoder.report("missing", path: decoder.path(ofKey: key))
+    }
+    let version = object["modelVersion"]?.integer(expected: "a positive whole number") { $0 > 0 }
+    let percent = object["rolloutPercent"]?.integer(expected: "a whole number from 0 to 100") {
+      (0...100).contains($0)
+    }
+    let statusNames = RolloutState.Status.allCases.map(\.rawValue).joined(separator: ", ")
+    let status = object["status"]?.string(
+      expected: "one of \(statusNames)", where: { RolloutState.Status(rawValue: $0) != nil }
+    ).flatMap(RolloutState.Status.init(rawValue:))
+    let salt = object["salt"]?.string(expected: "16 to 64 lower-case hex digits", where: RolloutState.isSalt)
+    guard decoder.problemCount == before, let version, let percent, let status, let salt else { return nil }
+    self.init(modelVersion: version, rolloutPercent: percent, status: status, salt: salt)
+  }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import ReleaseCore
+import ReleaseSystem
+
+/// What every step of a run may use and nothing it produces: the services, the options and the
+/// reporter. What a step makes it returns, as the value the next step takes (see `Phases.swift`).
+package final class ReleaseContext: Sendable {
+  let services: Services
+  let options: ReleaseOptions
+  let reporter: Reporter
+
+  package init(services: Services, options: ReleaseOptions, reporter: Reporter) {
+    self.services = services
+    self.options = options
+    self.reporter = reporter
+  }
+
+  var distDirectory: URL { services.resolve(options.distPath) }
+  var cacheDirectory: URL { services.resolve(options.cachePath) }
+  var logsDirectory: URL { distDirectory.appendingPathComponent("logs") }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ReleaseCore
+import ReleaseGeneration
+import ReleaseManifest
+import ReleaseModels
+import ReleaseSystem
+
+/// Reads every input once and validates it all before any work starts: the state file, the
+/// manifest (all problems in one report), the selected customers, every model they use
+/// (hashed and parsed; downloaded first from a URL model store), the template (with the
+/// features customers may license) and the publish destinations' settings and credentials. Bad
+/// input ends the run with exit 2 and nothing written.
+package struct LoadInputsStep: RequiredStep {
+  package let name = "load inputs"
+
+  package init() {}
+
+  package func run(_: Void, _ context: ReleaseContext) throws -> LoadedInputs {
+    let options = context.options
+    let services = context.services
+    let state = try ReleaseState.load(
+      from: services.resolve(options.statePath), displayPath: options.statePath)
+    // Publish destinations first: a missing credential ends the run before any download or build.
+    let publishTargets = try PublishStep.targets(options, services)
+    let store = try ModelStoreLocation.open(options, services: services)
+    // The whole store is listed (stat only, nothing read) before anything else: an entry that
+    // is no model file is bad input, found now rather than mid-run by the scan that hashes it.
+    _ = try Self.badInput { try store.flowNames() }
+    // The template before the manifest: its features.json says which features and flows a
+    // customer entry may name.
+    let template = try Self.badInput {
+      let template = try PackageTemplate.load(
+        services.resolve(options.templatesPath), displayPath: options.templatesPath)
+      try template.checkSDKVersion(expected: state.sdkVersion.description)
+      return template
+    }
+    let manifest = try Self.badInput {
+      try ManifestLoader.load(
+        contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
+        features: template.features)
+    }
+    let selected = try select(options.selection, from: manifest)
+
+    let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
+
+    return LoadedInputs(
+      state: state, manifest: Manifest(path: manifest.path, customers: selected), modelStore: store,
+      publishTargets: publishTargets, sdkVersion: state.sdkVersion, template: template,
+      models: models, unavailableModels: unavailable,
+      sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
+        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath))
+  }
+
+  /// Narrows the manifest to the customers named on the command line (by slug or app id).
+  private func select(_ selection: ReleaseOptions.Selection, from manifest: Manifest) throws -> [Customer] {
+    guard case .customers(let keys) = selection else { return manifest.customers }
+    var chosen: [Customer] = []
+    var unknown: [String] = []
+    for key in keys {
+      if let customer = manifest.customer(matching: key) {
+        if !chosen.contains(where: { $0.id == customer.id }) { chosen.append(customer) }
+      } else {
+        unknown.append(key)
+      }
+    }
+    if let key = unknown.first {
+      let ids = manifest.customers.map(\.id)
+      let hint = Suggestion.closest(to: key, among: ids).map { " (did you mean \"\($0)\"?)" } ?? ""
+      throw ReleaseError.usage(
+        "customer \"\(key)\": not in \(manifest.path)\(hint); expected one of: \(ids.joined(separator: ", "))"
+      )
+    }
+    return chosen
+  }
+
+  /// Hashes and parses each model once, however many customers share it. Every broken
+  /// model is reported, not only the first. A model a URL store could not deliver (a
+  /// transfer that failed after its retries) is not bad input: it is returned as unavailable,
+  /// and only the customers that use it fail.
+  package static func readModels(of customers: [Customer], store: ModelStore, storePath: String) throws
+    -> (facts: [ModelReference: ModelFacts], unavailable: [ModelReference: String])
+  {
+    let references = Set(customers.flatMap { $0.customModels.map(\.reference) }).sorted()
+    var facts: [ModelReference: ModelFacts] = [:]
+    var unavailable: [ModelReference: String] = [:]
+    var problems: [Diagnostic] = []
+    for reference in references {
+      let displayPath = "\(storePath)/\(reference.relativePath)"
+      do {
+        let file = try store.localFile(for: reference)
+        let info = try CoreMLModelInfo.load(contentsOf: file)
+        let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
+        facts[reference] = ModelFacts(
+          reference: reference, file: file, sha256: sha256, size: size, info: info)
+      } catch let error as RemoteModelStoreError {
+        if case .downloadFailed = error {
+          unavailable[reference] = error.description
+        } else {
+          problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
+        }
+      } catch {
+        problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
+      }
+    }
+    if !problems.isEmpty { throw ValidationFailure(problems) }
+    return (facts, unavailable)
+  }
+
+  /// A missing model store or template, or a template of another SDK version, is bad input
+  /// (exit 2), not a failed step: nothing has been done yet.
+  private static func badInput<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ReleaseError {
+      throw error
+    } catch let failure as ValidationFailure {
+      throw failure
+    } catch {
+      throw ReleaseError.invalidInput("\(error)")
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ReleaseCore
+import ReleaseManifest
+import ReleaseModels
+import ReleaseNetwork
+import ReleasePublishing
+
+/// Opens the model store `--models` names: a directory (the default, `models`), an
+/// `http(s)://` URL or an `s3://bucket/prefix` location, the last two through
+/// `RemoteModelStore` with its cache under `--cache`.
+package enum ModelStoreLocation {
+  package static func isRemote(_ location: String) -> Bool {
+    let lower = location.lowercased()
+    return lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://")
+  }
+
+  static func open(_ options: ReleaseOptions, services: Services, http: HTTPClient = CurlHTTPClient()) throws
+    -> ModelStore
+  {
+    let location = options.modelsPath
+    guard isRemote(location) else {
+      return DirectoryModelStore(
+        root: services.resolve(location), displayName: location, maximumModelSize: options.maximumModelSize)
+    }
+    let cache = services.resolve(options.cachePath).appendingPathComponent("models")
+    let source: RemoteModelStore.Source
+    var displayName = location
+    while displayName.hasSuffix("/") { displayName.removeLast() }
+    if location.lowercased().hasPrefix("s3://") {
+      let rest = displayName.dropFirst("s3://".count)
+      let parts = rest.split(separator: "/", maxSplits: 1).map(String.init)
+      let prefix = parts.count > 1 ? parts[1] : ""
+      guard let bucket = parts.first, PublishDestination.isValidBucket(bucket),
+        prefix.allSatisfy(PublishDestination.isKeyCharacter),
+        !prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
+          $0.isEmpty || $0 == "." || $0 == ".."
+        })
+          || prefix.isEmpty
+      else {
+        throw ReleaseError.usage(
+          "\(options.origins.models) \(location): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
+        )
+      }
+      let client = try S3Settings.client(
+        bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
+        environment: services.environment,
+        purpose: "\(options.origins.models) \(displayName)", origins: options.origins, http: http)
+      source = .s3(client: client, prefix: prefix)
+    } else {
+      guard let base = URL(string: displayName), base.host?.isEmpty == false, base.query == nil,
+        base.user == nil
+      else {
+        throw ReleaseError.usage(
+          "\(options.origins.models) \(location): expected an http(s) URL of a directory holding index.json")
+      }
+      // Models decide what ships: they come over TLS, or from this machine.
+      if base.scheme?.lowercased() == "http", !LoopbackHost.contains(base.host ?? "") {
+        throw ReleaseError.usage(
+          "\(options.origins.models) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+        )
+      }
+      source = .http(base: base, client: http)
+    }
+    do {
+      return try RemoteModelStore(
+        displayName: displayName, source: source, cacheDirectory: cache,
+        maximumModelSize: options.maximumModelSize)
+    } catch let error as RemoteModelStoreError {
+      throw ReleaseError.invalidInputs(error.lines)
+    }
+  }
+}

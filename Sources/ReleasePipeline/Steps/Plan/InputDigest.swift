@@ -1,0 +1,109 @@
+import Foundation
+import ReleaseCore
+import ReleaseManifest
+import ReleaseModels
+import ReleaseSystem
+
+/// The content-addressed identity of a customer's release, kept as named parts so a rebuild
+/// can say which input changed.
+///
+/// The source digest covers what goes into the package: the canonical customer entry, each
+/// model's SHA-256, the template files of its package (the core and its features) and the SDK
+/// version. It decides versions (a change releases only the customers it touches). The build
+/// digest adds the tool version, `swift --version` and the archive's modification time
+/// (`SOURCE_DATE_EPOCH`): it decides whether `dist/` already holds this release ("up to date").
+struct InputDigest: Codable, Equatable, Sendable {
+  /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows, features).
+  var entry: String
+  /// `"<flowName> v<version>"` -> SHA-256 of the model file.
+  var models: [String: String]
+  /// The digest of the template files the customer's package is made from: the core's and
+  /// its features' (`PackageTemplate.digest(for:)`).
+  var template: String
+  var sdkVersion: String
+  /// The releases repository customers add the package from (shown in its README); nil
+  /// without a `git:` destination, and then left out of every digest.
+  var repositoryURL: String?
+  /// The over-the-air manifest URL the package's customer.json carries; nil without a public URL.
+  var modelManifestURL: String?
+  var tool: String
+  var toolchain: String
+  /// The archive entries' modification time: the same sources zipped with another time are
+  /// other bytes.
+  var archiveModificationTime: Int64
+  /// SHA-256 of the package's release notes (`CustomerReleaseNotes`): part of the build
+  /// digest only, since the notes name the version the source digest decides.
+  var releaseNotes: String? = nil
+
+  private struct CanonicalEntry: Encodable {
+    var id: String
+    var name: String?
+    var appID: String
+    var bundleIdentifiers: [String]
+    var flows: [String]
+    var features: [String]
+  }
+
+  init(
+    customer: Customer, features: [String], models: [ModelReference: ModelFacts], templateDigest: String,
+    sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil,
+    modelManifestURL: String? = nil, archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
+  ) {
+    let entry = CanonicalEntry(
+      id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
+      bundleIdentifiers: customer.bundleIdentifiers,
+      flows: customer.customModels.map { "\($0.flowId) \($0.flowName) v\($0.modelVersion)" }.sorted(),
+      features: features.sorted())
+    self.entry = SHA256Digest.hex(of: StableJSON.canonical(entry))
+    self.models = Dictionary(
+      uniqueKeysWithValues: customer.customModels.map {
+        ($0.reference.description, models[$0.reference]?.sha256 ?? "")
+      })
+    self.template = templateDigest
+    self.sdkVersion = sdkVersion.description
+    self.repositoryURL = repositoryURL
+    self.modelManifestURL = modelManifestURL
+    self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
+    self.toolchain = toolchain
+    self.archiveModificationTime = archiveModificationTime
+  }
+
+  private struct SourceParts: Encodable {
+    var entry: String
+    var models: [String: String]
+    var template: String
+    var sdkVersion: String
+    var repositoryURL: String?
+    var modelManifestURL: String?
+  }
+
+  var source: String {
+    SHA256Digest.hex(
+      of: StableJSON.canonical(
+        SourceParts(
+          entry: entry, models: models, template: template, sdkVersion: sdkVersion,
+          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL)))
+  }
+
+  var build: String { SHA256Digest.hex(of: StableJSON.canonical(self)) }
+
+  /// Which inputs differ from an earlier build, in words.
+  func changes(since earlier: InputDigest) -> [String] {
+    var changes: [String] = []
+    if entry != earlier.entry { changes.append("customer entry") }
+    for key in Set(models.keys).union(earlier.models.keys).sorted() where models[key] != earlier.models[key] {
+      changes.append("model \(key)")
+    }
+    if template != earlier.template { changes.append("template") }
+    if sdkVersion != earlier.sdkVersion { changes.append("SDK version") }
+    if repositoryURL != earlier.repositoryURL { changes.append("releases repository URL") }
+    if modelManifestURL != earlier.modelManifestURL { changes.append("over-the-air manifest URL") }
+    if tool != earlier.tool { changes.append("tool version") }
+    if toolchain != earlier.toolchain { changes.append("toolchain") }
+    if releaseNotes != earlier.releaseNotes { changes.append("release notes") }
+    if archiveModificationTime != earlier.archiveModificationTime {
+      changes.append("archive time (SOURCE_DATE_EPOCH)")
+    }
+    return changes
+  }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import ReleaseCore
+import ReleaseManifest
+import ReleaseSystem
+
+/// Decides, per selected customer, the version and whether to build: a customer whose
+/// `dist/<id>/<version>/release.json` records the same build digest, and whose archive still
+/// has the recorded SHA-256, is up to date (unless `--force`).
+package struct PlanStep: RequiredStep {
+  package let name = "plan"
+
+  package init() {}
+
+  package struct Input: Sendable {
+    var inputs: ReleaseInputs
+    /// `release merge`: the shard whose dist/ holds each customer's release (`LoadShardsStep`).
+    var origins: [String: MergeOrigin] = [:]
+
+    package init(inputs: ReleaseInputs, origins: [String: MergeOrigin] = [:]) {
+      self.inputs = inputs
+      self.origins = origins
+    }
+  }
+
+  package func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
+    let inputs = input.inputs
+    let manifest = inputs.manifest
+    let state = inputs.state
+    // The first process the run starts: every input check before it runs none.
+    let toolchain = try Self.toolchainVersion(context.services)
+    var limitReached: [String] = []
+    let customers = manifest.customers.map { customer in
+      let features = inputs.template.features.features(of: customer)
+      var digest = InputDigest(
+        customer: customer, features: features.map(\.name), models: inputs.models,
+        templateDigest: inputs.template.digest(for: features),
+        sdkVersion: inputs.sdkVersion, toolchain: toolchain,
+        repositoryURL: context.options.releasesRepository.map {
+          ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
+        }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
+        archiveModificationTime: context.options.archiveModificationTime)
+      let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
+      if let last, last.1 != digest.source,
+        VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)
+      {
+        limitReached.append(
+          "\(context.options.statePath): customers.\(customer.id): \(last.0) cannot take another patch release (each part has at most 9 digits); release a new SDK version (release bump minor)"
+        )
+      }
+      let version = VersionRule.nextVersion(
+        last: last, sdkVersion: inputs.sdkVersion, sourceDigest: digest.source)
+      let notes = CustomerReleaseNotes(
+        customer: customer, version: version, sdkVersion: inputs.sdkVersion, models: inputs.models,
+        recorded: state.customers[customer.id], sdkChangelog: inputs.sdkChangelog,
+        templateDigest: digest.template, modelManifestURL: digest.modelManifestURL,
+        repositoryURL: digest.repositoryURL, features: features.map(\.name))
+      digest.releaseNotes = notes.digest
+      // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
+      let origin = input.origins[customer.id]
+      let dist = origin?.dist ?? context.distDirectory
+      let (record, reason) = decide(
+        customer: customer, version: version, lastReleased: last, digest: digest, in: dist,
+        named: origin?.displayPath ?? context.options.distPath, context: context)
+      let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
+      let status: CustomerResult.Status =
+        !missing.isEmpty
+        ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
+        : record == nil ? .pending : .upToDate
+      let job = CustomerJob(
+        customer: customer, version: version, digest: digest,
+        reason: missing.isEmpty ? reason : missing.joined(separator: "; "),
+        releaseNotes: notes, features: features)
+      return CustomerResult(
+        job: job, status: status,
+        archive: record.map {
+          .init(
+            path: job.releaseDirectory(in: dist).appendingPathComponent($0.artifact.file),
+            sha256: $0.artifact.sha256, size: $0.artifact.size)
+        }, testCount: record?.testCount)
+    }
+    if !limitReached.isEmpty { throw ReleaseError.invalidInputs(limitReached) }
+    context.reporter.report(
+      .plan(
+        customers.map {
+          .init(
+            id: $0.id, version: $0.job.version.description,
+            action: $0.status == .upToDate ? .upToDate : $0.status == .pending ? .build : .fail,
+            reason: $0.job.reason)
+        }))
+    // Up-to-date customers are done already, and customers whose models could not be
+    // fetched have failed: each is reported as such (`customer_skipped` or `customer_failed`
+    // under --json) instead of going through the customer steps.
+    for result in customers where result.status != .pending && context.options.mergeSources.isEmpty {
+      context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
+    }
+    return ReleasePlan(inputs: inputs, toolchain: toolchain, customers: customers)
+  }
+
+  private func decide(
+    customer: Customer, version: SemanticVersion, lastReleased: (SemanticVersion, String)?,
+    digest: InputDigest, in dist: URL, named distName: String, context: ReleaseContext
+  ) -> (upToDate: ReleaseRecord?, reason: String) {
+    let directory = dist.appendingPathComponent(customer.id).appendingPathComponent(version.description)
+    let why = versionReason(
+      version: version, lastReleased: lastReleased, digest: digest, customer: customer, context: context)
+    guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+    else { return (nil, "\(why); not in \(distName)/ yet") }
+    if context.options.force { return (nil, "\(why); --force") }
+    if record.inputs != digest {
+      let changed = digest.changes(since: record.inputs).joined(separator: ", ")
+      return (nil, "\(why); changed since the build in \(distName)/: \(changed)")
+    }
+    let archive = directory.appendingPathComponent(record.artifact.file)
+    guard let actual = try? SHA256Digest.hex(ofFileAt: archive), actual == record.artifact.sha256 else {
+      return (
+        nil,
+        "\(why); the archive in \(distName)/ is missing or does not match its release.json"
+      )
+    }
+    return (record, "\(why); \(distName)/ holds a verified build of the same inputs")
+  }
+
+  /// Why the version is what it is; for a new version, which inputs changed since the last
+  /// release, when that release's record is still in `dist/` to compare with.
+  private func versionReason(
+    version: SemanticVersion, lastReleased: (SemanticVersion, String)?, digest: InputDigest,
+    customer: Customer,
+    context: ReleaseContext
+  ) -> String {
+    guard let (last, _) = lastReleased else { return "first release" }
+    if last == version { return "unchanged since \(last)" }
+    let previous = context.distDirectory.appendingPathComponent(customer.id).appendingPathComponent(
+      last.description
+    )
+    .appendingPathComponent(ReleaseRecord.fileName)
+    guard let record = try? ReleaseRecord.load(from: previous) else { return "changed since \(last)" }
+    // Only what the source digest covers moves versions.
+    let changes = digest.changes(since: record.inputs).filter {
+      $0 != "toolchain" && $0 != "tool version" && !$0.hasPrefix("archive time")
+    }
+    return "changed since \(last): " + (changes.isEmpty ? "inputs" : changes.joined(separator: ", "))
+  }
+
+  static func toolchainVersion(_ services: Services) throws -> String {
+    // Like every child process, without credentials (the process environment would pass them).
+    let result = try services.processRunner.run(
+      ProcessInvocation(
+        "swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
+    let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
+    // All of it: the compiler's version and build, and the target it builds for.
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+      !$0.isEmpty
+    }
+    guard result.exitCode == 0, !lines.isEmpty else {
+      throw ReleaseError.invalidInput(
+        "swift --version: exited with status \(result.exitCode); expected a toolchain")
+    }
+    return lines.joined(separator: "; ")
+  }
+}

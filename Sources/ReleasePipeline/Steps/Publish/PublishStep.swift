@@ -1,0 +1,252 @@
+import Foundation
+import ReleaseCore
+import ReleasePublishing
+import ReleaseSystem
+
+/// Publishes every customer release of the run to each configured destination, in an order
+/// that never lets a reader see a manifest pointing at a missing object: all artifacts first
+/// (create-only, each read back and checked), then each customer's `index.json`, then the
+/// top-level `index.json`. Runs only when every customer succeeded. A rerun after a failure
+/// uploads only what is missing and converges to the same state.
+struct PublishStep: Step {
+  let name = "publish"
+  let changesState = true
+
+  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+    if context.options.publish.isEmpty { return "no destination (--publish)" }
+    return results.nothingShipsReason("published")
+  }
+
+  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+    context.options.publish.flatMap { destination in
+      results.shipping.map { "would publish \($0.id) \($0.job.version) to \(destination.description)" }
+    }
+  }
+
+  /// Every destination of the run, resolved (credentials read, endpoints checked). The load
+  /// step does this before anything is built, so a missing credential ends the run at once.
+  static func targets(_ options: ReleaseOptions, _ services: Services) throws -> [PublishTarget] {
+    try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
+  }
+
+  func run(_ results: RunResults, _ context: ReleaseContext) throws {
+    let releases = try results.shipping.map(\.job).map { job -> PublishedRelease in
+      let directory = job.releaseDirectory(in: context.distDirectory)
+      return PublishedRelease(
+        job: job, directory: directory,
+        record: try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)))
+    }
+    for target in results.inputs.publishTargets {
+      switch target.resolved {
+      case .objectStore(let store):
+        try publish(releases, to: store, context)
+      case .releasesRepositories(let locator):
+        for release in releases {
+          let outcome = try ReleasesRepository(
+            locator: locator, services: context.services,
+            commitTime: context.options.archiveModificationTime
+          )
+          .publish(release, cache: context.cacheDirectory)
+          context.reporter.report(.info("\(release.job.id) \(release.job.version): \(outcome)"))
+        }
+      }
+    }
+  }
+
+  /// One file of a release to publish, with the digest of its local bytes.
+  private struct Upload {
+    let release: PublishedRelease
+    let file: String
+    let sha256: String
+    let size: Int64
+    var key: String { release.key(file) }
+    var localFile: URL { release.directory.appendingPathComponent(file) }
+  }
+
+  /// 1. Check everything already in the store against this build — before writing anything,
+  ///    so a conflict (same version, other bytes) fails with the store unchanged.
+  /// 2. Upload what is missing, create-only, each read back and compared (size and SHA-256).
+  /// 3. Each customer's index, then 4. the top-level index: a reader following an index
+  ///    only ever finds objects that are complete and checked.
+  private func publish(_ releases: [PublishedRelease], to store: ObjectStore, _ context: ReleaseContext)
+    throws
+  {
+    var missing: [Upload] = []
+    var present = 0
+    for release in releases {
+      for file in release.files {
+        let (sha256, size) = try SHA256Digest.hexAndSize(
+          ofFileAt: release.directory.appendingPathComponent(file))
+        let upload = Upload(release: release, file: file, sha256: sha256, size: size)
+        if let remote = try store.digest(of: upload.key) {
+          guard remote.sha256 == sha256, remote.size == size else {
+            throw PublishError.immutableObjectDiffers(
+              location: location(store, upload.key), published: remote.sha256, local: sha256)
+          }
+          present += 1
+        } else {
+          missing.append(upload)
+        }
+      }
+      // Also when the archive itself is gone: an index listing this version with another
+      // archive must not be "repaired" with this one.
+      _ = try customerIndex(for: release, in: store)?.index
+    }
+
+    var uploaded = 0
+    for upload in missing {
+      let (created, remote) = try store.createOnlyReadBack(
+        upload.key, from: upload.localFile, contentType: Self.contentType(upload.file), sha256: upload.sha256,
+        size: upload.size)
+      // Another publisher's object under a release's key must be byte-identical.
+      if remote.sha256 != upload.sha256 || remote.size != upload.size {
+        throw PublishError.immutableObjectDiffers(
+          location: location(store, upload.key), published: remote.sha256, local: upload.sha256)
+      }
+      if created { uploaded += 1 } else { present += 1 }
+    }
+
+    for release in releases { try publishCustomerIndex(release, to: store) }
+    try publishTopLevelIndex(releases, to: store)
+    context.reporter.report(
+      .info(
+        "published to \(store.displayName): \(uploaded) new objects, \(present) already in place, "
+          + "\(releases.count) customer indexes and index.json"))
+  }
+
+  private func location(_ store: ObjectStore, _ key: String) -> String { "\(store.displayName)/\(key)" }
+
+  static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
+
+  /// The customer's published index and its tag, nil when there is none yet. An index that
+  /// lists this release's version with another archive is an error: published versions never
+  /// change.
+  private func customerIndex(for release: PublishedRelease, in store: ObjectStore) throws
+    -> (index: CustomerIndex, tag: String)?
+  {
+    let key = Self.customerIndexKey(release.job.id)
+    guard let object = try store.read(key) else { return nil }
+    let index: CustomerIndex
+    do { index = try JSONDecoder().decode(CustomerIndex.self, from: object.data) } catch {
+      throw PublishError.unreadableIndex(location: location(store, key), reason: "\(error)")
+    }
+    if let existing = index.versions.first(where: { $0.version == release.record.version }),
+      existing.sha256 != release.record.artifact.sha256
+    {
+      throw PublishError.versionDiffers(location: location(store, key), version: release.record.version)
+    }
+    return (index, object.tag)
+  }
+
+  /// Read, merge, replace only if unchanged since read; on a lost race, again from the read.
+  /// Two publishers of different customers (or versions) both end up in the index; neither
+  /// overwrites the other.
+  static let mergeAttempts = 8
+
+  private func publishCustomerIndex(_ release: PublishedRelease, to store: ObjectStore) throws {
+    let key = Self.customerIndexKey(release.job.id)
+    let record = release.record
+    let entry = CustomerIndex.Version(
+      version: record.version, sdkVersion: record.sdkVersion, minimumSDKVersion: record.sdkVersion,
+      url: store.publicURL(for: release.key(record.artifact.file)), sha256: record.artifact.sha256,
+      size: record.artifact.size,
+      models: record.models.map {
+        .init(
+          flowId: $0.flowId, flowName: $0.flowName, modelVersion: $0.modelVersion, sha256: $0.sha256,
+          inputs: $0.inputNames, minimumSDKVersion: $0.minimumSDKVersion)
+      },
+      // The job's notes, made from the state file by this run, not release.json's copy of them.
+      releaseNotes: release.job.releaseNotes.note)
+    for _ in 0..<Self.mergeAttempts {
+      let current = try customerIndex(for: release, in: store)
+      var index =
+        current?.index
+        ?? CustomerIndex(
+          id: record.customer.id, name: record.customer.name, packageName: record.packageName,
+          latest: record.version, versions: [])
+      // A version already listed keeps its entry: it was published once and never changes.
+      if !index.versions.contains(where: { $0.version == entry.version }) { index.versions.append(entry) }
+      index.versions.sort {
+        (SemanticVersion($0.version) ?? .init(0, 0, 0)) < (SemanticVersion($1.version) ?? .init(0, 0, 0))
+      }
+      index.latest = index.versions.last?.version ?? entry.version
+      index.name = record.customer.name
+      index.packageName = record.packageName
+      if try store.replace(
+        key, with: try StableJSON.encode(index), contentType: "application/json", ifUnchanged: current?.tag
+      ) {
+        return
+      }
+    }
+    throw PublishError.contended(location: location(store, key), attempts: Self.mergeAttempts)
+  }
+
+  /// Each attempt reads index.json first, then the customer indexes: a publisher of the same
+  /// customer that wrote a newer version after this one read its customer index has changed
+  /// index.json too, or will write it after this one (its replace then fails and it reads again),
+  /// so `latest` never goes back to what this publisher saw. And it is never lowered from what
+  /// index.json already says: versions are only ever added.
+  private func publishTopLevelIndex(_ releases: [PublishedRelease], to store: ObjectStore) throws {
+    for _ in 0..<Self.mergeAttempts {
+      let current = try store.read("index.json")
+      var index = TopLevelIndex(customers: [])
+      if let current {
+        do { index = try JSONDecoder().decode(TopLevelIndex.self, from: current.data) } catch {
+          throw PublishError.unreadableIndex(location: location(store, "index.json"), reason: "\(error)")
+        }
+      }
+      for release in releases {
+        let id = release.job.id
+        let key = Self.customerIndexKey(id)
+        guard let object = try store.read(key),
+          let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: object.data)
+        else {
+          throw PublishError.readBackMismatch(
+            location: location(store, key), expected: "the index just written", found: "none")
+        }
+        let listed = index.customers.first { $0.id == id }?.latest
+        let latest = [customerIndex.latest, listed].compactMap { $0 }.max {
+          (SemanticVersion($0) ?? .init(0, 0, 0)) < (SemanticVersion($1) ?? .init(0, 0, 0))
+        }
+        index.customers.removeAll { $0.id == id }
+        index.customers.append(
+          TopLevelIndex.Entry(id: id, latest: latest ?? customerIndex.latest, index: key))
+      }
+      FaultPoint.pause("publish.customer-indexes-read")
+      index.customers.sort { $0.id < $1.id }
+      if try store.replace(
+        "index.json", with: try StableJSON.encode(index), contentType: "application/json",
+        ifUnchanged: current?.tag)
+      {
+        return
+      }
+    }
+    throw PublishError.contended(location: location(store, "index.json"), attempts: Self.mergeAttempts)
+  }
+
+  static func contentType(_ file: String) -> String {
+    if file.hasSuffix(".zip") { return "application/zip" }
+    if file.hasSuffix(".json") { return "application/json" }
+    return "text/plain; charset=utf-8"
+  }
+}
+
+/// A destination of the run and what it resolved to.
+struct PublishTarget {
+  let destination: PublishDestination
+  let resolved: PublishDestination.Resolved
+}
+
+/// One customer release as found in `dist/`, ready to publish.
+struct PublishedRelease {
+  let job: CustomerJob
+  let directory: URL
+  let record: ReleaseRecord
+
+  /// The immutable files of a release, in upload order (the archive first). release.json
+  /// stays local: it records the toolchain, which may differ on a rebuild of the same bytes;
+  /// the customer index carries what clients need.
+  var files: [String] { [record.artifact.file, record.artifact.file + ".sha256"] }
+
+  func key(_ file: String) -> String { "artifacts/\(job.id)/\(job.version)/\(file)" }
+}
