@@ -18,7 +18,7 @@ import ReleaseSystem
 package struct OTAManifest: Codable, Equatable, Sendable {
   static let schemaVersion = 1
 
-  package struct Model: Codable, Equatable, Sendable {
+  struct Model: Codable, Equatable, Sendable {
     var modelVersion: Int
     /// Where the file is served: `ota/models/<sha256>.mlmodel`, immutable.
     var url: String
@@ -32,7 +32,7 @@ package struct OTAManifest: Codable, Equatable, Sendable {
     var status: String
   }
 
-  package struct Flow: Codable, Equatable, Sendable {
+  struct Flow: Codable, Equatable, Sendable {
     var flowId: Int
     /// The version the customer's current package bundles (customers.json).
     var bundledVersion: Int

@@ -75,7 +75,7 @@ struct LoadShardsStep: RequiredStep {
 struct CheckShardsStep: RequiredStep {
   let name = "check shards"
 
-  package struct Input: Sendable {
+  struct Input: Sendable {
     var plan: ReleasePlan
     var origins: [String: MergeOrigin]
   }
@@ -143,7 +143,7 @@ struct CopyShardReleasesStep: Step {
   let name = "copy shard releases"
   let changesState = true
 
-  package typealias Input = CheckShardsStep.Input
+  typealias Input = CheckShardsStep.Input
 
   func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     input.plan.customers.filter { $0.status == .upToDate }.compactMap { result in

@@ -5,7 +5,7 @@ import ReleaseGeneration
 /// customer's package, newest last, with what a client needs to fetch and check it.
 struct CustomerIndex: Codable, Equatable {
   struct Version: Codable, Equatable {
-    package struct Model: Codable, Equatable {
+    struct Model: Codable, Equatable {
       var flowId: Int
       var flowName: String
       var modelVersion: Int

@@ -38,7 +38,7 @@ struct WriteShardRecordStep: Step {
   let name = "record shard"
   let changesState = true
 
-  package struct Input: Sendable {
+  struct Input: Sendable {
     var record: ShardRecord
     var customers: [CustomerResult]
   }

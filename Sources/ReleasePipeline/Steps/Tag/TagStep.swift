@@ -211,7 +211,7 @@ struct TagStep: Step {
     }
   }
 
-  package struct Input: Sendable {
+  struct Input: Sendable {
     var results: RunResults
     /// What the check before building found.
     var checked: TagPlan
