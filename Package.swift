@@ -86,6 +86,7 @@ let package = Package(
     .testTarget(name: "ReleaseSystemTests", dependencies: ["ReleaseSystem"]),
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
+    .testTarget(name: "ReleaseModelsTests", dependencies: ["ReleaseModels", "ReleaseSystem"]),
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest", "ReleaseModels"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),

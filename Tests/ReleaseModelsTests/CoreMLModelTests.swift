@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseManifest
 import ReleaseSystem
 import XCTest
 

@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseManifest
 import XCTest
 
 @testable import ReleaseModels
