@@ -9,7 +9,7 @@ import XCTest
 /// planted secrets, and neither its output, nor `dist/`, nor the published files, nor the
 /// generated package, nor its git objects, nor the environment `swift` and `git` were started
 /// with (recorded by stand-ins on PATH) holds any of them.
-final class SecretTests: XCTestCase {
+final class SecretEndToEndTests: XCTestCase {
   func testPlantedCredentialsAppearNowhere() throws {
     let marker = UUID().uuidString
     let secrets = [
@@ -94,7 +94,7 @@ final class SecretTests: XCTestCase {
       contentsOf: shims.environmentDumps.appendingPathComponent(dumps[0]), encoding: .utf8)
     XCTAssertTrue(anyDump.contains("PATH="), anyDump)
     print(
-      "SecretTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
+      "SecretEndToEndTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
     )
   }
 }
