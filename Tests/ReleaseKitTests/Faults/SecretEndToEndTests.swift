@@ -17,6 +17,7 @@ final class SecretEndToEndTests: XCTestCase {
       "AWS_SESSION_TOKEN": "RELEASE-TEST-SECRET-\(marker)-session-token",
       "GITHUB_TOKEN": "RELEASE-TEST-SECRET-\(marker)-github-token",
       "AWS_ACCESS_KEY_ID": "RELEASE-TEST-SECRET-\(marker)-access-key-id",
+      "RELEASE_SIGNING_KEY": "RELEASE-TEST-SECRET-\(marker)-signing-key",
     ]
     let needles = Array(secrets.values) + ["RELEASE-TEST-SECRET-\(marker)"]
 
