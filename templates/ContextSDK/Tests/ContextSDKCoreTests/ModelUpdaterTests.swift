@@ -505,6 +505,28 @@ extension ModelUpdaterTests {
       .manifestRejected(url: manifestURL, .notHTTPURL(flowName: "onboarding_upsell", modelVersion: 75)))
   }
 
+  /// Loopback is 127.0.0.0/8, ::1 and localhost, by address, not by a name that starts like one.
+  func testOnlyLoopbackAddressesMayUseHTTP() async throws {
+    for text in [
+      "http://127.0.0.1.example.com/m.json", "http://128.0.0.1/m.json", "http://10.0.0.1/m.json",
+      "http://localhost.example.com/m.json", "ftp://127.0.0.1/m.json", "file:///tmp/m.json",
+    ] {
+      let url = try XCTUnwrap(URL(string: text))
+      let report = await update(from: url)
+      XCTAssertEqual(report.error, .manifestNotFetched(url: url, .insecureURL), text)
+    }
+    // Nothing listens on port 1: these are fetched, and fail on the network.
+    for text in [
+      "http://127.0.0.1:1/m.json", "http://127.3.2.1:1/m.json", "http://[::1]:1/m.json", "http://localhost:1/m.json",
+    ] {
+      let url = try XCTUnwrap(URL(string: text))
+      let report = await update(from: url)
+      guard case .manifestNotFetched(_, .network) = report.error else {
+        return XCTFail("\(text): \(String(describing: report.error))")
+      }
+    }
+  }
+
   /// A redirect to another origin is not followed, for the manifest or a model; one within the
   /// origin is.
   func testARedirectToAnotherHostIsNotFollowed() async throws {
