@@ -384,10 +384,55 @@ final class ModelUpdaterTests: XCTestCase {
   }
 }
 
+/// A build whose customer.json pins the test key, its signed manifest on this test's server.
+private enum SignedBuild: CustomerBuild {
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var manifestURL = ""
+
+  static func serve(at url: URL) {
+    lock.lock()
+    manifestURL = url.absoluteString
+    lock.unlock()
+  }
+
+  static var configuration: CustomerConfiguration {
+    lock.lock()
+    defer { lock.unlock() }
+    return CustomerConfiguration(
+      appID: "3F2B8C1E-6D4A-4E9B-9A51-0C7D2E8F4A10", bundleIdentifiers: ["com.acme.app"], sdkVersion: "2.4.0",
+      models: [
+        FlowModel(
+          flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "", inputNames: ["x"],
+          specificationVersion: 4, resourceName: "onboarding_upsell_v73.mlmodel")
+      ], modelManifestURL: "http://127.0.0.1:9/ota/acme/models.json", customer: "acme",
+      trustedKeys: [TestSigner.rfc8032.trustedKey], manifestURL: manifestURL)
+  }
+
+  static func bundledModelURL(forFlow flowName: String) -> URL? { URL(fileURLWithPath: "/bundled.mlmodel") }
+}
+
 /// What a device believes of the signed channel, and what nobody who can only write the bucket
 /// or the CDN can make it do. Each refusal leaves the device exactly as it was: its files, its
 /// records, the revision it accepted and the model it runs.
 extension ModelUpdaterTests {
+  /// A build that pins keys follows its signed manifest (not its legacy one, whose server is
+  /// down) and keeps the revision it accepted beside its install id.
+  func testABuildThatPinsKeysFollowsItsSignedManifest() async throws {
+    SignedBuild.serve(at: manifestURL)
+    try publish(revision: 3, [try offer(74, v74)])
+    let report = await SignedBuild.updateModels(downloadsDirectory: downloads, installIDDirectory: state)
+    XCTAssertNil(report.error)
+    XCTAssertEqual(report.revision, 3)
+    XCTAssertEqual(
+      SignedBuild.resolveModel(forFlow: "onboarding_upsell", downloadsDirectory: downloads)?.modelVersion, 74)
+    XCTAssertEqual(
+      try String(contentsOf: state.appendingPathComponent(ModelUpdater.revisionFileName), encoding: .utf8), "3")
+    XCTAssertTrue(FileManager.default.fileExists(atPath: state.appendingPathComponent("install-id").path))
+    try publish(revision: 4, try hostileOffers(), signers: [.stranger])
+    let forged = await SignedBuild.updateModels(downloadsDirectory: downloads, installIDDirectory: state)
+    XCTAssertEqual(forged.error, .manifestRejected(url: manifestURL, .untrustedKeys))
+  }
+
   /// The device runs v74 from revision 5.
   private func acceptV74() async throws {
     try publish(revision: 5, [try offer(74, v74)])
