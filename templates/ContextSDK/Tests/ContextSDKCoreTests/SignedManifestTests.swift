@@ -60,6 +60,32 @@ final class SignedManifestTests: XCTestCase {
     ) { XCTAssertEqual($0 as? ModelManifest.Problem, .untrustedKeys) }
   }
 
+  /// Key rotation: the release adds the new key to `trustedKeys`; once devices carry it, the
+  /// manifest is signed by both keys, then by the new one only; the old one is dropped last.
+  func testKeyRotation() throws {
+    let old = TestSigner.rfc8032
+    let next = TestSigner(hex: String(repeating: "43", count: 32))
+    let oldPackage = [old.trustedKey]
+    let newPackage = [old.trustedKey, next.trustedKey]
+    let lastPackage = [next.trustedKey]
+    func accepts(_ keys: [TrustedKey], _ signers: [TestSigner]) -> Bool {
+      (try? SignedManifest.verifiedPayload(of: TestSigner.envelope(payload, signedBy: signers), trustedKeys: keys))
+        == payload
+    }
+    // Signed by the old key: every package in the field.
+    XCTAssertTrue(accepts(oldPackage, [old]))
+    XCTAssertTrue(accepts(newPackage, [old]))
+    // Signed by both: every package, old or new.
+    XCTAssertTrue(accepts(oldPackage, [old, next]))
+    XCTAssertTrue(accepts(newPackage, [next, old]))
+    // Signed by the new key only: packages that carry it; one that does not changes nothing.
+    XCTAssertTrue(accepts(newPackage, [next]))
+    XCTAssertTrue(accepts(lastPackage, [next]))
+    XCTAssertFalse(accepts(oldPackage, [next]))
+    // A package that dropped the old key no longer believes it.
+    XCTAssertFalse(accepts(lastPackage, [old]))
+  }
+
   func testRefusals() {
     let keys = [TestSigner.rfc8032.trustedKey]
     func problem(_ envelope: Data, _ trusted: [TrustedKey] = [TestSigner.rfc8032.trustedKey]) -> ModelManifest.Problem?

@@ -250,9 +250,11 @@ public struct ModelUpdater: Sendable {
     return revision
   }
 
-  /// Written in full under a temporary name, then renamed over the old one.
+  /// Written in full under a temporary name, then renamed over the old one; never lowered (an
+  /// update running at the same time may have accepted a newer one since).
   private func recordAccepted(_ revision: Int) throws(ModelUpdateError) {
     let file = revisionFile
+    guard try acceptedRevision() < revision else { return }
     do {
       try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
       try Data(String(revision).utf8).write(to: file, options: .atomic)
