@@ -83,11 +83,11 @@ struct ShareLinks {
           location: location, key: indexKey, reason: "the url of \(entry.version) does not name a .zip")
       }
       let zipKey = artifactKey(customer: customer, version: version, file: file)
-      guard try store.client.head(store.key(zipKey)) != nil else {
+      guard try exists(zipKey, in: store) else {
         throw ShareError.zipMissing(location: location, key: zipKey, indexKey: indexKey)
       }
       let signatureKey = zipKey + ".sig"
-      let signed = try store.client.head(store.key(signatureKey)) != nil
+      let signed = try exists(signatureKey, in: store)
       let presigner = S3Presigner(client: store.client)
       func sign(_ key: String) throws -> S3PresignedURL {
         try presigner.presignedGetURL(for: store.key(key), expiresIn: seconds, at: date)
@@ -104,6 +104,16 @@ struct ShareLinks {
         : ReleaseError.stepFailed(step: "share", reason: error.description)
     } catch let error as S3AccessError {
       throw ReleaseError.stepFailed(step: "share", reason: error.description)
+    }
+  }
+
+  /// A HEAD of the object; a 403 for want of a permission says so, as publishing does.
+  private static func exists(_ key: String, in store: S3ObjectStore) throws -> Bool {
+    do { return try store.client.head(store.key(key)) != nil } catch NetworkError.unexpectedStatus(
+      _, _, 403, _, let code, _, _)
+      where S3AccessError.meansMissingPermission(code)
+    {
+      throw S3AccessError.forbidden(location: "\(store.displayName)/\(key)")
     }
   }
 
