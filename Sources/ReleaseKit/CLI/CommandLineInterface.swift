@@ -93,63 +93,97 @@ enum ReleaseCommand {
     try run(options: options, services: invocation.services, reporter: invocation.reporter)
   }
 
-  /// The ordered steps of a release.
-  /// A merge joins shards instead of building; a shard builds its part and records which
-  /// part it was instead of publishing.
-  static func pipeline(_ options: ReleaseOptions) -> Pipeline {
-    let release: [Step] = [
-      CheckArtifactsStep(), WriteArtifactListStep(), PublishStep(), PublishOTAStep(), TagStep(),
-      WriteStateStep(),
-    ]
+  /// The steps of a release, each taking what the one before returned. A merge joins shards
+  /// instead of building; a shard builds its part and records which part it was instead of
+  /// publishing. `record` keeps what the summary reports: the customers' latest results, and
+  /// the run's lock once taken.
+  static func pipeline(_ pipeline: Pipeline, _ record: inout RunRecord) throws {
+    let options = pipeline.context.options
+    let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
+
+    /// What a run does with its customers' releases once they are in dist/.
+    func release(_ results: RunResults, ota: OTAPlan?, tags: TagPlan?) throws {
+      try pipeline.run(CheckArtifactsStep(), results)
+      try pipeline.run(WriteArtifactListStep(), results)
+      try pipeline.run(PublishStep(), results)
+      try pipeline.run(
+        PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: results) },
+        otherwise: PublishOTAStep.noDestination)
+      try pipeline.run(
+        TagStep(), tags.map { .init(results: results, checked: $0) },
+        otherwise: TagStep.skipReason(results, pipeline.context))
+      try pipeline.run(WriteStateStep(), results)
+    }
+
     if !options.mergeSources.isEmpty {
-      return Pipeline(
-        [
-          LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), LoadShardsStep(), PlanStep(),
-          CheckShardsStep(),
-          TagCheckStep(), LockStep(), CopyShardReleasesStep(),
-        ] + release)
+      let ota = try pipeline.run(CheckOTAStep(), inputs)
+      let origins = try pipeline.run(LoadShardsStep(), ())
+      var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
+      plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))
+      let tags = try pipeline.run(TagCheckStep(), plan)
+      if let tags { plan = tags.plan }
+      record.customers = plan.customers
+      record.lock = try pipeline.run(LockStep(), ())
+      let customers =
+        try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
+      record.customers = customers
+      try release(
+        RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
+      return
     }
-    if options.shard != nil {
-      return Pipeline([
-        LoadInputsStep(), AlignModelsStep(), PlanStep(), SelectShardStep(), LockStep(), BuildCustomersStep(),
-        CheckArtifactsStep(), WriteArtifactListStep(), WriteShardRecordStep(),
-      ])
+
+    if let selection = options.shard {
+      let plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
+      let shard = try pipeline.run(SelectShardStep(selection: selection), plan)
+      record.customers = shard.plan.customers
+      record.lock = try pipeline.run(LockStep(), ())
+      let customers = try pipeline.run(BuildCustomersStep(), shard.plan) ?? shard.plan.customers
+      record.customers = customers
+      let results = RunResults(inputs: inputs, customers: customers, options: options)
+      try pipeline.run(CheckArtifactsStep(), results)
+      try pipeline.run(WriteArtifactListStep(), results)
+      try pipeline.run(WriteShardRecordStep(), .init(record: shard.record, customers: customers))
+      return
     }
-    return Pipeline(
-      [
-        LoadInputsStep(), AlignModelsStep(), CheckOTAStep(), PlanStep(), TagCheckStep(), LockStep(),
-        BuildCustomersStep(),
-      ] + release)
+
+    let ota = try pipeline.run(CheckOTAStep(), inputs)
+    var plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
+    let tags = try pipeline.run(TagCheckStep(), plan)
+    if let tags { plan = tags.plan }
+    record.customers = plan.customers
+    record.lock = try pipeline.run(LockStep(), ())
+    let customers = try pipeline.run(BuildCustomersStep(), plan) ?? plan.customers
+    record.customers = customers
+    try release(
+      RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
   }
 
   static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {
     let context = ReleaseContext(services: services, options: options, reporter: reporter)
-    // The reporters finish (dist/report.xml, the step summary) while the context still holds
-    // the run's locks.
-    defer { withExtendedLifetime(context) { reporter.finish() } }
+    var record = RunRecord()
+    // The reporters finish (dist/report.xml, the step summary) while the run still holds its
+    // locks.
+    defer { withExtendedLifetime(record.lock) { reporter.finish() } }
     let start = services.clock.monotonicSeconds()
     func summarize() {
-      let shipping = Set(context.shippingJobs.map(\.id))
-      let outcomes = context.jobs.map {
+      let shipping = Set(RunResults.shipping(record.customers, options).shipping.map(\.id))
+      let outcomes = record.customers.map {
         $0.outcome(relativeTo: services.root, shipped: shipping.contains($0.id))
       }
       reporter.report(.summary(outcomes, seconds: services.clock.monotonicSeconds() - start))
     }
     do {
-      try pipeline(options).run(context)
+      try pipeline(Pipeline(context), &record)
     } catch {
       // Past the lock step the run did work (input checks are behind it): the summary and
       // report.xml still say what was built before the step that failed.
-      if !options.dryRun && !context.locks.isEmpty { summarize() }
+      if !options.dryRun && record.lock != nil { summarize() }
       throw error
     }
     // A dry run's plan lines already say everything; the summary is for runs that did work.
     if options.dryRun { return }
     summarize()
-    let failed = context.jobs.filter {
-      if case .failed = $0.status { return true }
-      return $0.status == .cancelled
-    }
+    let failed = record.customers.filter { $0.isFailed || $0.status == .cancelled }
     if !failed.isEmpty { throw ReleaseError.customersFailed(failed.map(\.id)) }
   }
 }

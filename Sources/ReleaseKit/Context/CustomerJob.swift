@@ -3,29 +3,6 @@ import ReleaseGeneration
 import ReleaseManifest
 import ReleaseSystem
 
-/// The run's fixed inputs, resolved once by the load and plan steps.
-public struct ReleaseInputs: Sendable {
-  public var sdkVersion: SemanticVersion
-  /// The template, read once: every package of the run is generated and checked from it.
-  public var template: PackageTemplate
-  public var templateDirectory: URL { template.directory }
-  /// The whole template's digest (the SDK tag's marker); a customer's release is identified by
-  /// the digest of its own package's files (`PackageTemplate.digest(for:)`).
-  public var templateDigest: String { template.digest }
-  /// `swift --version` (all of it), read by the plan step, the run's first process; part of
-  /// the build digest (a new toolchain rebuilds).
-  public var toolchain: String = ""
-  /// Every model the selected customers use, read and hashed once.
-  public var models: [ModelReference: ModelFacts]
-  /// Models a URL store lists but that could not be downloaded (after retries), with why:
-  /// the customers using them fail, the others go on.
-  public var unavailableModels: [ModelReference: String] = [:]
-  /// The template's signal catalog, once `AlignModelsStep` has read and checked it.
-  public var signals: SignalCatalog? = nil
-  /// The SDK's CHANGELOG.md sections by version, for release notes.
-  public var sdkChangelog: [String: [String]] = [:]
-}
-
 /// What the tool knows of one model file of the store.
 public struct ModelFacts: Sendable, Equatable {
   public var reference: ModelReference
@@ -45,38 +22,10 @@ public struct ModelFacts: Sendable, Equatable {
   }
 }
 
-/// One customer's work in a run, from plan to result. What the plan decided is fixed; what
-/// the customer steps find out (on a worker thread) is kept behind one lock, so the thread
-/// that reports and summarises always reads a whole, current value.
-public final class CustomerJob: Sendable {
-  public enum Status: Hashable, Sendable {
-    case pending
-    /// `dist/` already holds a verified release made from the same inputs.
-    case upToDate
-    case succeeded
-    case failed(step: String, reason: String)
-    /// Not started because `--fail-fast` stopped the run.
-    case cancelled
-  }
-
-  /// The built archive: where it is now (staging, then `dist/`), its SHA-256 and size.
-  public struct Archive: Equatable, Sendable {
-    public var path: URL
-    public var sha256: String
-    public var size: Int64
-  }
-
-  /// What the customer steps record as they go.
-  struct Progress: Sendable {
-    var status: Status
-    var duration: Double = 0
-    var packageDirectory: URL?
-    var generated: GeneratedPackage?
-    var archive: Archive?
-    var testCount: Int?
-    var logFile: URL?
-  }
-
+/// What the plan decided for one customer: its version, what the release is made from and
+/// why it builds or not. Fixed once planned; what the customer steps make is a
+/// `CustomerResult`.
+public struct CustomerJob: Sendable {
   public let customer: Customer
   public let version: SemanticVersion
   /// What the release is made from; its source digest decides versions, its build digest
@@ -88,10 +37,9 @@ public final class CustomerJob: Sendable {
   public let releaseNotes: CustomerReleaseNotes
   /// The features the package holds (`FeatureCatalog.features(of:)`), sorted by name.
   public let features: [Feature]
-  private let progress: Locked<Progress>
 
   public init(
-    customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String, status: Status,
+    customer: Customer, version: SemanticVersion, digest: InputDigest, reason: String,
     releaseNotes: CustomerReleaseNotes, features: [Feature] = []
   ) {
     self.customer = customer
@@ -100,41 +48,11 @@ public final class CustomerJob: Sendable {
     self.digest = digest
     self.reason = reason
     self.releaseNotes = releaseNotes
-    self.progress = Locked(Progress(status: status))
   }
 
   /// Jobs with the same value build their packages from the same modules: cheaper one after
   /// another in one warm build slot (see BuildSlots).
   var slotAffinity: String { features.map(\.module).joined(separator: " ") }
-
-  public var status: Status {
-    get { progress.withLock { $0.status } }
-    set { progress.withLock { $0.status = newValue } }
-  }
-  public var duration: Double {
-    get { progress.withLock { $0.duration } }
-    set { progress.withLock { $0.duration = newValue } }
-  }
-  public var packageDirectory: URL? {
-    get { progress.withLock { $0.packageDirectory } }
-    set { progress.withLock { $0.packageDirectory = newValue } }
-  }
-  public var generated: GeneratedPackage? {
-    get { progress.withLock { $0.generated } }
-    set { progress.withLock { $0.generated = newValue } }
-  }
-  public var archive: Archive? {
-    get { progress.withLock { $0.archive } }
-    set { progress.withLock { $0.archive = newValue } }
-  }
-  public var testCount: Int? {
-    get { progress.withLock { $0.testCount } }
-    set { progress.withLock { $0.testCount = newValue } }
-  }
-  public var logFile: URL? {
-    get { progress.withLock { $0.logFile } }
-    set { progress.withLock { $0.logFile = newValue } }
-  }
 
   public var id: String { customer.id }
   /// `dist/<id>/<version>/`.
@@ -142,4 +60,81 @@ public final class CustomerJob: Sendable {
     dist.appendingPathComponent(customer.id).appendingPathComponent(version.description)
   }
   public var archiveName: String { "\(customer.packageName)-\(version).zip" }
+  /// Where the customer steps write the job's log; it moves to `dist/logs/` when the job ends.
+  func scratchLog(in cache: URL) -> URL {
+    cache.appendingPathComponent("logs").appendingPathComponent("\(id).log")
+  }
+}
+
+/// Where one customer's job stands: planned (to build, up to date, failed before building) and
+/// then what the customer steps made of it.
+public struct CustomerResult: Sendable {
+  public enum Status: Hashable, Sendable {
+    /// To build; under `--dry-run`, what would be built.
+    case pending
+    /// `dist/` already holds a verified release made from the same inputs.
+    case upToDate
+    case succeeded
+    case failed(step: String, reason: String)
+    /// Not started because `--fail-fast` stopped the run.
+    case cancelled
+  }
+
+  /// A release archive: where it is (staging, then `dist/`), its SHA-256 and size.
+  public struct Archive: Equatable, Sendable {
+    public var path: URL
+    public var sha256: String
+    public var size: Int64
+  }
+
+  public let job: CustomerJob
+  public var status: Status
+  public var duration: Double = 0
+  /// The release's archive in `dist/`, for a customer built or up to date.
+  public var archive: Archive?
+  /// How many tests `swift test` ran, when it printed it.
+  public var testCount: Int?
+  public var logFile: URL?
+
+  public init(
+    job: CustomerJob, status: Status, archive: Archive? = nil, testCount: Int? = nil, logFile: URL? = nil
+  ) {
+    self.job = job
+    self.status = status
+    self.archive = archive
+    self.testCount = testCount
+    self.logFile = logFile
+  }
+
+  public var id: String { job.id }
+  public var isFailed: Bool {
+    if case .failed = status { return true }
+    return false
+  }
+
+  func outcome(relativeTo root: URL, shipped: Bool? = nil) -> ReleaseEvent.CustomerOutcome {
+    func relative(_ url: URL?) -> String? {
+      guard let path = url?.path else { return nil }
+      let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
+      return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+    // Only a release in dist/ is an artifact; a failed job's archive is scratch (staging).
+    let released = status == .succeeded || status == .upToDate
+    var outcome = ReleaseEvent.CustomerOutcome(
+      id: id, version: job.version.description, status: .pending, seconds: duration,
+      artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil,
+      testCount: testCount,
+      failedStep: nil, reason: nil, logFile: relative(logFile), shipped: shipped)
+    switch status {
+    case .pending: outcome.status = .pending
+    case .upToDate: outcome.status = .upToDate
+    case .succeeded: outcome.status = .built
+    case .cancelled: outcome.status = .cancelled
+    case .failed(let step, let reason):
+      outcome.status = .failed
+      outcome.failedStep = step
+      outcome.reason = reason
+    }
+    return outcome
+  }
 }

@@ -46,7 +46,7 @@ public final class GitHubActionsReporter: Reporter {
   }
 
   private func writeGroup(_ outcome: ReleaseEvent.CustomerOutcome) {
-    if outcome.status == "failed" {
+    if outcome.status == .failed {
       let message =
         "\(outcome.id) \(outcome.version) failed in \(outcome.failedStep ?? "?"): \(outcome.reason ?? "")"
       output.writeWorkflowCommand(
@@ -97,8 +97,9 @@ public final class GitHubActionsReporter: Reporter {
     ]
     for outcome in outcomes {
       let status =
-        outcome.status == "failed"
-        ? "❌ failed (\(outcome.failedStep ?? "?")): \(outcome.reason?.prefix(120) ?? "")" : outcome.status
+        outcome.status == .failed
+        ? "❌ failed (\(outcome.failedStep ?? "?")): \(outcome.reason?.prefix(120) ?? "")"
+        : outcome.status.rawValue
       let cells = [
         outcome.id, outcome.version, status, outcome.shipped.map { $0 ? "yes" : "no" } ?? "-",
         String(format: "%.1fs", outcome.seconds), outcome.artifact ?? "-",

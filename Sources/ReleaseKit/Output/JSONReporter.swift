@@ -57,7 +57,7 @@ public final class JSONReporter: Reporter {
       return [
         "event": "plan",
         "customers": customers.map {
-          ["id": $0.id, "version": $0.version, "action": $0.action, "reason": $0.reason]
+          ["id": $0.id, "version": $0.version, "action": $0.action.rawValue, "reason": $0.reason]
         },
       ]
     case .stepStarted(let step): return ["event": "step_started", "step": step]
@@ -69,10 +69,10 @@ public final class JSONReporter: Reporter {
     case .customerFinished(let outcome):
       let name: String
       switch outcome.status {
-      case "failed": name = "customer_failed"
-      case "up to date": name = "customer_skipped"
-      case "cancelled": name = "customer_cancelled"
-      default: name = "customer_finished"
+      case .failed: name = "customer_failed"
+      case .upToDate: name = "customer_skipped"
+      case .cancelled: name = "customer_cancelled"
+      case .pending, .built: name = "customer_finished"
       }
       return ["event": name].merging(outcomeObject(outcome)) { a, _ in a }
     case .customerLogTail(let id, let lines): return ["event": "customer_log_tail", "id": id, "lines": lines]
@@ -80,9 +80,9 @@ public final class JSONReporter: Reporter {
     case .summary(let outcomes, let seconds):
       return [
         "event": "summary", "seconds": rounded(seconds),
-        "built": outcomes.filter { $0.status == "built" }.count,
-        "up_to_date": outcomes.filter { $0.status == "up to date" }.count,
-        "failed": outcomes.filter { $0.status == "failed" || $0.status == "cancelled" }.count,
+        "built": outcomes.filter { $0.status == .built }.count,
+        "up_to_date": outcomes.filter { $0.status == .upToDate }.count,
+        "failed": outcomes.filter { $0.status == .failed || $0.status == .cancelled }.count,
         "customers": outcomes.map(outcomeObject),
       ]
     case .failure(let lines): return ["event": "error", "message": lines.joined(separator: "\n")]
@@ -91,7 +91,7 @@ public final class JSONReporter: Reporter {
 
   private static func outcomeObject(_ outcome: ReleaseEvent.CustomerOutcome) -> [String: Any] {
     var object: [String: Any] = [
-      "id": outcome.id, "version": outcome.version, "status": outcome.status,
+      "id": outcome.id, "version": outcome.version, "status": outcome.status.rawValue,
       "seconds": rounded(outcome.seconds),
     ]
     object["artifact"] = outcome.artifact

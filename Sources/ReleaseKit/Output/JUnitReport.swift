@@ -8,8 +8,8 @@ enum JUnitReport {
   static func xml(_ outcomes: [ReleaseEvent.CustomerOutcome], logTails: [String: [String]], seconds: Double)
     -> String
   {
-    let failures = outcomes.filter { $0.status == "failed" }.count
-    let cancelled = outcomes.filter { $0.status == "cancelled" }.count
+    let failures = outcomes.filter { $0.status == .failed }.count
+    let cancelled = outcomes.filter { $0.status == .cancelled }.count
     var lines = [
       #"<?xml version="1.0" encoding="UTF-8"?>"#,
       #"<testsuites name="release" tests="\#(outcomes.count)" failures="\#(failures)" time="\#(format(seconds))">"#,
@@ -19,7 +19,7 @@ enum JUnitReport {
       let name = escape("\(outcome.id) \(outcome.version)")
       lines.append(
         #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
-      var properties = [("status", outcome.status)]
+      var properties = [("status", outcome.status.rawValue)]
       if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
       if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
       if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
@@ -30,15 +30,15 @@ enum JUnitReport {
       }
       lines.append("      </properties>")
       switch outcome.status {
-      case "failed":
+      case .failed:
         let message = escape("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
         let tail = escape((logTails[outcome.id] ?? []).joined(separator: "\n"))
         lines.append(
           #"      <failure message="\#(message)" type="\#(escape(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
         )
-      case "cancelled":
+      case .cancelled:
         lines.append(#"      <skipped message="not started: --fail-fast stopped the run"/>"#)
-      case "up to date":
+      case .upToDate:
         lines.append(
           "      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
       default:

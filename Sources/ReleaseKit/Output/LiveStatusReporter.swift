@@ -37,7 +37,7 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
       rows = customers.map {
         Row(
           id: $0.id, version: $0.version,
-          state: $0.action == "build" ? "waiting" : $0.action == "fail" ? "failed" : "up to date")
+          state: $0.action == .build ? "waiting" : $0.action == .fail ? "failed" : "up to date")
       }
       startTicker()
       redraw()
@@ -73,7 +73,8 @@ final class LiveStatusReporter: Reporter, @unchecked Sendable {
 
   private func update(id: String, outcome: ReleaseEvent.CustomerOutcome) {
     update(id) {
-      $0.state = outcome.status == "failed" ? "FAILED in \(outcome.failedStep ?? "?")" : outcome.status
+      $0.state =
+        outcome.status == .failed ? "FAILED in \(outcome.failedStep ?? "?")" : outcome.status.rawValue
       $0.finishedSeconds = outcome.seconds
     }
   }

@@ -74,7 +74,7 @@ public final class PlainReporter: Reporter {
       line("start \(id) \(version)")
     case .customerFinished(let outcome):
       let seconds = String(format: "%.1fs", outcome.seconds)
-      if outcome.status == "failed" {
+      if outcome.status == .failed {
         line(
           "FAIL \(outcome.id) \(outcome.version) in \(outcome.failedStep ?? "?") after \(seconds): \(outcome.reason ?? "")",
           .standardError)
@@ -106,7 +106,8 @@ extension SummaryTable {
     let held = outcomes.filter { $0.shipped == false }
     guard !shipped.isEmpty, !held.isEmpty else { return nil }
     let why = held.map { outcome -> String in
-      let reason = outcome.status == "failed" ? "failed in \(outcome.failedStep ?? "?")" : outcome.status
+      let reason =
+        outcome.status == .failed ? "failed in \(outcome.failedStep ?? "?")" : outcome.status.rawValue
       return "\(outcome.id) (\(reason))"
     }
     return
@@ -121,7 +122,7 @@ enum SummaryTable {
     guard !outcomes.isEmpty else { return [] }
     let header = ["CUSTOMER", "VERSION", "STATUS", "TIME", "ARTIFACT"]
     let body = outcomes.map {
-      [$0.id, $0.version, $0.status, String(format: "%.1fs", $0.seconds), $0.artifact ?? "-"]
+      [$0.id, $0.version, $0.status.rawValue, String(format: "%.1fs", $0.seconds), $0.artifact ?? "-"]
     }
     let widths = (0..<header.count).map { column in
       ([header] + body).map { $0[column].count }.max() ?? 0

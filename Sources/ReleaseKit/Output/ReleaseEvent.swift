@@ -8,14 +8,24 @@ public enum ReleaseEvent: Sendable {
   public struct PlannedCustomer: Sendable, Equatable {
     public var id: String
     public var version: String
-    public var action: String  // "build", "up to date" or "fail" (a model could not be fetched)
+    public var action: Action
     public var reason: String
+
+    /// What the plan does with the customer; the raw value is the text every reporter shows.
+    public enum Action: String, Sendable, CustomStringConvertible {
+      case build
+      case upToDate = "up to date"
+      /// A model it uses could not be fetched.
+      case fail
+
+      public var description: String { rawValue }
+    }
   }
 
   public struct CustomerOutcome: Sendable, Equatable {
     public var id: String
     public var version: String
-    public var status: String  // built, up to date, failed, cancelled
+    public var status: Status
     public var seconds: Double
     public var artifact: String?
     public var sha256: String?
@@ -26,6 +36,19 @@ public enum ReleaseEvent: Sendable {
     /// At the end of a run: whether this customer's release went out (checked, listed and,
     /// when the run publishes, published, tagged and recorded). Nil while the run goes on.
     public var shipped: Bool? = nil
+
+    /// How a customer's job ended; the raw value is the text every reporter shows.
+    public enum Status: String, Sendable, CustomStringConvertible {
+      /// Not finished yet.
+      case pending
+      case built
+      case upToDate = "up to date"
+      case failed
+      /// Not started because `--fail-fast` stopped the run.
+      case cancelled
+
+      public var description: String { rawValue }
+    }
   }
 
   case diagnostics([Diagnostic])

@@ -2,76 +2,150 @@ import Foundation
 import ReleaseManifest
 import ReleaseSystem
 
-/// Runs steps in order. The one place that handles skipping, `--dry-run` and turning a
-/// step's error into a `ReleaseError`, so steps contain only their own work.
+/// Runs the steps of a run, each once, on the value the step before returned. The one place
+/// that handles skipping, `--dry-run`, preflight refusals and turning a step's error into a
+/// `ReleaseError`, so steps contain only their own work.
 public struct Pipeline: Sendable {
-  public var steps: [Step]
+  public let context: ReleaseContext
 
-  public init(_ steps: [Step]) { self.steps = steps }
+  public init(_ context: ReleaseContext) { self.context = context }
 
-  public func run(_ context: ReleaseContext) throws {
-    for step in steps {
-      if let reason = step.skipReason(context) {
-        context.reporter.report(.stepSkipped(step.name, reason: reason))
-        continue
-      }
-      if context.options.dryRun && step.changesState {
-        let lines = step.dryRunDescription(context)
-        if !lines.isEmpty { context.reporter.report(.dryRun(step: step.name, lines: lines)) }
-        continue
-      }
-      context.reporter.report(.stepStarted(step.name))
-      do {
-        try step.run(context)
-      } catch let error as ReleaseError
-        where error.isInvalidInput && context.options.dryRun && step.isPreflightCheck
-      {
-        context.reporter.report(.dryRun(step: step.name, lines: error.lines.map { "would refuse: \($0)" }))
-      } catch let error as ReleaseError {
-        throw error
-      } catch let failure as ValidationFailure {
-        throw ReleaseError.validation(failure)
-      } catch let diagnostic as Diagnostic {
-        throw ReleaseError.validation(ValidationFailure([diagnostic]))
-      } catch {
-        throw ReleaseError.stepFailed(step: step.name, reason: "\(error)")
-      }
+  /// Runs a step the run cannot go on without.
+  public func run<S: RequiredStep>(_ step: S, _ input: S.Input) throws -> S.Output {
+    context.reporter.report(.stepStarted(step.name))
+    return try mappingErrors(of: step.name) { try step.run(input, context) }
+  }
+
+  /// Runs a step unless it is skipped or, under `--dry-run`, previewed or refused; nil when it
+  /// did not run.
+  @discardableResult
+  public func run<S: Step>(_ step: S, _ input: S.Input) throws -> S.Output? {
+    if let reason = step.skipReason(input, context) {
+      context.reporter.report(.stepSkipped(step.name, reason: reason))
+      return nil
+    }
+    if context.options.dryRun && step.changesState {
+      let lines = step.dryRunDescription(input, context)
+      if !lines.isEmpty { context.reporter.report(.dryRun(step: step.name, lines: lines)) }
+      return nil
+    }
+    context.reporter.report(.stepStarted(step.name))
+    do {
+      return try mappingErrors(of: step.name) { try step.run(input, context) }
+    } catch let error as ReleaseError
+      where error.isInvalidInput && context.options.dryRun && step.isPreflightCheck
+    {
+      context.reporter.report(.dryRun(step: step.name, lines: error.lines.map { "would refuse: \($0)" }))
+      return nil
+    }
+  }
+
+  /// Runs a step whose input an earlier step makes; when that step did not run (nil), this
+  /// one does not either, and is reported skipped for `reason` (nil: not reported, as for a
+  /// dry run's refusal, already shown).
+  @discardableResult
+  public func run<S: Step>(_ step: S, _ input: S.Input?, otherwise reason: String?) throws -> S.Output? {
+    guard let input else {
+      if let reason { context.reporter.report(.stepSkipped(step.name, reason: reason)) }
+      return nil
+    }
+    return try run(step, input)
+  }
+
+  private func mappingErrors<T>(of step: String, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ReleaseError {
+      throw error
+    } catch let failure as ValidationFailure {
+      throw ReleaseError.validation(failure)
+    } catch let diagnostic as Diagnostic {
+      throw ReleaseError.validation(ValidationFailure([diagnostic]))
+    } catch {
+      throw ReleaseError.stepFailed(step: step, reason: "\(error)")
     }
   }
 }
 
-/// Runs each pending customer job through the customer steps, `jobs` at a time. A failing
+/// Runs one customer's steps in order, each on what the one before made; reports each step
+/// as it starts and names the step that failed.
+public struct CustomerSteps: Sendable {
+  public let job: CustomerJob
+  public let context: ReleaseContext
+
+  struct Failure: Error {
+    var step: String
+    var reason: String
+    /// How many tests ran before the step that failed, for the customer's outcome.
+    var testCount: Int?
+  }
+
+  public func run<S: CustomerStep>(_ step: S, _ input: S.Input) throws -> S.Output {
+    context.reporter.report(.customerProgress(id: job.id, step: step.name))
+    do {
+      return try step.run(input, for: job, context)
+    } catch {
+      throw Failure(step: step.name, reason: "\(error)")
+    }
+  }
+
+  /// Runs the steps after the tests: when one of them fails, the outcome still says how many
+  /// tests ran.
+  public func afterTests<T>(ran testCount: Int?, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch var failure as Failure {
+      failure.testCount = testCount
+      throw failure
+    }
+  }
+}
+
+/// A customer's release in `dist/<id>/<version>/`: what the customer steps make.
+public struct StagedRelease: Sendable {
+  public var archive: CustomerResult.Archive
+  public var testCount: Int?
+
+  public init(archive: CustomerResult.Archive, testCount: Int?) {
+    self.archive = archive
+    self.testCount = testCount
+  }
+}
+
+/// Runs each pending customer's job through the customer steps, `jobs` at a time. A failing
 /// customer does not stop the others unless `--fail-fast`; its files never reach a final name
 /// because every customer step writes to temporary names or scratch space until the last.
 public struct CustomerPipeline: Sendable {
-  public var steps: [CustomerStep]
+  public typealias Steps = @Sendable (CustomerJob, CustomerSteps) throws -> StagedRelease
+  /// One customer's steps, from its job to its release.
+  public let steps: Steps
 
-  public init(_ steps: [CustomerStep]) { self.steps = steps }
+  public init(_ steps: @escaping Steps) { self.steps = steps }
 
-  /// `finished` runs after each job, before its outcome is reported. `affinity` groups jobs
-  /// that are cheaper one after another on the same worker (customers with the same features
-  /// share a warm build slot's plan and modules): each of the `--jobs` workers takes the next
-  /// job of its last group while there is one, else one of a group no other worker is on,
-  /// else one of a group another worker is on if that group has at least `worthJoining` jobs
-  /// left; else the worker is done, and the worker on that group does the rest.
+  /// Returns `customers` with each pending one's result, in the same order; the others are
+  /// returned as they are. `finished` runs after each job, before its outcome is reported.
+  /// `affinity` groups jobs that are cheaper one after another on the same worker (customers
+  /// with the same features share a warm build slot's plan and modules): each of the `--jobs`
+  /// workers takes the next job of its last group while there is one, else one of a group no
+  /// other worker is on, else one of a group another worker is on if that group has at least
+  /// `worthJoining` jobs left; else the worker is done, and the worker on that group does the
+  /// rest.
   public func run(
-    _ jobs: [CustomerJob], _ context: ReleaseContext,
+    _ customers: [CustomerResult], _ context: ReleaseContext,
     affinity: @escaping @Sendable (CustomerJob) -> String = { _ in "" }, worthJoining: Int = 1,
-    finished: @escaping @Sendable (CustomerJob) -> Void = { _ in }
-  ) {
-    let pending = jobs.filter { $0.status == .pending }
-    guard !pending.isEmpty else { return }
-    let queue = Locked(JobQueue(pending: pending, worthJoining: worthJoining))
+    finished: @escaping @Sendable (inout CustomerResult) -> Void = { _ in }
+  ) -> [CustomerResult] {
+    let pending = customers.filter { $0.status == .pending }
+    guard !pending.isEmpty else { return customers }
+    let results = Locked(customers)
+    let index = Dictionary(uniqueKeysWithValues: customers.enumerated().map { ($1.id, $0) })
+    let queue = Locked(JobQueue(pending: pending.map(\.job), worthJoining: worthJoining))
     let group = DispatchGroup()
     // Set once by a failing job under --fail-fast; read before starting each job.
     let stop = Locked(false)
     // A customer that failed before building (a model that could not be fetched) stops the
     // others too under --fail-fast.
-    if context.options.failFast
-      && jobs.contains(where: { if case .failed = $0.status { true } else { false } })
-    {
-      stop.set(true)
-    }
+    if context.options.failFast && customers.contains(where: \.isFailed) { stop.set(true) }
 
     for worker in 0..<max(1, min(context.options.jobs, pending.count)) {
       group.enter()
@@ -79,18 +153,22 @@ public struct CustomerPipeline: Sendable {
         defer { group.leave() }
         var last: String?
         while let job = queue.withLock({ $0.take(worker: worker, preferring: last, affinity: affinity) }) {
+          let position = index[job.id]!
+          var result = results.withLock { $0[position] }
           if stop.value {
-            job.status = .cancelled
-            context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
-            continue
+            result.status = .cancelled
+            context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
+          } else {
+            result = runJob(result, context, finished: finished)
+            if result.isFailed && context.options.failFast { stop.set(true) }
+            last = affinity(job)
           }
-          runJob(job, context, finished: finished)
-          if case .failed = job.status, context.options.failFast { stop.set(true) }
-          last = affinity(job)
+          results.withLock { $0[position] = result }
         }
       }
     }
     group.wait()
+    return results.value
   }
 
   /// The jobs not started yet, in order, and the group each worker is on.
@@ -124,53 +202,31 @@ public struct CustomerPipeline: Sendable {
     }
   }
 
-  private func runJob(_ job: CustomerJob, _ context: ReleaseContext, finished: (CustomerJob) -> Void) {
+  private func runJob(
+    _ planned: CustomerResult, _ context: ReleaseContext, finished: (inout CustomerResult) -> Void
+  ) -> CustomerResult {
+    let job = planned.job
     let clock = context.services.clock
     let start = clock.monotonicSeconds()
     context.reporter.report(.customerStarted(id: job.id, version: job.version.description))
-    for step in steps {
-      context.reporter.report(.customerProgress(id: job.id, step: step.name))
-      do {
-        try step.run(job, context)
-      } catch {
-        job.status = .failed(step: step.name, reason: "\(error)")
-        break
-      }
+    var result = planned
+    do {
+      let release = try steps(job, CustomerSteps(job: job, context: context))
+      result.status = .succeeded
+      result.archive = release.archive
+      result.testCount = release.testCount
+    } catch let failure as CustomerSteps.Failure {
+      result.status = .failed(step: failure.step, reason: failure.reason)
+      result.testCount = failure.testCount
+    } catch {
+      result.status = .failed(step: "customer steps", reason: "\(error)")
     }
-    if job.status == .pending { job.status = .succeeded }
-    job.duration = clock.monotonicSeconds() - start
-    finished(job)
-    if case .failed = job.status, let log = job.logFile {
+    result.duration = clock.monotonicSeconds() - start
+    finished(&result)
+    if result.isFailed, let log = result.logFile {
       context.reporter.report(.customerLogTail(id: job.id, lines: LogExcerpt.failure(of: log, tail: 20)))
     }
-    context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
-  }
-}
-
-extension CustomerJob {
-  func outcome(relativeTo root: URL, shipped: Bool? = nil) -> ReleaseEvent.CustomerOutcome {
-    func relative(_ url: URL?) -> String? {
-      guard let path = url?.path else { return nil }
-      let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"
-      return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-    }
-    // Only a release in dist/ is an artifact; a failed job's archive is scratch (staging).
-    let released = status == .succeeded || status == .upToDate
-    var outcome = ReleaseEvent.CustomerOutcome(
-      id: id, version: version.description, status: "", seconds: duration,
-      artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil,
-      testCount: testCount,
-      failedStep: nil, reason: nil, logFile: relative(logFile), shipped: shipped)
-    switch status {
-    case .pending: outcome.status = "pending"
-    case .upToDate: outcome.status = "up to date"
-    case .succeeded: outcome.status = "built"
-    case .cancelled: outcome.status = "cancelled"
-    case .failed(let step, let reason):
-      outcome.status = "failed"
-      outcome.failedStep = step
-      outcome.reason = reason
-    }
-    return outcome
+    context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
+    return result
   }
 }

@@ -1,31 +1,46 @@
 import Foundation
 
-/// One step of a release (after GoReleaser's pipes): small, named, sharing the context.
-/// Skipping, dry-run and error wrapping are done once, by `Pipeline`, not in each step.
-public protocol Step: Sendable {
+/// One step of a release (after GoReleaser's pipes): small and named, it takes the value of
+/// the phase before and returns what it makes. Skipping, dry-run and error wrapping are done
+/// once, by `Pipeline`, not in each step.
+public protocol PipelineStep: Sendable {
+  associatedtype Input: Sendable
+  associatedtype Output: Sendable
   var name: String { get }
-  /// Why the step does not run in this context; nil when it runs.
-  func skipReason(_ context: ReleaseContext) -> String?
+  func run(_ input: Input, _ context: ReleaseContext) throws -> Output
+}
+
+/// A step the run cannot go on without (reading and planning): it always runs, also under
+/// `--dry-run`, so its output always exists.
+public protocol RequiredStep: PipelineStep {}
+
+/// A step that may not run: skipped, previewed under `--dry-run`, or (a preflight check) a
+/// refusal shown as a line of a dry run's plan. Its output exists only when it ran.
+public protocol Step: PipelineStep {
+  /// Why the step does not run for this input; nil when it runs.
+  func skipReason(_ input: Input, _ context: ReleaseContext) -> String?
   /// Whether the step writes files, publishes or tags. Such steps do not run under
   /// `--dry-run`; `Pipeline` prints `dryRunDescription` instead.
   var changesState: Bool { get }
-  func dryRunDescription(_ context: ReleaseContext) -> [String]
+  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String]
   /// Whether the step only checks that the run may go ahead (it writes nothing). Under
   /// `--dry-run` such a check's refusal is shown as a line of the plan and the preview goes
   /// on: a preview usually comes before the change it shows is committed.
   var isPreflightCheck: Bool { get }
-  func run(_ context: ReleaseContext) throws
 }
 
 extension Step {
-  public func skipReason(_ context: ReleaseContext) -> String? { nil }
+  public func skipReason(_ input: Input, _ context: ReleaseContext) -> String? { nil }
   public var changesState: Bool { false }
   public var isPreflightCheck: Bool { false }
-  public func dryRunDescription(_ context: ReleaseContext) -> [String] { [] }
+  public func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] { [] }
 }
 
-/// A step run once per customer, in parallel with other customers' jobs.
+/// A step run once per customer, in parallel with other customers' jobs: generate → build and
+/// test → archive → stage, each taking what the one before made.
 public protocol CustomerStep: Sendable {
+  associatedtype Input: Sendable
+  associatedtype Output: Sendable
   var name: String { get }
-  func run(_ job: CustomerJob, _ context: ReleaseContext) throws
+  func run(_ input: Input, for job: CustomerJob, _ context: ReleaseContext) throws -> Output
 }

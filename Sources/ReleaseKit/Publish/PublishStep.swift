@@ -37,14 +37,14 @@ struct PublishStep: Step {
     }
   }
 
-  func skipReason(_ context: ReleaseContext) -> String? {
+  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
     if context.options.publish.isEmpty { return "no destination (--publish)" }
-    return context.nothingShipsReason("published")
+    return results.nothingShipsReason("published")
   }
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
+  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
     context.options.publish.flatMap { destination in
-      context.shippingJobs.map { "would publish \($0.id) \($0.version) to \(destination.description)" }
+      results.shipping.map { "would publish \($0.id) \($0.job.version) to \(destination.description)" }
     }
   }
 
@@ -54,14 +54,14 @@ struct PublishStep: Step {
     try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
   }
 
-  func run(_ context: ReleaseContext) throws {
-    let releases = try context.shippingJobs.map { job -> PublishedRelease in
+  func run(_ results: RunResults, _ context: ReleaseContext) throws {
+    let releases = try results.shipping.map(\.job).map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
       return PublishedRelease(
         job: job, directory: directory,
         record: try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)))
     }
-    for target in try context.publishTargets ?? Self.targets(context.options, context.services) {
+    for target in results.inputs.publishTargets {
       switch target.resolved {
       case .objectStore(let store):
         try publish(releases, to: store, context)

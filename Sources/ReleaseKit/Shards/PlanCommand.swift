@@ -5,8 +5,8 @@ import ReleaseSystem
 /// building or writing anything. A CI matrix runs `release all --shard k/N` on each machine
 /// (which makes the same plan from the same inputs) and `release merge` on their dist/s.
 enum PlanCommand {
-  static func run(_ plan: PlanOptions, _ invocation: CommandInvocation) throws {
-    var options = plan.release
+  static func run(_ request: PlanOptions, _ invocation: CommandInvocation) throws {
+    var options = request.release
     // Planning reads dist/ (what is up to date) and writes nothing but the cache of the
     // store's digests.
     options.dryRun = true
@@ -14,10 +14,12 @@ enum PlanCommand {
     options.tag = false
     let context = ReleaseContext(
       services: invocation.services, options: options, reporter: DiscardingReporter())
-    try Pipeline([LoadInputsStep(), AlignModelsStep(), PlanStep()]).run(context)
-    let plan = try ShardPlan.make(for: context, count: plan.shards)
+    let pipeline = Pipeline(context)
+    let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
+    let release = try pipeline.run(PlanStep(), .init(inputs: inputs))
+    let plan = try ShardPlan.make(for: release, count: request.shards, context)
     let output = invocation.services.output
-    let features = Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.features.map(\.name)) })
+    let features = Dictionary(uniqueKeysWithValues: release.jobs.map { ($0.id, $0.features.map(\.name)) })
     if options.json {
       let document = JSONOutput(planDigest: plan.planDigest, shards: plan.shards, features: features)
       output.write(line: String(decoding: StableJSON.canonical(document), as: UTF8.self), to: .standardOutput)
@@ -26,9 +28,9 @@ enum PlanCommand {
     let building = plan.shards.map(\.building).reduce(0, +)
     output.write(
       line:
-        "plan \(plan.planDigest.prefix(12)): \(context.jobs.count) customers, \(building) to build, over \(plan.shards.count) shards",
+        "plan \(plan.planDigest.prefix(12)): \(release.customers.count) customers, \(building) to build, over \(plan.shards.count) shards",
       to: .standardOutput)
-    let builds = Set(context.jobs.filter { $0.status == .pending }.map(\.id))
+    let builds = Set(release.customers.filter { $0.status == .pending }.map(\.id))
     for shard in plan.shards {
       let customers = shard.customers.map { "\($0) (\(builds.contains($0) ? "build" : "up to date"))" }
       // The feature sets its machine builds: each costs a build slot's first build or a switch.

@@ -25,9 +25,8 @@ struct ShardPlan: Codable, Equatable, Sendable {
   typealias Job = (id: String, builds: Bool, features: String)
 
   /// What each feature set after the first costs a shard's machine, in customers: a build
-  /// slot's first build or a switch, and a slot idle once its set is done. Measured with
-  /// `Scripts/bench` (20 customers a shard, 2 cores): shards of two feature sets took 17–20 s,
-  /// shards of one 15–17 s, where a customer costs about 0.4 s.
+  /// slot's first build or a switch, and a slot idle once its set is done; fitted to
+  /// `Scripts/bench`'s shard runs (docs/performance.md).
   static let featureSetCost = 4
 
   /// `jobs`: every customer of the plan, whether it builds, and its feature set. The building
@@ -103,10 +102,10 @@ struct ShardPlan: Codable, Equatable, Sendable {
   }
 
   /// The plan of a run's jobs after the plan step, over `count` shards.
-  static func make(for context: ReleaseContext, count: Int) throws -> ShardPlan {
+  static func make(for plan: ReleasePlan, count: Int, _ context: ReleaseContext) throws -> ShardPlan {
     make(
-      context.jobs.map { ($0.id, $0.status == .pending, $0.slotAffinity) }, count: count,
-      planDigest: try PlanDigest.compute(context))
+      plan.customers.map { ($0.id, $0.status == .pending, $0.job.slotAffinity) }, count: count,
+      planDigest: try PlanDigest.compute(plan, context))
   }
 
   func shard(of id: String) -> Int? { shards.first { $0.customers.contains(id) }?.shard }
@@ -151,8 +150,7 @@ struct ShardRecord: Codable, Equatable, Sendable {
 /// (the content checks scan it), the manifest and the state file. Two machines with the same
 /// digest make the same plan and the same bytes.
 enum PlanDigest {
-  static func compute(_ context: ReleaseContext) throws -> String {
-    guard let inputs = context.inputs else { preconditionFailure("the plan digest is taken after planning") }
+  static func compute(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> String {
     struct Parts: Encodable {
       var customers: [String: String]
       var storeModels: [String: String]
@@ -161,14 +159,14 @@ enum PlanDigest {
       var tool: String
       var toolchain: String
     }
-    let storeModels = try context.storeModels()
+    let storeModels = try plan.inputs.storeModels.models()
     let parts = Parts(
-      customers: Dictionary(uniqueKeysWithValues: context.jobs.map { ($0.id, $0.digest.build) }),
+      customers: Dictionary(uniqueKeysWithValues: plan.jobs.map { ($0.id, $0.digest.build) }),
       storeModels: Dictionary(
         uniqueKeysWithValues: storeModels.hashes.map { ($0.key.description, $0.value) }),
       manifest: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.manifestPath)),
       state: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.statePath)),
-      tool: "\(ReleaseTool.name) \(ReleaseTool.version)", toolchain: inputs.toolchain)
+      tool: "\(ReleaseTool.name) \(ReleaseTool.version)", toolchain: plan.toolchain)
     return SHA256Digest.hex(of: StableJSON.canonical(parts))
   }
 }

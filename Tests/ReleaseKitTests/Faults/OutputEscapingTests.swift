@@ -67,7 +67,7 @@ final class OutputEscapingTests: XCTestCase {
   func testReportXMLIsWellFormedForAnyInput() throws {
     let nasty = hostile + "\u{FFFE}\u{FFFF}\u{1}]]><![CDATA[&<>\"'"
     let outcome = ReleaseEvent.CustomerOutcome(
-      id: "acme", version: "2.4.0", status: "failed", seconds: 1, artifact: nasty, sha256: nil,
+      id: "acme", version: "2.4.0", status: .failed, seconds: 1, artifact: nasty, sha256: nil,
       testCount: nil,
       failedStep: nasty, reason: nasty, logFile: nil)
     let directory = try TemporaryDirectory()
@@ -97,7 +97,7 @@ final class OutputEscapingTests: XCTestCase {
     XCTAssertEqual(MarkdownText.codeSpan("a\u{202E}b").markdown, "`aU+202Eb`")
     // The step summary's cells go through the same escaping.
     let outcome = ReleaseEvent.CustomerOutcome(
-      id: "acme", version: "2.4.0", status: "failed", seconds: 1, artifact: nil, sha256: nil, testCount: nil,
+      id: "acme", version: "2.4.0", status: .failed, seconds: 1, artifact: nil, sha256: nil, testCount: nil,
       failedStep: "build and test", reason: "see https://evil.example [x](y) \u{202E}", logFile: nil)
     let markdown = GitHubActionsReporter.markdown([outcome])
     XCTAssertFalse(hasRawControl(markdown.replacingOccurrences(of: "\n", with: "")))

@@ -21,7 +21,7 @@ final class WorkflowCommandInjectionTests: XCTestCase {
     let output = CapturedOutput()
     let reporter = GitHubActionsReporter(output: output, stepSummary: nil, root: directory.url)
     let outcome = ReleaseEvent.CustomerOutcome(
-      id: "acme", version: "2.4.0", status: "failed", seconds: 1, artifact: nil, sha256: nil, testCount: nil,
+      id: "acme", version: "2.4.0", status: .failed, seconds: 1, artifact: nil, sha256: nil, testCount: nil,
       failedStep: "build and test", reason: "boom\r\n::warning::z", logFile: log.path)
     reporter.report(.customerFinished(outcome))
     reporter.report(.customerFinished(outcome))
@@ -73,7 +73,7 @@ final class WorkflowCommandPropertyTests: XCTestCase {
     let output = CapturedOutput(workflowCommands: true)
     let reporter = GitHubActionsReporter(output: output, stepSummary: nil, root: URL(fileURLWithPath: "/"))
     let outcome = ReleaseEvent.CustomerOutcome(
-      id: "a:b,c%d\n::warning::x", version: "2.4.0", status: "failed", seconds: 1, artifact: nil, sha256: nil,
+      id: "a:b,c%d\n::warning::x", version: "2.4.0", status: .failed, seconds: 1, artifact: nil, sha256: nil,
       testCount: nil, failedStep: "build and test", reason: "boom", logFile: nil)
     reporter.report(.customerFinished(outcome))
     XCTAssertEqual(
@@ -87,7 +87,7 @@ final class WorkflowCommandPropertyTests: XCTestCase {
 /// field or a zip entry name, or a log tail `release verify` prints, must not put a command on a
 /// line of its own outside a `::stop-commands::` fence. Driven through the real executable under
 /// `GITHUB_ACTIONS=true`, as the runner would see it.
-final class WorkflowCommandsFromOutsideTests: XCTestCase {
+final class WorkflowCommandsFromOutsideEndToEndTests: XCTestCase {
   private static let injected = "::warning title=x::INJECTED"
   private static let manifest = """
     [{"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],

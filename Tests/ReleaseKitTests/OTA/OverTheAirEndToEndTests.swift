@@ -13,7 +13,7 @@ import XCTest
 /// the challenger's file is gone.
 final class OverTheAirEndToEndTests: XCTestCase {
   override class func tearDown() {
-    S3PublishTests.shutDownMoto()
+    S3PublishEndToEndTests.shutDownMoto()
     super.tearDown()
   }
 
@@ -82,7 +82,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// published to a bucket, and the devices read it through a "CDN" that signs every request
   /// to moto (Tests/Fixtures/Network/signing_proxy.py), as a CDN with origin access does.
   func testTheSameThroughABucketWithSignaturesChecked() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let bucket = try moto.makeBucket()
     let proxy = try SigningProxy(moto: moto, bucket: bucket, prefix: "sdk")
     defer { proxy.shutDown() }
@@ -172,7 +172,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// checked): one wins, the other fails with a clear line and overwrites nothing; no revision
   /// is lost, and the loser's rerun publishes on top of the winner's.
   func testConcurrentPublishesIntoOneBucketLoseNoRevision() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let bucket = try moto.makeBucket()
     let checkouts = try [10, 20].map { percent -> Workspace in
       let workspace = try Workspace(manifest: Self.manifest)

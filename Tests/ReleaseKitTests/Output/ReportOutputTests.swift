@@ -11,17 +11,17 @@ import XCTest
 
 final class ReportOutputTests: XCTestCase {
   let built = ReleaseEvent.CustomerOutcome(
-    id: "acme", version: "2.4.0", status: "built", seconds: 12.5, artifact: "dist/acme/2.4.0/a.zip",
+    id: "acme", version: "2.4.0", status: .built, seconds: 12.5, artifact: "dist/acme/2.4.0/a.zip",
     sha256: String(repeating: "a", count: 64), testCount: 14, failedStep: nil, reason: nil, logFile: nil)
   let failed = ReleaseEvent.CustomerOutcome(
-    id: "bluebird", version: "2.4.1", status: "failed", seconds: 3, artifact: nil, sha256: nil,
+    id: "bluebird", version: "2.4.1", status: .failed, seconds: 3, artifact: nil, sha256: nil,
     testCount: nil,
     failedStep: "build and test", reason: "swift test: exited with status 1 <&>", logFile: nil)
 
   func testJSONEventsAreOneObjectPerLineWithStableNames() throws {
     let output = CapturedOutput()
     let reporter = JSONReporter(output: output, clock: ManualClock())
-    reporter.report(.plan([.init(id: "acme", version: "2.4.0", action: "build", reason: "first release")]))
+    reporter.report(.plan([.init(id: "acme", version: "2.4.0", action: .build, reason: "first release")]))
     reporter.report(.customerStarted(id: "acme", version: "2.4.0"))
     reporter.report(.customerFinished(built))
     reporter.report(.customerFinished(failed))

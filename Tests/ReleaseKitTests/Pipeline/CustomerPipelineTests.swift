@@ -15,13 +15,25 @@ final class CustomerPipelineTests: XCTestCase {
       var entries: [String] { recorded.value }
       func append(_ entry: String) { recorded.withLock { $0.append(entry) } }
     }
-    func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
+    func run(_: Void, for job: CustomerJob, _ context: ReleaseContext) throws {
       log.append("\(name) \(job.id)")
       if failFor.contains(job.id) {
         throw SystemError.processFailed(command: "swift build", exitCode: 1, logPath: nil)
       }
     }
   }
+
+  /// Runs `steps` in order for each customer, each on nothing, and stages a made-up release.
+  func pipeline(_ steps: [RecordingStep]) -> CustomerPipeline {
+    CustomerPipeline { job, customerSteps in
+      for step in steps { try customerSteps.run(step, ()) }
+      return StagedRelease(
+        archive: .init(path: URL(fileURLWithPath: "/dist/\(job.id).zip"), sha256: "", size: 0), testCount: nil
+      )
+    }
+  }
+
+  func pending(_ id: String) -> CustomerResult { CustomerResult(job: job(id), status: .pending) }
 
   func job(_ id: String) -> CustomerJob {
     let customer = Customer(
@@ -34,7 +46,6 @@ final class CustomerPipelineTests: XCTestCase {
       toolchain: "swift")
     return CustomerJob(
       customer: customer, version: SemanticVersion(1, 0, 0), digest: digest, reason: "first release",
-      status: .pending,
       releaseNotes: CustomerReleaseNotes(
         customer: customer, version: SemanticVersion(1, 0, 0), sdkVersion: SemanticVersion(1, 0, 0),
         models: [:],
@@ -56,12 +67,11 @@ final class CustomerPipelineTests: XCTestCase {
   func testOneFailureDoesNotStopTheOthers() {
     let log = RecordingStep.Log()
     let reporter = RecordingReporter()
-    let jobs = ["a", "b", "c", "d"].map(job)
-    let pipeline = CustomerPipeline([
+    let jobs = pipeline([
       RecordingStep(name: "build", failFor: ["b"], log: log),
       RecordingStep(name: "stage", failFor: [], log: log),
     ])
-    pipeline.run(jobs, context(jobs: 2, failFast: false, reporter: reporter))
+    .run(["a", "b", "c", "d"].map(pending), context(jobs: 2, failFast: false, reporter: reporter))
 
     XCTAssertEqual(jobs.map(\.status).filter { $0 == .succeeded }.count, 3)
     XCTAssertEqual(jobs[1].status, .failed(step: "build", reason: "swift build: exited with status 1"))
@@ -77,9 +87,9 @@ final class CustomerPipelineTests: XCTestCase {
 
   func testFailFastStopsStartingNewCustomers() {
     let log = RecordingStep.Log()
-    let jobs = ["a", "b", "c", "d"].map(job)
-    CustomerPipeline([RecordingStep(name: "build", failFor: ["a"], log: log)])
-      .run(jobs, context(jobs: 1, failFast: true, reporter: RecordingReporter()))
+    let jobs = pipeline([RecordingStep(name: "build", failFor: ["a"], log: log)])
+      .run(
+        ["a", "b", "c", "d"].map(pending), context(jobs: 1, failFast: true, reporter: RecordingReporter()))
     XCTAssertEqual(jobs[0].status, .failed(step: "build", reason: "swift build: exited with status 1"))
     XCTAssertEqual(jobs[1...].map(\.status), [.cancelled, .cancelled, .cancelled])
     XCTAssertEqual(log.entries, ["build a"])
@@ -91,9 +101,11 @@ final class CustomerPipelineTests: XCTestCase {
     let group = ["a": "x", "b": "y", "c": "x", "d": "y", "e": "x"]
     let affinity = { @Sendable (job: CustomerJob) in group[job.id] ?? "" }
     let log = RecordingStep.Log()
-    let jobs = ["a", "b", "c", "d", "e"].map(job)
-    CustomerPipeline([RecordingStep(name: "build", failFor: [], log: log)])
-      .run(jobs, context(jobs: 1, failFast: false, reporter: RecordingReporter()), affinity: affinity)
+    _ = pipeline([RecordingStep(name: "build", failFor: [], log: log)])
+      .run(
+        ["a", "b", "c", "d", "e"].map(pending),
+        context(jobs: 1, failFast: false, reporter: RecordingReporter()),
+        affinity: affinity)
     XCTAssertEqual(log.entries, ["build a", "build c", "build e", "build b", "build d"])
 
     var queue = CustomerPipeline.JobQueue(pending: ["a", "b", "c", "d"].map(job))
@@ -133,10 +145,10 @@ final class CustomerPipelineTests: XCTestCase {
 
   func testUpToDateJobsAreNotRun() {
     let log = RecordingStep.Log()
-    let jobs = ["a", "b"].map(job)
-    jobs[0].status = .upToDate
-    CustomerPipeline([RecordingStep(name: "build", failFor: [], log: log)])
-      .run(jobs, context(jobs: 2, failFast: false, reporter: RecordingReporter()))
+    var planned = ["a", "b"].map(pending)
+    planned[0].status = .upToDate
+    let jobs = pipeline([RecordingStep(name: "build", failFor: [], log: log)])
+      .run(planned, context(jobs: 2, failFast: false, reporter: RecordingReporter()))
     XCTAssertEqual(log.entries, ["build b"])
     XCTAssertEqual(jobs[0].status, .upToDate)
   }

@@ -7,13 +7,12 @@ import ReleaseManifest
 /// the model's own metadata must agree with its place in the store and its manifest entry.
 /// Every problem of the run is reported at once (exit 2, nothing written). Records each
 /// model's minimum SDK version for release.json, the indexes and the OTA manifests.
-struct AlignModelsStep: Step {
+struct AlignModelsStep: RequiredStep {
   let name = "check model alignment"
 
-  func run(_ context: ReleaseContext) throws {
-    guard var inputs = context.inputs, let manifest = context.manifest else {
-      preconditionFailure("alignment runs after load inputs")
-    }
+  func run(_ inputs: LoadedInputs, _ context: ReleaseContext) throws -> ReleaseInputs {
+    let manifest = inputs.manifest
+    var models = inputs.models
     let catalog = try SignalCatalog.load(from: inputs.template, templatesPath: context.options.templatesPath)
     let features = inputs.template.features
     var problems: [Diagnostic] = []
@@ -38,7 +37,7 @@ struct AlignModelsStep: Step {
             file: context.options.modelsPath + "/" + reference.relativePath, path: "metadata.\(mismatch.key)",
             message: "\"\(mismatch.found)\" differs from \(mismatch.source) (\(mismatch.expected))"))
       }
-      inputs.models[reference]?.minimumSDKVersion = ModelAlignment.minimumSDKVersion(
+      models[reference]?.minimumSDKVersion = ModelAlignment.minimumSDKVersion(
         inputs: facts.info.inputNames, catalog: catalog)
     }
 
@@ -66,7 +65,12 @@ struct AlignModelsStep: Step {
       }
     }
     if !problems.isEmpty { throw ValidationFailure(problems) }
-    inputs.signals = catalog
-    context.inputs = inputs
+    return ReleaseInputs(
+      state: inputs.state, manifest: manifest, modelStore: inputs.modelStore,
+      publishTargets: inputs.publishTargets, sdkVersion: inputs.sdkVersion, template: inputs.template,
+      models: models, unavailableModels: inputs.unavailableModels, signals: catalog,
+      sdkChangelog: inputs.sdkChangelog,
+      storeModels: StoreScan(
+        inputs.modelStore, known: models.mapValues(\.sha256), cacheDirectory: context.cacheDirectory))
   }
 }

@@ -8,16 +8,23 @@ import ReleaseSystem
 struct ArchiveStep: CustomerStep {
   let name = "archive"
 
-  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
-    guard let package = job.packageDirectory else { preconditionFailure("archive runs after generate") }
+  func run(_ tested: TestedPackage, for job: CustomerJob, _ context: ReleaseContext) throws -> ArchivedPackage
+  {
     let staging = context.cacheDirectory.appendingPathComponent("staging").appendingPathComponent(job.id)
     try? FileManager.default.removeItem(at: staging)
     let zip = staging.appendingPathComponent(job.archiveName)
     let written = try ZipWriter.write(
-      directory: package, topLevelName: job.customer.packageName, to: zip,
+      directory: tested.source.directory, topLevelName: job.customer.packageName, to: zip,
       modificationTime: context.options.archiveModificationTime)
-    job.archive = .init(path: zip, sha256: written.sha256, size: written.size)
+    return ArchivedPackage(
+      tested: tested, archive: .init(path: zip, sha256: written.sha256, size: written.size))
   }
+}
+
+/// A tested package and its archive in scratch space (staging).
+struct ArchivedPackage: Sendable {
+  var tested: TestedPackage
+  var archive: CustomerResult.Archive
 }
 
 /// The modification time of every archive entry (and of releases-repository commits).

@@ -14,27 +14,31 @@ struct WriteArtifactListStep: Step {
   struct Entry: Codable, Equatable, Sendable {
     var customer: String
     var version: String
-    var kind: Artifact.Kind
+    var kind: Kind
     var path: String
     var size: Int64
     var sha256: String
   }
 
+  enum Kind: String, Codable, Sendable { case sourceArchive, checksum, releaseManifest }
+
   struct List: Codable, Equatable, Sendable {
     var artifacts: [Entry]
   }
 
-  func skipReason(_ context: ReleaseContext) -> String? { context.nothingShipsReason("listed") }
-
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    ["would list \(context.shippingJobs.count * 3) files in \(context.options.distPath)/\(Self.fileName)"]
+  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+    results.nothingShipsReason("listed")
   }
 
-  func run(_ context: ReleaseContext) throws {
+  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+    ["would list \(results.shipping.count * 3) files in \(context.options.distPath)/\(Self.fileName)"]
+  }
+
+  func run(_ results: RunResults, _ context: ReleaseContext) throws {
     var entries: [Entry] = []
-    for job in context.shippingJobs {
+    for job in results.shipping.map(\.job) {
       let directory = job.releaseDirectory(in: context.distDirectory)
-      let files: [(String, Artifact.Kind)] = [
+      let files: [(String, Kind)] = [
         (job.archiveName, .sourceArchive), (job.archiveName + ".sha256", .checksum),
         (ReleaseRecord.fileName, .releaseManifest),
       ]

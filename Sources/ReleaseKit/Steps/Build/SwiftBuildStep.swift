@@ -7,10 +7,10 @@ struct SwiftBuildStep: CustomerStep {
   let name = "build and test"
   let slots: BuildSlots
 
-  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
-    guard let package = job.packageDirectory, let log = job.logFile else {
-      preconditionFailure("build runs after generate")
-    }
+  func run(_ source: GeneratedSource, for job: CustomerJob, _ context: ReleaseContext) throws -> TestedPackage
+  {
+    let package = source.directory
+    let log = job.scratchLog(in: context.cacheDirectory)
     let environment = ChildEnvironment.withoutSecrets(context.services.environment)
     try slots.withSlot(directoryName: "ContextSDK", affinity: job.slotAffinity) { slot in
       try BuildSlots.mirror(package, into: slot)
@@ -21,8 +21,8 @@ struct SwiftBuildStep: CustomerStep {
       let action = context.options.skipTests ? "build" : "test"
       context.reporter.report(.customerProgress(id: job.id, step: "swift \(action)"))
       // The index store is how `swift test` finds the tests on Linux, but indexing the system
-      // modules (Foundation, XCTest) in every slot's first build finds none and costs about
-      // 1.3 of a cold build's 8.5 s here.
+      // modules (Foundation, XCTest) in every slot's first build finds no tests and costs a
+      // good part of a cold build.
       let invocation = ProcessInvocation(
         "swift",
         [
@@ -38,8 +38,15 @@ struct SwiftBuildStep: CustomerStep {
           command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
       }
     }
-    job.testCount = TestCount.parse(log: log)
+    return TestedPackage(source: source, testCount: TestCount.parse(log: log))
   }
+}
+
+/// A generated package that built, and passed its tests unless `--skip-tests`.
+struct TestedPackage: Sendable {
+  var source: GeneratedSource
+  /// How many tests `swift test` ran, when it printed it.
+  var testCount: Int?
 }
 
 /// The environment for child processes: the user's, minus anything that looks like a
@@ -52,7 +59,7 @@ enum ChildEnvironment {
   static func isSecret(_ key: String) -> Bool {
     let upper = key.uppercased()
     return upper.hasPrefix("AWS_")
-      || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY"]
+      || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "SIGNING_KEY", "API_KEY"]
         .contains { upper.contains($0) }
   }
 }

@@ -2,17 +2,19 @@ import Foundation
 import ReleaseSystem
 
 /// Runs every customer that is not up to date through generate → build and test → archive →
-/// stage, `--jobs` at a time, then moves each job's log to `dist/logs/<id>.log`.
+/// stage, `--jobs` at a time, then moves each job's log to `dist/logs/<id>.log`. Returns every
+/// customer of the plan with its result.
 struct BuildCustomersStep: Step {
   let name = "build customers"
   let changesState = true
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.jobs.contains { $0.status == .pending } ? nil : "every selected customer is up to date"
+  func skipReason(_ plan: ReleasePlan, _ context: ReleaseContext) -> String? {
+    plan.customers.contains { $0.status == .pending } ? nil : "every selected customer is up to date"
   }
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    context.jobs.filter { $0.status == .pending }.map { job in
+  func dryRunDescription(_ plan: ReleasePlan, _ context: ReleaseContext) -> [String] {
+    plan.customers.filter { $0.status == .pending }.map { result in
+      let job = result.job
       // What the package will hold, so a dry run shows what the customer receives.
       let features = job.features.map(\.name)
       let models = job.customer.customModels.map(\.reference.description)
@@ -21,30 +23,38 @@ struct BuildCustomersStep: Step {
     }
   }
 
-  func run(_ context: ReleaseContext) throws {
+  func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
       root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs)
-    let pipeline = CustomerPipeline([
-      GenerateStep(), SwiftBuildStep(slots: slots), ArchiveStep(), StageStep(),
-    ])
-    let scratchLogs = context.cacheDirectory.appendingPathComponent("logs")
-    for job in context.jobs where job.status == .pending {
-      let log = scratchLogs.appendingPathComponent("\(job.id).log")
+    let inputs = plan.inputs
+    let pipeline = CustomerPipeline { job, steps in
+      let package = try steps.run(GenerateStep(inputs: inputs), job)
+      let tested = try steps.run(SwiftBuildStep(slots: slots), package)
+      return try steps.afterTests(ran: tested.testCount) {
+        let archived = try steps.run(ArchiveStep(), tested)
+        return try steps.run(StageStep(inputs: inputs), archived)
+      }
+    }
+    let customers = plan.customers.map { planned in
+      guard planned.status == .pending else { return planned }
+      var result = planned
+      let log = planned.job.scratchLog(in: context.cacheDirectory)
       try? FileManager.default.removeItem(at: log)
-      job.logFile = log
+      result.logFile = log
+      return result
     }
     // Customers with the same features one after another on a worker: its warm slot then
     // keeps its build plan and modules (see BuildSlots).
-    pipeline.run(
-      context.jobs, context, affinity: \.slotAffinity, worthJoining: BuildSlots.customersWorthASwitch
-    ) { job in
+    return pipeline.run(
+      customers, context, affinity: \.slotAffinity, worthJoining: BuildSlots.customersWorthASwitch
+    ) { result in
       // Logs are streams, so they are written in scratch space and only moved into dist/
       // once the job is over, whatever its outcome.
-      guard let log = job.logFile, FileManager.default.fileExists(atPath: log.path) else { return }
-      let final = context.logsDirectory.appendingPathComponent("\(job.id).log")
+      guard let log = result.logFile, FileManager.default.fileExists(atPath: log.path) else { return }
+      let final = context.logsDirectory.appendingPathComponent("\(result.id).log")
       try? AtomicFile.createDirectory(context.logsDirectory)
       // move, not rename: dist/ may be on another file system than the cache.
-      if (try? AtomicFile.move(log, to: final)) != nil { job.logFile = final }
+      if (try? AtomicFile.move(log, to: final)) != nil { result.logFile = final }
     }
   }
 }

@@ -7,17 +7,16 @@ import ReleaseSystem
 /// (`<cache>/packages/<id>/<PackageName>`), embedding exactly the customer's models.
 struct GenerateStep: CustomerStep {
   let name = "generate"
+  let inputs: ReleaseInputs
 
-  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
-    guard let inputs = context.inputs else { preconditionFailure("generate runs after load inputs") }
+  func run(_ job: CustomerJob, for _: CustomerJob, _ context: ReleaseContext) throws -> GeneratedSource {
     let scratch = context.cacheDirectory.appendingPathComponent("packages").appendingPathComponent(job.id)
     try? FileManager.default.removeItem(at: scratch)
     let packageDirectory = scratch.appendingPathComponent(job.customer.packageName)
     try AtomicFile.createDirectory(scratch)
     let input = Self.input(for: job, inputs: inputs)
-    job.generated = try PackageGenerator.generate(
-      input, template: inputs.template, into: packageDirectory)
-    job.packageDirectory = packageDirectory
+    _ = try PackageGenerator.generate(input, template: inputs.template, into: packageDirectory)
+    return GeneratedSource(directory: packageDirectory)
   }
 
   /// What the customer's package is generated from: its entry, version, the SDK version, its
@@ -27,7 +26,12 @@ struct GenerateStep: CustomerStep {
     return GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
-      signals: (inputs.signals?.introduced ?? [:]).mapValues(\.description),
+      signals: inputs.signals.introduced.mapValues(\.description),
       releaseNotes: job.releaseNotes.notes)
   }
+}
+
+/// A customer's generated source package, in scratch space.
+struct GeneratedSource: Sendable {
+  var directory: URL
 }

@@ -6,12 +6,12 @@ import ReleaseSystem
 /// Reads every input once and validates it all before any work starts: the state file, the
 /// manifest (all problems in one report), the selected customers, every model they use
 /// (hashed and parsed; downloaded first from a URL model store), the template (with the
-/// features customers may license) and the publish destinations' settings and credentials. Bad input ends the run with exit 2
-/// and nothing written.
-struct LoadInputsStep: Step {
+/// features customers may license) and the publish destinations' settings and credentials. Bad
+/// input ends the run with exit 2 and nothing written.
+struct LoadInputsStep: RequiredStep {
   let name = "load inputs"
 
-  func run(_ context: ReleaseContext) throws {
+  func run(_: Void, _ context: ReleaseContext) throws -> LoadedInputs {
     let options = context.options
     let services = context.services
     let state = try ReleaseState.load(
@@ -39,12 +39,9 @@ struct LoadInputsStep: Step {
 
     let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
 
-    context.state = state
-    context.publishTargets = publishTargets
-    context.modelStore = store
-    context.manifest = Manifest(path: manifest.path, customers: selected)
-    context.inputs = ReleaseInputs(
-      sdkVersion: state.sdkVersion, template: template,
+    return LoadedInputs(
+      state: state, manifest: Manifest(path: manifest.path, customers: selected), modelStore: store,
+      publishTargets: publishTargets, sdkVersion: state.sdkVersion, template: template,
       models: models, unavailableModels: unavailable,
       sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
         at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath))

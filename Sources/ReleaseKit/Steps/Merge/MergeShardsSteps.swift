@@ -11,15 +11,12 @@ struct MergeOrigin: Sendable {
 
 /// `release merge <dist>...`, first step: reads every shard's `shard.json` and refuses, before
 /// anything is planned or written, shards that do not fit together: made from different plans
-/// or toolchains, a shard missing or given twice, a customer in two shards.
-struct LoadShardsStep: Step {
+/// or toolchains, a shard missing or given twice, a customer in two shards. Returns the shard
+/// that holds each customer.
+struct LoadShardsStep: RequiredStep {
   let name = "load shards"
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.options.mergeSources.isEmpty ? "not a merge" : nil
-  }
-
-  func run(_ context: ReleaseContext) throws {
+  func run(_: Void, _ context: ReleaseContext) throws -> [String: MergeOrigin] {
     let origins = try context.options.mergeSources.map { path in
       let dist = context.services.resolve(path)
       return MergeOrigin(
@@ -65,44 +62,47 @@ struct LoadShardsStep: Step {
     if !problems.isEmpty {
       throw ReleaseError.invalidInputs(problems.map { "merge: \($0)" })
     }
-    context.mergeOrigins = owners
+    return owners
   }
 }
 
 /// `release merge`, after the plan: the shards must have been made from exactly this plan
 /// (this checkout's inputs, tool and toolchain give the same digest), together hold every
 /// customer of it, and every release they hold must pass the content checks and be exactly
-/// the package the inputs make — checked where it lies, before anything is copied.
-struct CheckShardsStep: Step {
+/// the package the inputs make — checked where it lies, before anything is copied. Returns
+/// the plan with each customer its shard failed failed.
+struct CheckShardsStep: RequiredStep {
   let name = "check shards"
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.options.mergeSources.isEmpty ? "not a merge" : nil
+  struct Input: Sendable {
+    var plan: ReleasePlan
+    var origins: [String: MergeOrigin]
   }
 
-  func run(_ context: ReleaseContext) throws {
-    let origins = context.mergeOrigins
-    guard let any = origins.values.first else { return }
-    let digest = try PlanDigest.compute(context)
+  func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
+    let origins = input.origins
+    var plan = input.plan
+    guard let any = origins.values.first else { return plan }
+    let digest = try PlanDigest.compute(plan, context)
     var problems: [String] = []
     if any.record.planDigest != digest {
       problems.append(
         "the shards were made from plan \(any.record.planDigest.prefix(12)), this checkout gives \(digest.prefix(12)): inputs, tool or toolchain differ"
       )
     }
-    let planned = Set(context.jobs.map(\.id))
+    let planned = Set(plan.customers.map(\.id))
     let missing = planned.subtracting(origins.keys).sorted()
     if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
     let unknown = Set(origins.keys).subtracting(planned).sorted()
     if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
-    if problems.isEmpty, let inputs = context.inputs {
-      let shipped = context.jobs.filter { $0.status == .upToDate }.compactMap { job in
-        origins[job.id].map { (job: job, origin: $0) }
+    if problems.isEmpty {
+      let shipped = plan.customers.filter { $0.status == .upToDate }.compactMap { result in
+        origins[result.id].map { (job: result.job, origin: $0) }
       }
       let found = try ArtifactChecks.problems(
         of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
-        store: try context.storeModels(),
-        inputs: inputs)
+        store: try plan.inputs.storeModels.models(),
+        inputs: plan.inputs)
       for ((job, origin), found) in zip(shipped, found) {
         problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
       }
@@ -110,11 +110,13 @@ struct CheckShardsStep: Step {
     // A customer its shard failed fails the merge (or is left out under --publish-passed);
     // one its shard claims to hold but does not hold verified is bad input.
     if problems.isEmpty {
-      for job in context.jobs where job.status == .pending {
+      for index in plan.customers.indices where plan.customers[index].status == .pending {
+        let job = plan.customers[index].job
         guard let origin = origins[job.id] else { continue }
         let shard = "shard \(origin.record.shard)/\(origin.record.shards)"
         if let reason = origin.record.failed[job.id] {
-          job.status = .failed(step: "merge", reason: "\(shard) (\(origin.displayPath)) failed it: \(reason)")
+          plan.customers[index].status = .failed(
+            step: "merge", reason: "\(shard) (\(origin.displayPath)) failed it: \(reason)")
         } else {
           problems.append(
             "\(origin.displayPath): \(job.id): \(shard) holds no verified release of it (\(job.reason))")
@@ -124,36 +126,38 @@ struct CheckShardsStep: Step {
     if !problems.isEmpty {
       throw ReleaseError.invalidInputs(problems.map { "merge: \($0)" })
     }
-    for job in context.jobs where job.status != .pending {
-      context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
+    for result in plan.customers where result.status != .pending {
+      context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
     }
+    return plan
   }
 }
 
 /// `release merge`, in place of building: copies each customer's release, and its log, from
 /// the shard that built it into this run's dist/ (each release directory renamed into place
 /// whole; files hard-linked where the shard is on the same file system). The content checks
-/// that follow run on the copies, as after any build.
+/// that follow run on the copies, as after any build. Returns every customer with its
+/// release where it now is.
 struct CopyShardReleasesStep: Step {
   let name = "copy shard releases"
   let changesState = true
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.options.mergeSources.isEmpty ? "not a merge" : nil
-  }
+  typealias Input = CheckShardsStep.Input
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    context.jobs.filter { $0.status == .upToDate }.compactMap { job in
-      context.mergeOrigins[job.id].map {
-        "would copy \(job.id) \(job.version) from \($0.displayPath) to \(context.options.distPath)/"
+  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+    input.plan.customers.filter { $0.status == .upToDate }.compactMap { result in
+      input.origins[result.id].map {
+        "would copy \(result.id) \(result.job.version) from \($0.displayPath) to \(context.options.distPath)/"
       }
     }
   }
 
-  func run(_ context: ReleaseContext) throws {
+  func run(_ input: Input, _ context: ReleaseContext) throws -> [CustomerResult] {
     let fileManager = FileManager.default
-    for job in context.jobs where job.status == .upToDate {
-      guard let origin = context.mergeOrigins[job.id] else { continue }
+    var customers = input.plan.customers
+    for index in customers.indices where customers[index].status == .upToDate {
+      let job = customers[index].job
+      guard let origin = input.origins[job.id] else { continue }
       let source = job.releaseDirectory(in: origin.dist)
       let final = job.releaseDirectory(in: context.distDirectory)
       if source.standardizedFileURL != final.standardizedFileURL {
@@ -170,14 +174,15 @@ struct CopyShardReleasesStep: Step {
         if fileManager.fileExists(atPath: log.path) {
           let copy = context.logsDirectory.appendingPathComponent("\(job.id).log")
           try AtomicFile.produce(copy) { temporary in try FileTree.linkOrCopy(file: log, to: temporary) }
-          job.logFile = copy
+          customers[index].logFile = copy
         }
       }
-      if let archive = job.archive {
-        job.archive = .init(
+      if let archive = customers[index].archive {
+        customers[index].archive = .init(
           path: final.appendingPathComponent(archive.path.lastPathComponent), sha256: archive.sha256,
           size: archive.size)
       }
     }
+    return customers
   }
 }

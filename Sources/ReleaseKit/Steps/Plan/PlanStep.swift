@@ -5,23 +5,28 @@ import ReleaseSystem
 /// Decides, per selected customer, the version and whether to build: a customer whose
 /// `dist/<id>/<version>/release.json` records the same build digest, and whose archive still
 /// has the recorded SHA-256, is up to date (unless `--force`).
-struct PlanStep: Step {
+struct PlanStep: RequiredStep {
   let name = "plan"
 
-  func run(_ context: ReleaseContext) throws {
-    guard let manifest = context.manifest, var inputs = context.inputs, let state = context.state else {
-      preconditionFailure("plan runs after load inputs")
-    }
+  struct Input: Sendable {
+    var inputs: ReleaseInputs
+    /// `release merge`: the shard whose dist/ holds each customer's release (`LoadShardsStep`).
+    var origins: [String: MergeOrigin] = [:]
+  }
+
+  func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
+    let inputs = input.inputs
+    let manifest = inputs.manifest
+    let state = inputs.state
     // The first process the run starts: every input check before it runs none.
-    inputs.toolchain = try Self.toolchainVersion(context.services)
-    context.inputs = inputs
+    let toolchain = try Self.toolchainVersion(context.services)
     var limitReached: [String] = []
-    let jobs = manifest.customers.map { customer in
+    let customers = manifest.customers.map { customer in
       let features = inputs.template.features.features(of: customer)
       var digest = InputDigest(
         customer: customer, features: features.map(\.name), models: inputs.models,
         templateDigest: inputs.template.digest(for: features),
-        sdkVersion: inputs.sdkVersion, toolchain: inputs.toolchain,
+        sdkVersion: inputs.sdkVersion, toolchain: toolchain,
         repositoryURL: context.options.releasesRepository.map {
           ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
         }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
@@ -43,44 +48,44 @@ struct PlanStep: Step {
         repositoryURL: digest.repositoryURL, features: features.map(\.name))
       digest.releaseNotes = notes.digest
       // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
-      let origin = context.mergeOrigins[customer.id]
+      let origin = input.origins[customer.id]
       let dist = origin?.dist ?? context.distDirectory
       let (record, reason) = decide(
         customer: customer, version: version, lastReleased: last, digest: digest, in: dist,
         named: origin?.displayPath ?? context.options.distPath, context: context)
       let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
-      let status: CustomerJob.Status =
+      let status: CustomerResult.Status =
         !missing.isEmpty
         ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
         : record == nil ? .pending : .upToDate
       let job = CustomerJob(
         customer: customer, version: version, digest: digest,
-        reason: missing.isEmpty ? reason : missing.joined(separator: "; "), status: status,
+        reason: missing.isEmpty ? reason : missing.joined(separator: "; "),
         releaseNotes: notes, features: features)
-      if let record {
-        job.archive = .init(
-          path: job.releaseDirectory(in: dist).appendingPathComponent(record.artifact.file),
-          sha256: record.artifact.sha256, size: record.artifact.size)
-        job.testCount = record.testCount
-      }
-      return job
+      return CustomerResult(
+        job: job, status: status,
+        archive: record.map {
+          .init(
+            path: job.releaseDirectory(in: dist).appendingPathComponent($0.artifact.file),
+            sha256: $0.artifact.sha256, size: $0.artifact.size)
+        }, testCount: record?.testCount)
     }
     if !limitReached.isEmpty { throw ReleaseError.invalidInputs(limitReached) }
-    context.jobs = jobs
     context.reporter.report(
       .plan(
-        context.jobs.map {
+        customers.map {
           .init(
-            id: $0.id, version: $0.version.description,
-            action: $0.status == .upToDate ? "up to date" : $0.status == .pending ? "build" : "fail",
-            reason: $0.reason)
+            id: $0.id, version: $0.job.version.description,
+            action: $0.status == .upToDate ? .upToDate : $0.status == .pending ? .build : .fail,
+            reason: $0.job.reason)
         }))
     // Up-to-date customers are done already, and customers whose models could not be
     // fetched have failed: each is reported as such (`customer_skipped` or `customer_failed`
     // under --json) instead of going through the customer steps.
-    for job in context.jobs where job.status != .pending && context.options.mergeSources.isEmpty {
-      context.reporter.report(.customerFinished(job.outcome(relativeTo: context.services.root)))
+    for result in customers where result.status != .pending && context.options.mergeSources.isEmpty {
+      context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
     }
+    return ReleasePlan(inputs: inputs, toolchain: toolchain, customers: customers)
   }
 
   private func decide(

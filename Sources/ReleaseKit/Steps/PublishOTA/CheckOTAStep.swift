@@ -9,14 +9,14 @@ import ReleaseManifest
 struct CheckOTAStep: Step {
   let name = "check rollouts"
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.options.publish.isEmpty ? "no destination (--publish)" : nil
+  func skipReason(_ inputs: ReleaseInputs, _ context: ReleaseContext) -> String? {
+    context.options.publish.isEmpty ? PublishOTAStep.noDestination : nil
   }
 
-  func run(_ context: ReleaseContext) throws {
-    guard let manifest = context.manifest, let store = context.modelStore, let inputs = context.inputs,
-      let catalog = inputs.signals
-    else { preconditionFailure("rollouts are checked after load inputs and alignment") }
+  func run(_ inputs: ReleaseInputs, _ context: ReleaseContext) throws -> OTAPlan {
+    let manifest = inputs.manifest
+    let store = inputs.modelStore
+    let catalog = inputs.signals
     let options = context.options
     let rollouts = try RolloutState.load(
       from: context.services.resolve(options.rolloutsPath), displayPath: options.rolloutsPath)
@@ -61,7 +61,7 @@ struct CheckOTAStep: Step {
         }
       }
     }
-    let stores = try OTADestination.stores(context)
+    let stores = try OTADestination.stores(inputs.publishTargets, context)
     if stores.isEmpty && !rollouts.customers.isEmpty {
       problems.append(
         Diagnostic(
@@ -85,7 +85,7 @@ struct CheckOTAStep: Step {
       }
     }
     if !problems.isEmpty { throw ValidationFailure(problems) }
-    context.ota = OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
+    return OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
   }
 }
 
@@ -101,8 +101,7 @@ struct OTAPlan: Sendable {
 /// Where the OTA manifests of a run go: every object-store destination of the run, or, when
 /// the run publishes only to releases repositories, `publish.otaDestination` of the config.
 enum OTADestination {
-  static func stores(_ context: ReleaseContext) throws -> [ObjectStore] {
-    let targets = try context.publishTargets ?? PublishStep.targets(context.options, context.services)
+  static func stores(_ targets: [PublishTarget], _ context: ReleaseContext) throws -> [ObjectStore] {
     var stores: [ObjectStore] = targets.compactMap {
       if case .objectStore(let store) = $0.resolved { return store }
       return nil

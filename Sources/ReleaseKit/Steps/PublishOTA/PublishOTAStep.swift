@@ -53,27 +53,39 @@ struct PublishOTAStep: Step {
     }
   }
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    if context.options.publish.isEmpty { return "no destination (--publish)" }
-    if context.ota?.stores.isEmpty != false { return "no object store for over-the-air manifests" }
-    return context.jobs.isEmpty ? nil : context.nothingShipsReason("published over the air")
+  struct Input: Sendable {
+    /// What the check before building found (`CheckOTAStep`).
+    var ota: OTAPlan
+    var inputs: ReleaseInputs
+    /// The customers of a release run, of which those that ship get a manifest; nil for
+    /// `release ota publish`, where every customer of the run does.
+    var results: RunResults?
   }
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    guard let ota = context.ota else { return [] }
+  /// Why `--publish` publishes nothing over the air; the check before building was skipped
+  /// for the first reason.
+  static let noDestination = "no destination (--publish)"
+
+  func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
+    if context.options.publish.isEmpty { return Self.noDestination }
+    if input.ota.stores.isEmpty { return "no object store for over-the-air manifests" }
+    guard let results = input.results, !results.customers.isEmpty else { return nil }
+    return results.nothingShipsReason("published over the air")
+  }
+
+  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+    let ota = input.ota
     return ota.stores.flatMap { store in
-      customers(context, ota).map { "would publish \(OTAManifest.pointerKey($0.id)) to \(store.displayName)" }
+      customers(input).map { "would publish \(OTAManifest.pointerKey($0.id)) to \(store.displayName)" }
         + ota.offered.keys.sorted().map { "would upload \($0) as ota/models/… to \(store.displayName)" }
     }
   }
 
-  func run(_ context: ReleaseContext) throws {
-    guard let ota = context.ota, let inputs = context.inputs, let catalog = inputs.signals,
-      let models = context.modelStore
-    else {
-      preconditionFailure("publish over the air runs after check rollouts")
-    }
-    let customers = customers(context, ota)
+  func run(_ input: Input, _ context: ReleaseContext) throws {
+    let ota = input.ota
+    let catalog = input.inputs.signals
+    let models = input.inputs.modelStore
+    let customers = customers(input)
     for store in ota.stores {
       // Every model's key is checked before anything is written: one holding other bytes
       // fails the publish with the store as it was.
@@ -107,8 +119,9 @@ struct PublishOTAStep: Step {
   }
 
   /// Every customer of `release ota publish`; those that ship in a release run.
-  private func customers(_ context: ReleaseContext, _ ota: OTAPlan) -> [Customer] {
-    context.jobs.isEmpty ? ota.customers : context.shippingJobs.map(\.customer)
+  private func customers(_ input: Input) -> [Customer] {
+    guard let results = input.results, !results.customers.isEmpty else { return input.ota.customers }
+    return results.shipping.map(\.job.customer)
   }
 
   /// Uploads a model under its digest, create-only, and reads it back; false when another

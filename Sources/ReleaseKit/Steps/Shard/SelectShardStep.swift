@@ -4,28 +4,31 @@ import ReleaseSystem
 /// `release all --shard k/N`: after the plan of every customer, keeps only shard k's jobs
 /// (`ShardPlan`), so N machines each build their part of one plan. The other customers are
 /// not this run's: they are neither built, reported nor recorded here.
-struct SelectShardStep: Step {
+struct SelectShardStep: RequiredStep {
   let name = "select shard"
+  let selection: ShardSelection
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.options.shard == nil ? "not a sharded run (--shard)" : nil
+  struct Selected: Sendable {
+    /// The plan narrowed to this shard's customers.
+    var plan: ReleasePlan
+    /// What `dist/shard.json` says at the end of the run (the failures added then).
+    var record: ShardRecord
   }
 
-  func run(_ context: ReleaseContext) throws {
-    guard let selection = context.options.shard, let inputs = context.inputs else { return }
-    let plan = try ShardPlan.make(for: context, count: selection.count)
-    let mine = Set(plan.shards[selection.index - 1].customers)
-    let all = context.jobs.count
-    context.jobs = context.jobs.filter { mine.contains($0.id) }
-    context.shard = ShardRecord(
-      planDigest: plan.planDigest, shard: selection.index, shards: selection.count,
-      toolchain: inputs.toolchain,
-      customers: mine.sorted(), failed: [:])
-    let building = context.jobs.filter { $0.status == .pending }.count
+  func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> Selected {
+    let shards = try ShardPlan.make(for: plan, count: selection.count, context)
+    let mine = Set(shards.shards[selection.index - 1].customers)
+    var selected = plan
+    selected.customers = plan.customers.filter { mine.contains($0.id) }
+    let record = ShardRecord(
+      planDigest: shards.planDigest, shard: selection.index, shards: selection.count,
+      toolchain: plan.toolchain, customers: mine.sorted(), failed: [:])
+    let building = selected.customers.filter { $0.status == .pending }.count
     context.reporter.report(
       .info(
-        "shard \(selection): \(mine.count) of \(all) customers (\(building) to build), plan \(plan.planDigest.prefix(12))"
+        "shard \(selection): \(mine.count) of \(plan.customers.count) customers (\(building) to build), plan \(shards.planDigest.prefix(12))"
       ))
+    return Selected(plan: selected, record: record)
   }
 }
 
@@ -35,19 +38,22 @@ struct WriteShardRecordStep: Step {
   let name = "record shard"
   let changesState = true
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    context.shard == nil ? "not a sharded run (--shard)" : nil
+  struct Input: Sendable {
+    var record: ShardRecord
+    var customers: [CustomerResult]
   }
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
+  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     ["would write \(context.options.distPath)/\(ShardRecord.fileName)"]
   }
 
-  func run(_ context: ReleaseContext) throws {
-    guard var record = context.shard else { return }
-    for job in context.jobs {
-      if case .failed(let step, let reason) = job.status { record.failed[job.id] = "\(step): \(reason)" }
-      if job.status == .cancelled { record.failed[job.id] = "cancelled (--fail-fast)" }
+  func run(_ input: Input, _ context: ReleaseContext) throws {
+    var record = input.record
+    for result in input.customers {
+      if case .failed(let step, let reason) = result.status {
+        record.failed[result.id] = "\(step): \(reason)"
+      }
+      if result.status == .cancelled { record.failed[result.id] = "cancelled (--fail-fast)" }
     }
     try AtomicFile.write(
       try record.encoded(), to: context.distDirectory.appendingPathComponent(ShardRecord.fileName))

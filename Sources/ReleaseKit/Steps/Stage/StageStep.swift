@@ -8,11 +8,13 @@ import ReleaseSystem
 /// into place in one step, so `dist/` never holds half a release.
 struct StageStep: CustomerStep {
   let name = "stage"
+  let inputs: ReleaseInputs
 
-  func run(_ job: CustomerJob, _ context: ReleaseContext) throws {
-    guard let archive = job.archive, let inputs = context.inputs, let package = job.packageDirectory else {
-      preconditionFailure("stage runs after archive")
-    }
+  func run(_ archived: ArchivedPackage, for job: CustomerJob, _ context: ReleaseContext) throws
+    -> StagedRelease
+  {
+    let archive = archived.archive
+    let testCount = archived.tested.testCount
     let final = job.releaseDirectory(in: context.distDirectory)
     let parent = final.deletingLastPathComponent()
     let temporary = AtomicFile.temporarySibling(of: final)
@@ -29,7 +31,9 @@ struct StageStep: CustomerStep {
         "\(archive.sha256)  \(job.archiveName)\n",
         to: temporary.appendingPathComponent(job.archiveName + ".sha256"))
       let record = Self.record(
-        job, archive: archive, files: try Self.files(in: package), testCount: job.testCount, inputs: inputs)
+        job, archive: archive, files: try Self.files(in: archived.tested.source.directory),
+        testCount: testCount,
+        inputs: inputs)
       try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
       FaultPoint.reach("stage.assembled")
       try Self.replace(final, with: temporary, in: parent)
@@ -37,12 +41,10 @@ struct StageStep: CustomerStep {
       try? FileManager.default.removeItem(at: temporary)
       throw error
     }
-    let archivePath = final.appendingPathComponent(job.archiveName)
-    job.archive = .init(path: archivePath, sha256: archive.sha256, size: archive.size)
-    context.add(
-      Artifact(
-        kind: .sourceArchive, customerID: job.id, version: job.version, path: archivePath,
-        sha256: archive.sha256, size: archive.size))
+    return StagedRelease(
+      archive: .init(
+        path: final.appendingPathComponent(job.archiveName), sha256: archive.sha256, size: archive.size),
+      testCount: testCount)
   }
 
   /// Renames `temporary` to `final`; an earlier release directory of the same version (a
@@ -67,7 +69,7 @@ struct StageStep: CustomerStep {
   /// but for what the build produced — the archive's bytes, the package's files, and how many
   /// tests `swift test` ran. The content checks hold a release in dist/ to this record.
   static func record(
-    _ job: CustomerJob, archive: CustomerJob.Archive, files: [ReleaseRecord.File], testCount: Int?,
+    _ job: CustomerJob, archive: CustomerResult.Archive, files: [ReleaseRecord.File], testCount: Int?,
     inputs: ReleaseInputs
   ) -> ReleaseRecord {
     let customer = job.customer
@@ -92,7 +94,7 @@ struct StageStep: CustomerStep {
       artifact: .init(
         file: job.archiveName, sha256: archive.sha256, size: archive.size,
         topLevelDirectory: customer.packageName),
-      toolchain: inputs.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
+      toolchain: job.digest.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
       inputDigest: job.digest.build, inputs: job.digest, testCount: testCount,
       releaseNotes: job.releaseNotes.note)
   }

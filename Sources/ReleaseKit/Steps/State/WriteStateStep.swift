@@ -8,13 +8,13 @@ struct WriteStateStep: Step {
   let name = "write state"
   let changesState = true
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    if let reason = context.nothingShipsReason("recorded") { return reason }
-    return updatedState(context) == context.state ? "no version changed" : nil
+  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+    if let reason = results.nothingShipsReason("recorded") { return reason }
+    return updatedState(results) == results.inputs.state ? "no version changed" : nil
   }
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    context.unrecordedJobs.flatMap { job in
+  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+    results.inputs.unrecorded(results.customers.map(\.job)).flatMap { job in
       ["would record \(job.id) \(job.version) in \(context.options.statePath), with release notes:"]
         + job.releaseNotes.note.changes.flatMap { change in
           ["  \(change.summary)"] + (change.sdkChanges ?? []).map { "    \($0)" }
@@ -37,14 +37,14 @@ struct WriteStateStep: Step {
   /// Runs with other `--dist`/`--cache` hold other run locks and may write the same state file:
   /// it has a lock of its own, and under it the file is read again and this run's records
   /// merged into what is there now, so no run drops another's record. A record another run
-  /// changed since this one read the file is not overwritten.
-  func run(_ context: ReleaseContext) throws {
-    guard let read = context.state else { return }
+  /// changed since this one read the file is not overwritten. Returns the state written.
+  func run(_ results: RunResults, _ context: ReleaseContext) throws -> ReleaseState {
+    let read = results.inputs.state
     let url = context.services.resolve(context.options.statePath)
     let lock = try ReleaseState.lock(url)
-    try withExtendedLifetime(lock) {
+    return try withExtendedLifetime(lock) {
       var current = try ReleaseState.load(from: url, displayPath: context.options.statePath)
-      for job in context.shippingJobs {
+      for job in results.shipping.map(\.job) {
         let now = current.customers[job.id]
         let ours = job.releaseNotes.recorded(after: read.customers[job.id], sourceDigest: job.digest.source)
         if now != read.customers[job.id] && now != ours, let now {
@@ -58,13 +58,13 @@ struct WriteStateStep: Step {
         try current.encoded().write(to: temporary)
         FaultPoint.reach("state.partial")
       }
-      context.state = current
+      return current
     }
   }
 
-  private func updatedState(_ context: ReleaseContext) -> ReleaseState? {
-    guard var state = context.state else { return nil }
-    for job in context.shippingJobs {
+  private func updatedState(_ results: RunResults) -> ReleaseState {
+    var state = results.inputs.state
+    for job in results.shipping.map(\.job) {
       state.customers[job.id] = job.releaseNotes.recorded(
         after: state.customers[job.id], sourceDigest: job.digest.source)
     }

@@ -38,11 +38,8 @@ enum ReleaseTags {
   static func sourceMarker(_ digest: String) -> String { "release-source-digest: \(digest)" }
   static func templateMarker(_ digest: String) -> String { "release-template-digest: \(digest)" }
 
-  /// What the run tags: each customer, then the SDK.
-  static func planned(_ context: ReleaseContext) -> [PlannedTag] {
-    guard let inputs = context.inputs else { return [] }
-    // Before building, every customer of the run; after, those that ship.
-    let jobs = context.jobs.contains { $0.status == .pending } ? context.jobs : context.shippingJobs
+  /// What the run tags: each of `jobs`, then the SDK.
+  static func planned(_ jobs: [CustomerJob], _ inputs: ReleaseInputs) -> [PlannedTag] {
     var tags = jobs.map { job -> PlannedTag in
       let marker = sourceMarker(job.digest.source)
       return PlannedTag(
@@ -60,10 +57,12 @@ enum ReleaseTags {
 
   /// Sorts the run's tags into those to create on `head` and those already in place; throws
   /// for a tag that exists elsewhere for another release.
-  static func plan(_ context: ReleaseContext, _ repository: GitRepository, head: String) throws -> TagPlan {
+  static func plan(
+    _ jobs: [CustomerJob], _ inputs: ReleaseInputs, _ repository: GitRepository, head: String
+  ) throws -> TagPlan {
     let existing = try repository.tags()
     var plan = TagPlan(head: head)
-    for tag in planned(context) {
+    for tag in planned(jobs, inputs) {
       plan.names.append(tag.name)
       guard let found = existing[tag.name] else {
         plan.create.append(tag)
@@ -91,16 +90,24 @@ enum ReleaseTags {
 /// `release-state.json` that already records every version the run releases (so the tagged
 /// commit holds the state); no tag of the run on another commit for another release; with
 /// `--push`, a reachable remote without conflicting tags. A refusal writes nothing (exit 2).
+/// Returns the plan, with under `--publish-passed` the customers the commit does not record
+/// failed, and the tags to make.
 struct TagCheckStep: Step {
   let name = "check tags"
 
-  func skipReason(_ context: ReleaseContext) -> String? {
+  struct Checked: Sendable {
+    var plan: ReleasePlan
+    var tags: TagPlan
+  }
+
+  func skipReason(_ plan: ReleasePlan, _ context: ReleaseContext) -> String? {
     context.options.tag ? nil : "no tags in this run (--tag or --publish)"
   }
 
   let isPreflightCheck = true
 
-  func run(_ context: ReleaseContext) throws {
+  func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> Checked {
+    var plan = plan
     let options = context.options
     let repository = ReleaseTags.repository(context)
     let root = context.services.root.path
@@ -115,12 +122,14 @@ struct TagCheckStep: Step {
     }
     if !options.allowDirty {
       try Self.badInput { try repository.requireClean() }
-      var unrecorded = context.unrecordedJobs
+      var unrecorded = plan.inputs.unrecorded(plan.jobs)
       if options.publishPassed {
         // Each customer ships when it is ready: one the commit does not record cannot be
         // tagged from it, so it does not ship in this run; the others do.
-        for job in unrecorded {
-          job.status = .failed(
+        let refused = Set(unrecorded.map(\.id))
+        for index in plan.customers.indices where refused.contains(plan.customers[index].id) {
+          let job = plan.customers[index].job
+          plan.customers[index].status = .failed(
             step: name,
             reason:
               "\(options.statePath) at this commit does not record \(job.id) \(job.version); release it without --publish, commit the state, then publish"
@@ -135,9 +144,13 @@ struct TagCheckStep: Step {
         )
       }
     }
-    let plan = try Self.badInput { try ReleaseTags.plan(context, repository, head: head) }
-    if options.push, let remote = options.remote { try checkRemote(remote, plan: plan, repository) }
-    context.tagPlan = plan
+    // Every customer of the run while some are to build; else those that ship.
+    let jobs =
+      plan.customers.contains { $0.status == .pending }
+      ? plan.jobs : RunResults.shipping(plan.customers, options).shipping.map(\.job)
+    let tags = try Self.badInput { try ReleaseTags.plan(jobs, plan.inputs, repository, head: head) }
+    if options.push, let remote = options.remote { try checkRemote(remote, plan: tags, repository) }
+    return Checked(plan: plan, tags: tags)
   }
 
   /// A dirty work tree, a tag on another commit or an unreachable remote: bad input (exit 2),
@@ -196,27 +209,40 @@ struct TagStep: Step {
     }
   }
 
-  func skipReason(_ context: ReleaseContext) -> String? {
-    if !context.options.tag { return "tags are made by publishing runs (--publish) or --tag" }
-    return context.nothingShipsReason("tagged")
+  struct Input: Sendable {
+    var results: RunResults
+    /// What the check before building found.
+    var checked: TagPlan
   }
 
-  func dryRunDescription(_ context: ReleaseContext) -> [String] {
-    guard let plan = context.tagPlan else { return [] }
+  /// Why a run does not tag, whether or not the check before building ran.
+  static func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+    if !context.options.tag { return "tags are made by publishing runs (--publish) or --tag" }
+    return results.nothingShipsReason("tagged")
+  }
+
+  func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
+    Self.skipReason(input.results, context)
+  }
+
+  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+    let plan = input.checked
     let push = context.options.push ? " and push it to \(context.options.remote ?? "?")" : ""
     return plan.create.map { "would tag \($0.name) on \(plan.head.prefix(12))\(push)" }
       + plan.inPlace.map { "\($0.name) already tags \($0.commit.prefix(12))" }
   }
 
-  func run(_ context: ReleaseContext) throws {
-    guard let checked = context.tagPlan else { preconditionFailure("tag runs after check tags") }
+  func run(_ input: Input, _ context: ReleaseContext) throws {
+    let checked = input.checked
     let repository = ReleaseTags.repository(context).withFallbackIdentity()
     let head = try repository.head()
     // Cleanliness was checked before building; what the run wrote since (dist/, a publish
     // directory inside the project) is its own output, not a change to the tagged commit.
     guard head == checked.head else { throw TagError.headMoved(from: checked.head, to: head) }
     // Again: another run may have tagged since the check.
-    let plan = try ReleaseTags.plan(context, repository, head: head)
+    // After building, the customers that ship.
+    let plan = try ReleaseTags.plan(
+      input.results.shipping.map(\.job), input.results.inputs, repository, head: head)
     for tag in plan.create { try repository.tag(tag.name, at: head, message: tag.message) }
     let created = plan.create.map(\.name)
     context.reporter.report(

@@ -12,7 +12,7 @@ import XCTest
 /// the run's locks, and an interrupted `release` leaves no process and no temporary file behind.
 /// The `swift` here is a stand-in first on PATH that, on `test`, starts a grandchild, records
 /// both pids, and sleeps forever.
-final class ChildProcessTests: XCTestCase {
+final class ChildProcessEndToEndTests: XCTestCase {
   private final class HangingSwift {
     let directory: URL
     let pids: URL

@@ -10,7 +10,7 @@ import XCTest
 
 /// A warm build slot is only a cache: what a customer's tests see must be that customer's
 /// package, whatever an earlier build left in the slot's `.build`.
-final class BuildSlotsTests: XCTestCase {
+final class BuildSlotsEndToEndTests: XCTestCase {
   /// SwiftPM copies `Resources/Models` into a resource bundle under `.build` and, in a warm
   /// slot, did not always copy it again: the suite and the benchmark saw a customer tested
   /// against another customer's bundled models (one too many, or its own missing), and after

@@ -7,7 +7,7 @@ import XCTest
 /// `release … --publish s3://…` against moto_server on 127.0.0.1 with signature checking on,
 /// read back with the aws CLI. moto_server and aws are installed by `Scripts/setup --test`;
 /// without them these tests fail (never skip).
-final class S3PublishTests: XCTestCase {
+final class S3PublishEndToEndTests: XCTestCase {
   private static let server = Locked<Result<Moto, Error>?>(nil)
 
   /// Stops the shared moto_server; every class that used it calls this in its class tearDown,
@@ -112,7 +112,7 @@ final class S3PublishTests: XCTestCase {
       // Without --public-url, URLs point at the endpoint, path-style.
       assertJSONEqual(
         try jsonObject(data, key),
-        DirectoryPublishTests.expectedCustomerIndex([release], publicBase: "\(moto.endpoint)/\(bucket)/sdk"),
+        DirectoryPublishEndToEndTests.expectedCustomerIndex([release], publicBase: "\(moto.endpoint)/\(bucket)/sdk"),
         key)
     }
     let (top, topMetadata) = try moto.getObject(bucket, "sdk/index.json")

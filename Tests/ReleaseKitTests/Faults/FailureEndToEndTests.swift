@@ -7,7 +7,7 @@ import XCTest
 /// Failures while doing valid work: a generated package that does not compile or whose tests
 /// fail, a missing `swift` or `git`, an output directory that is a file, read-only or full.
 /// Each gives a clear error and leaves nothing partial under a final name.
-final class FailureTests: XCTestCase {
+final class FailureEndToEndTests: XCTestCase {
   private let release = "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip"
 
   /// The checks shared by the build and test failures.
@@ -209,7 +209,7 @@ final class FailureTests: XCTestCase {
       },
       run.allOutput)
     XCTAssertFalse(run.allOutput.contains("/staging/"), run.allOutput)
-    print("FailureTests: full disk: \(run.standardError.filter { $0.contains("FAIL") })")
+    print("FailureEndToEndTests: full disk: \(run.standardError.filter { $0.contains("FAIL") })")
     // The temporary release directory was removed: the file system is empty again.
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: acme.path), [])
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])

@@ -8,7 +8,7 @@ import XCTest
 /// repository's `customers.json`, from a fixed seed, each run through the real executable with
 /// `--dry-run`. None may crash, hang, or exit other than 0 or 2; a refusal says why on stderr;
 /// nothing is ever written.
-final class ManifestMutationTests: XCTestCase {
+final class ManifestMutationEndToEndTests: XCTestCase {
   static let seed: UInt64 = 0x5EED_0006
   static let caseCount = 300
   static let timeout = 20.0
@@ -82,7 +82,7 @@ final class ManifestMutationTests: XCTestCase {
     XCTAssertGreaterThan(exits[2] ?? 0, 0, "no mutation was refused")
     XCTAssertGreaterThan(exits[0] ?? 0, 0, "no mutation was accepted")
     print(
-      "ManifestMutationTests: \(exits.values.reduce(0, +)) mutations run in \(String(format: "%.1f", Date().timeIntervalSince(start)))s, "
+      "ManifestMutationEndToEndTests: \(exits.values.reduce(0, +)) mutations run in \(String(format: "%.1f", Date().timeIntervalSince(start)))s, "
         + "exit 0: \(exits[0] ?? 0), exit 2: \(exits[2] ?? 0) (each also run for real: \(realRuns)); by kind: "
         + byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         + "; slowest \(String(format: "%.2f", slowest.seconds))s (\(slowest.kind))")

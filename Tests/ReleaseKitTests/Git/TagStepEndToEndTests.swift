@@ -8,7 +8,7 @@ import XCTest
 /// … --tag` on a clean checkout whose release-state.json records the release. Expected tag
 /// names come from the inputs: a customer's first release gets the SDK version of the state
 /// file the workspace starts from.
-final class TagStepTests: XCTestCase {
+final class TagStepEndToEndTests: XCTestCase {
   func tagRun(_ workspace: Workspace, _ extra: [String] = [], customers: [String] = ["acme"]) -> Workspace.Run
   {
     workspace.run(

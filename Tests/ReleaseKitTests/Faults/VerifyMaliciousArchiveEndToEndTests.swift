@@ -12,13 +12,13 @@ import XCTest
 /// process is started and nothing is written anywhere, not even by the extraction `verify`
 /// would do for a build (tried directly). A real package of another customer renamed into a
 /// release directory is named by its foreign models.
-final class VerifyMaliciousArchiveTests: XCTestCase {
+final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
   /// One real build of acme and bluebird for the whole class.
   static let built: Result<(workspace: Workspace, run: Workspace.Run), Error> = Result {
     let workspace = try Workspace()
     let run = workspace.run(["customer", "acme", "bluebird", "--skip-tests", "--jobs", "1"])
     atexit {
-      if case .success(let built) = VerifyMaliciousArchiveTests.built {
+      if case .success(let built) = VerifyMaliciousArchiveEndToEndTests.built {
         try? FileManager.default.removeItem(at: built.workspace.root)
       }
     }
@@ -252,7 +252,7 @@ final class VerifyMaliciousArchiveTests: XCTestCase {
         FileManager.default.fileExists(atPath: workspace.file("evil/case-\(index)/acme/\(marker).txt").path),
         name)
     }
-    print("VerifyMaliciousArchiveTests: \(cases.count) malicious archives refused")
+    print("VerifyMaliciousArchiveEndToEndTests: \(cases.count) malicious archives refused")
   }
 
   func testAnotherCustomersPackageOrModelIsNamed() throws {

@@ -9,7 +9,7 @@ import XCTest
 /// way a customer's engineer does it — a package in a temporary directory that depends on it
 /// by URL with `from:`, built with `swift build` and run. Expectations come from the manifest
 /// and the model store, never from the tool's output.
-final class ReleasesRepositoryTests: XCTestCase {
+final class ReleasesRepositoryEndToEndTests: XCTestCase {
   static func manifest(modelVersion: Int) -> String {
     """
     [{"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],

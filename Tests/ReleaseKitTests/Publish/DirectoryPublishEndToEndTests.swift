@@ -6,7 +6,7 @@ import XCTest
 
 /// Publishing to a directory (the default destination) and the committed config file that
 /// chooses destinations. Expectations are computed from dist/'s release.json files.
-final class DirectoryPublishTests: XCTestCase {
+final class DirectoryPublishEndToEndTests: XCTestCase {
   static let publicBase = "https://sdk.example.com/releases"
 
   func publish(_ workspace: Workspace, _ extra: [String] = []) -> Workspace.Run {
@@ -109,7 +109,7 @@ final class DirectoryPublishTests: XCTestCase {
     let oldBluebird = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
 
     // bluebird's model changes: a patch release, built and published beside the old one.
-    try ReleaseAllTests.touchModel(workspace.file("models/onboarding_upsell/72.mlmodel"))
+    try ReleaseAllEndToEndTests.touchModel(workspace.file("models/onboarding_upsell/72.mlmodel"))
     let second = publish(workspace)
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     let newBluebird = try ExpectedRelease(dist: workspace.dist, id: "bluebird")

@@ -9,7 +9,7 @@ import XCTest
 /// `release customer` for real: generation, `swift build`, `swift test`, zip, stage. The
 /// expectations come from the inputs (template tree, manifest, model files), never from the
 /// tool's own output.
-final class CustomerReleaseTests: XCTestCase {
+final class CustomerReleaseEndToEndTests: XCTestCase {
   /// Two customers sharing a flow at different versions, so each has a model the other must
   /// not get.
   static let manifest = """

@@ -8,7 +8,7 @@ import XCTest
 /// one `release all` from the same inputs: the merged dist/ holds exactly the same files, and
 /// every archive, checksum, release.json and artifacts.json is byte-identical. Shards that do
 /// not fit together are refused with nothing written.
-final class MergeTests: XCTestCase {
+final class MergeEndToEndTests: XCTestCase {
   /// One workspace for the class: a single run into `single/` and three shards into
   /// `shard-1..3/`, each from its own copy of the same state file.
   struct Built {

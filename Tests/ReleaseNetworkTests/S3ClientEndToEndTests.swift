@@ -10,7 +10,7 @@ import XCTest
 /// S3Client against a real moto_server on 127.0.0.1 that checks signatures; objects are read
 /// back with the aws CLI, an independent client. One server and bucket for the whole class
 /// (startup takes seconds); each test uses its own keys.
-final class S3ClientTests: XCTestCase {
+final class S3ClientEndToEndTests: XCTestCase {
   private static let sharedServer = Locked<Result<MotoServer, Error>?>(nil)
   private static let bucket = "release-network-tests"
 
@@ -42,7 +42,7 @@ final class S3ClientTests: XCTestCase {
     switch Self.sharedServer.value {
     case .success?: super.invokeTest()
     case .failure(let error)?: XCTFail("S3 tests need moto_server: \(error)")
-    case nil: XCTFail("S3ClientTests.setUp() did not run")
+    case nil: XCTFail("S3ClientEndToEndTests.setUp() did not run")
     }
   }
 

@@ -8,7 +8,7 @@ import XCTest
 /// run locks) releasing different customers of one checkout, at once. Each read the state when
 /// it started; without a lock of the state file's own and a re-read under it, the later write
 /// drops the earlier run's record.
-final class StateFileRaceTests: XCTestCase {
+final class StateFileRaceEndToEndTests: XCTestCase {
   func testTwoRunsWithDifferentDistsNeverLoseARecord() throws {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
     for round in 1...3 {

@@ -7,9 +7,9 @@ import XCTest
 
 /// `release verify` on a real release: content checks, then a build and test of the extracted
 /// package and a consumer that depends on it by path.
-final class VerifyCommandTests: XCTestCase {
+final class VerifyCommandEndToEndTests: XCTestCase {
   func testVerifiesARealReleaseAndCatchesTampering() throws {
-    let workspace = try Workspace(manifest: CustomerReleaseTests.manifest)
+    let workspace = try Workspace(manifest: CustomerReleaseEndToEndTests.manifest)
     let release = workspace.run(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(release.exitCode, 0, release.allOutput)
 
@@ -36,7 +36,7 @@ final class VerifyCommandTests: XCTestCase {
 
     // A manifest that no longer gives acme these models.
     try original.write(to: recordURL)
-    let manifest = CustomerReleaseTests.manifest.replacingOccurrences(
+    let manifest = CustomerReleaseEndToEndTests.manifest.replacingOccurrences(
       of: "\"modelVersion\": 14", with: "\"modelVersion\": 12")
     try manifest.write(to: workspace.file("customers.json"), atomically: true, encoding: .utf8)
     let drifted = workspace.run(["verify", "dist", "--no-build"])

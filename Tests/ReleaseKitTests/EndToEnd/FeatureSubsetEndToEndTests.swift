@@ -10,7 +10,7 @@ import XCTest
 /// customer's package has no conversion code, models or module names, it builds and passes
 /// its tests, its ATT API serves an app, and the conversion API does not exist for it: an app
 /// calling it does not compile.
-final class FeatureSubsetTests: XCTestCase {
+final class FeatureSubsetEndToEndTests: XCTestCase {
   /// harbor licenses only App Tracking Transparency; acme lists no features and gets the one
   /// its flows need (conversion).
   static let manifest = """

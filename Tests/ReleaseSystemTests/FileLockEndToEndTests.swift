@@ -2,7 +2,7 @@ import Foundation
 import ReleaseSystem
 import XCTest
 
-final class FileLockTests: XCTestCase {
+final class FileLockEndToEndTests: XCTestCase {
   func testSecondHolderFailsClearlyUntilTheFirstReleases() throws {
     let directory = try TemporaryDirectory()
     let url = directory.url.appendingPathComponent("release.lock")

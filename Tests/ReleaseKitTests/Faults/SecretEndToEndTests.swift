@@ -9,7 +9,7 @@ import XCTest
 /// planted secrets, and neither its output, nor `dist/`, nor the published files, nor the
 /// generated package, nor its git objects, nor the environment `swift` and `git` were started
 /// with (recorded by stand-ins on PATH) holds any of them.
-final class SecretTests: XCTestCase {
+final class SecretEndToEndTests: XCTestCase {
   func testPlantedCredentialsAppearNowhere() throws {
     let marker = UUID().uuidString
     let secrets = [
@@ -17,6 +17,7 @@ final class SecretTests: XCTestCase {
       "AWS_SESSION_TOKEN": "RELEASE-TEST-SECRET-\(marker)-session-token",
       "GITHUB_TOKEN": "RELEASE-TEST-SECRET-\(marker)-github-token",
       "AWS_ACCESS_KEY_ID": "RELEASE-TEST-SECRET-\(marker)-access-key-id",
+      "RELEASE_SIGNING_KEY": "RELEASE-TEST-SECRET-\(marker)-signing-key",
     ]
     let needles = Array(secrets.values) + ["RELEASE-TEST-SECRET-\(marker)"]
 
@@ -94,7 +95,7 @@ final class SecretTests: XCTestCase {
       contentsOf: shims.environmentDumps.appendingPathComponent(dumps[0]), encoding: .utf8)
     XCTAssertTrue(anyDump.contains("PATH="), anyDump)
     print(
-      "SecretTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
+      "SecretEndToEndTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
     )
   }
 }

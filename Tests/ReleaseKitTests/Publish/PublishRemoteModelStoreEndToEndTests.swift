@@ -8,7 +8,7 @@ import XCTest
 /// `--models http://…` and `--models s3://…`: the store's index.json lists the models, each
 /// is downloaded through libcurl into `<cache>/models/<sha256>.mlmodel` and used only when
 /// its SHA-256 is the index's. Served by python's http.server and by moto_server on 127.0.0.1.
-final class PublishRemoteModelStoreTests: XCTestCase {
+final class PublishRemoteModelStoreEndToEndTests: XCTestCase {
   private static let server = Locked<Result<Moto, Error>?>(nil)
 
   static func moto() throws -> Moto {
@@ -117,7 +117,7 @@ final class PublishRemoteModelStoreTests: XCTestCase {
     let tampered = try XCTUnwrap(
       try Self.repositoryIndex().first { $0.flowName == "onboarding_upsell" && $0.modelVersion == 73 })
     // Same size, other bytes (its last byte flipped): the digest is what tells (a larger file
-    // is cut off by its size, URLModelStoreLimitTests).
+    // is cut off by its size, URLModelStoreLimitEndToEndTests).
     let file = served.url.appendingPathComponent("store/\(tampered.path)")
     var bytes = try Data(contentsOf: file)
     bytes[bytes.count - 1] ^= 0x01

@@ -7,7 +7,7 @@ import XCTest
 /// `release ota publish` into a directory: a publish interrupted between the revision file and
 /// the pointer, a pointer changed while a publish holds a revision, and what is published in
 /// which order.
-final class PublishOTAStepTests: XCTestCase {
+final class PublishOTAStepEndToEndTests: XCTestCase {
   static let destination = ["--publish", "dir:published"]
 
   @discardableResult
@@ -97,9 +97,9 @@ final class PublishOTAStepTests: XCTestCase {
 }
 
 /// What `ota publish` writes, in which order, and the exact bytes of a manifest.
-final class OTAPublishedFormatTests: XCTestCase {
+final class OTAPublishedFormatEndToEndTests: XCTestCase {
   override class func tearDown() {
-    S3PublishTests.shutDownMoto()
+    S3PublishEndToEndTests.shutDownMoto()
     super.tearDown()
   }
 
@@ -113,7 +113,7 @@ final class OTAPublishedFormatTests: XCTestCase {
     """
 
   func testEveryModelIsUploadedBeforeAnyManifestNamingIt() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let proxy = try FaultProxy(upstreamPort: moto.port)
     defer { proxy.shutDown() }
     let workspace = try Workspace()
@@ -196,11 +196,11 @@ final class OTAPublishedFormatTests: XCTestCase {
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
       try published.write(to: OTAGolden.manifest)
       try Data(fixture.utf8).write(to: OTAGolden.template)
-      print("OTAPublishedFormatTests: rewrote \(OTAGolden.manifest.path) and \(OTAGolden.template.path)")
+      print("OTAPublishedFormatEndToEndTests: rewrote \(OTAGolden.manifest.path) and \(OTAGolden.template.path)")
       return
     }
     let hint =
-      "if the change is intended, run UPDATE_GOLDEN=1 swift test --filter OTAPublishedFormatTests and review it"
+      "if the change is intended, run UPDATE_GOLDEN=1 swift test --filter OTAPublishedFormatEndToEndTests and review it"
     XCTAssertEqual(
       String(decoding: published, as: UTF8.self), try String(contentsOf: OTAGolden.manifest, encoding: .utf8),
       "\(OTAGolden.manifest.path): \(hint)")
@@ -239,7 +239,7 @@ enum OTAGolden {
       "",
       "/// `ota/acme/models.json` as the release tool publishes it with one offer (onboarding_upsell",
       "/// v74 to 10% of devices), byte for byte, and the model it offers: written by the tool's",
-      "/// tests (OTAPublishedFormatTests, UPDATE_GOLDEN=1) from its golden",
+      "/// tests (OTAPublishedFormatEndToEndTests, UPDATE_GOLDEN=1) from its golden",
       "/// Tests/Fixtures/OTA/models.json, which they check. Do not edit by hand.",
       "enum PublishedManifest {",
       "  /// The public URL it was published with: model URLs start with it.",
@@ -272,9 +272,9 @@ extension String {
 /// another one publishes on top of it; then the held one's replace (If-Match on S3, the lock in
 /// a directory) finds the pointer changed, reads it again and fails with one line naming the
 /// revision there now. Nothing is overwritten, and its rerun publishes the next revision.
-final class OTAPointerRaceTests: XCTestCase {
+final class OTAPointerRaceEndToEndTests: XCTestCase {
   override class func tearDown() {
-    S3PublishTests.shutDownMoto()
+    S3PublishEndToEndTests.shutDownMoto()
     super.tearDown()
   }
 
@@ -287,7 +287,7 @@ final class OTAPointerRaceTests: XCTestCase {
   }
 
   func testS3() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let bucket = try moto.makeBucket()
     try assertAHeldPublishLosesToAChangedPointer(
       destination: ["--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint],

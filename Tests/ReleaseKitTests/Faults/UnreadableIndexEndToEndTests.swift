@@ -13,7 +13,7 @@ import XCTest
 /// write would replace an index it never read. (The suite runs as root, so a permission cannot
 /// be taken away: a directory or a FIFO in the index's place, and a file where its directory
 /// should be, stand for the unreadable index.) Each run is its own process with a time limit.
-final class UnreadableIndexTests: XCTestCase {
+final class UnreadableIndexEndToEndTests: XCTestCase {
   private func assertPublishStops(
     _ label: String, prepare: (URL) throws -> Void, naming key: String, reason: String,
     file: StaticString = #filePath,

@@ -10,7 +10,7 @@ import XCTest
 
 /// `release all` as CI runs it: skip decisions, re-releasing only what a change touches,
 /// failure isolation, and the machine-readable outputs.
-final class ReleaseAllTests: XCTestCase {
+final class ReleaseAllEndToEndTests: XCTestCase {
   /// acme and ember share onboarding_upsell v73; bluebird alone uses v72.
   static let manifest = """
     [

@@ -8,9 +8,9 @@ import XCTest
 /// one destination at the same moment. Each reads index.json, adds its customer and writes it
 /// back; without a compare-and-replace the later write drops the earlier customer. Each publish
 /// here runs in its own process from its own checkout, started together, twenty times over.
-final class ConcurrentPublishTests: XCTestCase {
+final class ConcurrentPublishEndToEndTests: XCTestCase {
   override class func tearDown() {
-    S3PublishTests.shutDownMoto()
+    S3PublishEndToEndTests.shutDownMoto()
     super.tearDown()
   }
 
@@ -58,7 +58,7 @@ final class ConcurrentPublishTests: XCTestCase {
   /// The same race against moto_server, signatures checked: `If-Match` with the ETag read, and
   /// `If-None-Match: *` for an index that did not exist, make the loser read again and merge.
   func testTwoPublishersIntoOneBucketNeverDropEachOther() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let checkouts = try checkouts()
     let bucket = try moto.makeBucket()
     for round in 1...5 {

@@ -13,7 +13,7 @@ import XCTest
 /// build (Swift 6.3.1, Linux): the Clang module cache in `.build` records its absolute path
 /// ("precompiled file … was compiled with module cache path …, missing required module
 /// 'SwiftShims'"), and without that cache every module is recompiled because every path changed.
-final class GeneratedPackageBuildTests: XCTestCase {
+final class GeneratedPackageBuildEndToEndTests: XCTestCase {
   func testGeneratedPackageBuildsAndPassesItsTestsAndReusesWarmBuilds() throws {
     let root = try GenerationFixtures.temporaryDirectory(self, keepOnFailure: true)
     let package = root.appendingPathComponent("ContextSDK", isDirectory: true)
@@ -47,7 +47,7 @@ final class GeneratedPackageBuildTests: XCTestCase {
       try String(contentsOf: bundled, encoding: .utf8).contains(GenerationFixtures.otherCustomer.appID))
     let seconds = { (value: Double) in String(format: "%.1f s", value) }
     print(
-      "GeneratedPackageBuildTests: cold build+test \(seconds(cold.seconds)); after swapping the customer "
+      "GeneratedPackageBuildEndToEndTests: cold build+test \(seconds(cold.seconds)); after swapping the customer "
         + "\(seconds(warm.seconds)), compiled \(recompiled.sorted().joined(separator: ", "))")
   }
 

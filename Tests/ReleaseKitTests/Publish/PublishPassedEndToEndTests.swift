@@ -7,7 +7,7 @@ import XCTest
 /// `--publish-passed`: with one customer failing, the others are published, tagged and
 /// recorded, the run still fails and says who shipped; once the failure is fixed, a rerun
 /// builds only that customer and the published result is exactly an all-green run's.
-final class PublishPassedTests: XCTestCase {
+final class PublishPassedEndToEndTests: XCTestCase {
   func testPassedCustomersShipAndARerunAfterTheFixConvergesOnAnAllGreenRun() throws {
     // The all-green reference, through the same two-run flow (record, commit, publish).
     // Published URLs come from the committed config, not from each workspace's path.

@@ -8,7 +8,7 @@ import XCTest
 /// already in dist/ swaps the new release directory in (the stage step), so a reader polling
 /// it — a CI step uploading dist/, `release verify` — finds the old or the new release at every
 /// moment, never none and never half of one.
-final class ReleaseReplaceTests: XCTestCase {
+final class ReleaseReplaceEndToEndTests: XCTestCase {
   func testAForcedRebuildNeverLeavesAMomentWithoutTheRelease() throws {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
     let first = workspace.run(["customer", "acme", "--skip-tests"])
@@ -41,6 +41,6 @@ final class ReleaseReplaceTests: XCTestCase {
     XCTAssertGreaterThan(checks, 1000, "the reader polled throughout")
     XCTAssertEqual(misses, 0, "\(misses) of \(checks) looks found the release missing or incomplete")
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
-    print("ReleaseReplaceTests: \(checks) looks during 3 forced rebuilds, \(misses) without the release")
+    print("ReleaseReplaceEndToEndTests: \(checks) looks during 3 forced rebuilds, \(misses) without the release")
   }
 }

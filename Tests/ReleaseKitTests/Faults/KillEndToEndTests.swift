@@ -15,7 +15,7 @@ import XCTest
 /// itself while `swift test` runs as its child: afterwards no final name holds an incomplete
 /// file, the state file still parses, and a rerun converges to an archive byte-identical to an
 /// uninterrupted run's, leaving no temporary behind.
-final class KillTests: XCTestCase {
+final class KillEndToEndTests: XCTestCase {
   func testKilledAtEveryFaultPointLeavesNothingPartialAndARerunConverges() throws {
     XCTAssertEqual(FaultPoint.all.count, 4, "a new fault point needs its expectations here")
     let arguments = ["customer", "acme", "--cache", Workspace.sharedCache.path]
@@ -73,7 +73,7 @@ final class KillTests: XCTestCase {
         try Data(contentsOf: workspace.file("release-state.json")),
         try Data(contentsOf: reference.file("release-state.json")), point)
     }
-    print("KillTests: \(tried.count) kill points tried: \(tried.joined(separator: ", "))")
+    print("KillEndToEndTests: \(tried.count) kill points tried: \(tried.joined(separator: ", "))")
   }
 
   static let duringSwiftTest = "swift test running (killed by the test)"

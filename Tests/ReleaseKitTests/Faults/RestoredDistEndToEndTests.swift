@@ -11,7 +11,7 @@ import XCTest
 /// makes for that customer, byte for byte. A planted release — its release.json and .sha256
 /// made consistent with the planted zip — is refused before anything is published or tagged,
 /// and `release verify` never runs its code.
-final class RestoredDistTests: XCTestCase {
+final class RestoredDistEndToEndTests: XCTestCase {
   private static let manifest = PublishFixtures.manifest
 
   /// acme and bluebird built once, without tests; each test plants into a copy of its dist/.

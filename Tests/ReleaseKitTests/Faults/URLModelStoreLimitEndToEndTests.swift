@@ -9,7 +9,7 @@ import XCTest
 /// Issue 12, "URL model stores": a store is https (plain http only on this machine), a
 /// redirect may lead only to https, and a model may not be larger than the index says: the
 /// transfer stops as soon as more bytes arrive, and nothing of it is left in the cache.
-final class URLModelStoreLimitTests: XCTestCase {
+final class URLModelStoreLimitEndToEndTests: XCTestCase {
   private func open(_ location: String, cache: URL, maximumModelSize: Int64? = nil) throws -> ModelStore {
     var options = ReleaseOptions()
     options.modelsPath = location

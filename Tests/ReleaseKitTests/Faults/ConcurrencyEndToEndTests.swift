@@ -9,7 +9,7 @@ import XCTest
 /// rather than a matter of timing. A second run on the same cache, and one on the same
 /// `dist/` with another cache, must each fail at once with one line naming the lock and the
 /// holder's pid, changing nothing; the first then finishes with intact output.
-final class ConcurrencyTests: XCTestCase {
+final class ConcurrencyEndToEndTests: XCTestCase {
   func testASecondRunOnTheSameDistFailsClearlyWhileTheFirstFinishesIntact() throws {
     let workspace = try Workspace()
     let shims = try ProgramShims()

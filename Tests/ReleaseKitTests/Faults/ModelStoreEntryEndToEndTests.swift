@@ -12,7 +12,7 @@ import XCTest
 /// is up to date, where the foreign-model scan hashes the whole store) and by `release verify`.
 /// Each run is its own process with a short time limit, so a hang fails the test instead of
 /// blocking the suite.
-final class ModelStoreEntryTests: XCTestCase {
+final class ModelStoreEntryEndToEndTests: XCTestCase {
   /// A workspace whose acme (onboarding_upsell v73) is built and up to date in dist/.
   private func builtWorkspace() throws -> Workspace {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
