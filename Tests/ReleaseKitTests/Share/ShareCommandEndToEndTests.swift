@@ -7,7 +7,7 @@ import XCTest
 
 /// `release share` against moto: links to the published objects with the requested expiry and
 /// a signature botocore computes the same, that download the zip's bytes; refusals in one line.
-final class ShareCommandTests: XCTestCase {
+final class ShareCommandEndToEndTests: XCTestCase {
   nonisolated(unsafe) private static var server: Result<OpenMotoServer, Error>?
   private var moto: OpenMotoServer!
   private var bucket = ""
