@@ -152,6 +152,15 @@ extension Command {
       title: "over-the-air models: what is offered, and publishing it",
       usage: ["ota status [<customer>] [options]", "ota publish [--publish <dest>]... [options]"],
       subcommands: OTACommand.subcommands),
+    Command(
+      name: "keys", synopsis: "keys <subcommand>", summary: "signing keys: generate, allowed-signers, check",
+      title: "the Ed25519 keys releases and over-the-air manifests are signed with",
+      usage: [
+        "keys generate <dir> [--name <name>]", "keys allowed-signers [--identity <name>] [options]",
+        "keys check [--signing-key <file>]... [options]",
+      ],
+      subcommands: KeysCommand.subcommands),
+    ShareCommand.command,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.name == name } }

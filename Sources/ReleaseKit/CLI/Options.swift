@@ -91,6 +91,30 @@ enum Options {
   static let allowDirty = Option.flag(
     "--allow-dirty", help: "tag even with uncommitted changes or an unrecorded release")
 
+  // Signing.
+  static let signingKey = Option.value(
+    "--signing-key", "file",
+    help:
+      "an Ed25519 private key (PKCS#8 PEM, as 'release keys generate' writes it) whose public half is in release.config.json's signing.trustedKeys; repeatable",
+    default: "the PEM text of RELEASE_SIGNING_KEY")
+
+  // Keys and share links.
+  static let keyName = Option.value(
+    "--name", "name", help: "file name of the pair, without .pem / .pub", default: "signing")
+  static let identity = Option.value(
+    "--identity", "name", help: "the signer identity customers pass to 'ssh-keygen -Y verify -I'",
+    default: KeysCommand.defaultIdentity)
+  static let shareVersion = Option.value(
+    "--version", "version", help: "the release to share", default: "the customer's version in --state")
+  static let expires = Option.value(
+    "--expires", "duration", help: "how long the links work, e.g. 36h or 7d; at most 7d", default: "7d")
+  static let destination = Option.value(
+    "--destination", "dest",
+    help: "s3://<bucket>[/<prefix>] or git:<location with {id}> the release was published to",
+    default: "the first s3:// destination of release.config.json's publish.destinations, else its git: one")
+  static let shareJSON = Option.flag(
+    "--json", help: "print {\"customer\", \"version\", \"expires\", \"urls\": {…}} on stdout")
+
   // Single commands'.
   static let noBuild = Option.flag("--no-build", help: "content checks only")
   static let percent = Option.value("--percent", "n", help: "share of devices, 0 to 100 (required)")
@@ -125,11 +149,14 @@ extension OptionGroup {
       Options.config, Options.s3Endpoint, Options.s3Region,
     ], name: "OTA inputs")
 
+  /// The private keys a run signs with.
+  static let signing = OptionGroup("SIGNING", [Options.signingKey], name: "signing")
+
   /// The group without `removed` (a command that takes most of a group).
   func without(_ removed: Option...) -> OptionGroup {
     OptionGroup(title, options.filter { !removed.contains($0) }, name: name, excluded: excluded + removed)
   }
 
   /// The shared groups, as the README's table lists them.
-  static let shared: [OptionGroup] = [.inputs, .s3, .behaviour, .publishing, .otaInputs]
+  static let shared: [OptionGroup] = [.inputs, .s3, .behaviour, .publishing, .otaInputs, .signing]
 }

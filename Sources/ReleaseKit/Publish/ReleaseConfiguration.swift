@@ -13,7 +13,8 @@ import ReleaseManifest
 ///     "publicURL": "https://sdk.example.com/sdk",
 ///     "publishPassed": false
 ///   },
-///   "models": "s3://contextsdk-models/store"
+///   "models": "s3://contextsdk-models/store",
+///   "signing": {"trustedKeys": ["keys/ota-2026.pub"]}
 /// }
 /// ```
 ///
@@ -34,6 +35,9 @@ struct ReleaseConfiguration: Equatable {
   var publishPassed: Bool?
   /// Where over-the-air manifests go when every destination is a releases repository.
   var otaDestination: String?
+  /// `signing.trustedKeys`: the public keys (PEM files, relative to this file) releases and
+  /// manifests are signed for; read by `TrustedKeys.load`.
+  var trustedKeys: [String]?
 
   /// Reads `path` (relative to the root) when given, else `release.config.json` at the root
   /// when it exists. An explicitly named file that is missing is an error; the default one
@@ -55,10 +59,11 @@ struct ReleaseConfiguration: Equatable {
     return try parse(data, displayPath: displayPath)
   }
 
-  static let keys = ["publish", "models"]
+  static let keys = ["publish", "models", "signing"]
   static let publishKeys = [
     "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
   ]
+  static let signingKeys = ["trustedKeys"]
 
   static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
     let document = try JSONDocument.parse(data, file: displayPath)
@@ -115,6 +120,13 @@ extension ReleaseConfiguration: JSONValueDecodable {
           case "publishPassed": publishPassed = value.bool()
           default: break
           }
+        }
+      case "signing":
+        guard let signing = field.object(expected: "an object") else { continue }
+        Self.refuseUnknownKeys(of: signing, known: Self.signingKeys)
+        for (setting, value) in signing.entries where setting.key == "trustedKeys" {
+          trustedKeys = value.array(expected: "an array of public key files (.pub)")?.compactMap(
+            \.nonEmptyString)
         }
       default: break
       }

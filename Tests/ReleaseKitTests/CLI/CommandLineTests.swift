@@ -26,6 +26,9 @@ final class CommandLineTests: XCTestCase {
       (["ota", "publish", "--help"], "release ota publish — "),
       (["ota", "publish", "--publish", "dir:x", "-h"], "release ota publish — "),
       (["help", "ota", "publish"], "release ota publish — "), (["help", "rollout"], "release rollout — "),
+      (["keys", "--help"], "release keys — "), (["keys", "generate", "-h"], "release keys generate — "),
+      (["help", "keys", "allowed-signers"], "release keys allowed-signers — "),
+      (["keys", "check", "--help"], "release keys check — "), (["share", "--help"], "release share — "),
     ]
     for (arguments, title) in cases {
       let (code, output) = run(arguments)
