@@ -142,6 +142,10 @@ struct PublishStep: Step {
   private func location(_ store: ObjectStore, _ key: String) -> String { "\(store.displayName)/\(key)" }
 
   static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
+  /// Where a file of a customer's release lives, below the destination's prefix.
+  static func artifactKey(customer id: String, version: SemanticVersion, file: String) -> String {
+    "artifacts/\(id)/\(version)/\(file)"
+  }
 
   /// The customer's published index and its tag, nil when there is none yet. An index that
   /// lists this release's version with another archive is an error: published versions never
@@ -273,5 +277,7 @@ struct PublishedRelease {
   /// the customer index carries what clients need.
   var files: [String] { [record.artifact.file, record.artifact.file + ".sha256"] }
 
-  func key(_ file: String) -> String { "artifacts/\(job.id)/\(job.version)/\(file)" }
+  func key(_ file: String) -> String {
+    PublishStep.artifactKey(customer: job.id, version: job.version, file: file)
+  }
 }

@@ -52,12 +52,6 @@ struct ShareLinks {
     }
   }
 
-  /// The key of a release's file below the destination's prefix, as `PublishedRelease.key`
-  /// names it when publishing.
-  static func artifactKey(customer: String, version: SemanticVersion, file: String) -> String {
-    "artifacts/\(customer)/\(version)/\(file)"
-  }
-
   /// Reads the customer's index, checks the objects, and signs a GET of each at `date`.
   static func presign(
     customer: String, version: SemanticVersion, store: S3ObjectStore, expiresIn seconds: Int, at date: Date
@@ -82,7 +76,7 @@ struct ShareLinks {
         throw ShareError.unreadableIndex(
           location: location, key: indexKey, reason: "the url of \(entry.version) does not name a .zip")
       }
-      let zipKey = artifactKey(customer: customer, version: version, file: file)
+      let zipKey = PublishStep.artifactKey(customer: customer, version: version, file: file)
       guard try exists(zipKey, in: store) else {
         throw ShareError.zipMissing(location: location, key: zipKey, indexKey: indexKey)
       }
