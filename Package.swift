@@ -46,7 +46,8 @@ let package = Package(
     .target(
       name: "ReleaseKit",
       dependencies: [
-        "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork",
+        "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseKit"]),
 
@@ -60,6 +61,9 @@ let package = Package(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
     .testTarget(
       name: "ReleaseKitTests",
-      dependencies: ["ReleaseKit", "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
+      dependencies: [
+        "ReleaseKit", "ReleaseArchive", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseSystem",
+      ]),
   ]
 )
