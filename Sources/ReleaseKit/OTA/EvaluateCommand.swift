@@ -24,7 +24,8 @@ enum EvaluateCommand {
       'rollouts'. With --apply a rollback retracts the challenger at once, and a promote raises \
       it to the schedule's next percentage, only when the outcomes hold a date after its \
       'since' (new evidence); the raise starts a new split on today's date. Bad outcomes (every \
-      problem with its line) change nothing.
+      problem with its line) change nothing; under --dry-run nothing is written (no rollouts.json, \
+      report, step summary or publish).
       """,
     positionals: [
       Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),

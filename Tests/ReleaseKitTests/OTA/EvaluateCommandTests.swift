@@ -31,6 +31,11 @@ final class SettableClock: ReleaseSystem.Clock {
 /// reaches from simulated exports, what `--apply` does to `rollouts.json` (and what it leaves
 /// alone), its refusals, its outputs and its report.
 final class EvaluateCommandTests: XCTestCase {
+  override class func tearDown() {
+    S3PublishTests.shutDownMoto()
+    super.tearDown()
+  }
+
   struct CLIRun {
     var code: Int32
     var standardOutput: [String]
@@ -362,6 +367,76 @@ final class EvaluateCommandTests: XCTestCase {
     let unknown = run(["ota", "evaluate", "--outcomes", "outcomes.csv"], in: workspace, clock: clock)
     XCTAssertEqual(unknown.code, 2, unknown.all)
     XCTAssertTrue(unknown.all.contains("rollouts.customers.nobody"), unknown.all)
+  }
+
+  /// The export from a URL (python's http.server on 127.0.0.1; a query, such as a presigned
+  /// signature, is never printed) and from a bucket (moto_server, signatures checked).
+  func testOutcomesFromAURLAndFromABucket() throws {
+    let (workspace, clock) = try rolledOut()
+    let served = workspace.file("served")
+    try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+    try write(
+      OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7), to: "served/outcomes.csv",
+      in: workspace)
+    let server = try StaticHTTPServer(directory: served)
+    defer { server.shutDown() }
+    let overHTTP = run(
+      ["ota", "evaluate", "--outcomes", "\(server.baseURL)/outcomes.csv?X-Amz-Signature=sekrit", "--json"],
+      in: workspace, clock: clock)
+    XCTAssertEqual(overHTTP.code, 0, overHTTP.all)
+    XCTAssertTrue(overHTTP.standardOutput.first?.contains("\"decision\":\"rollback\"") == true, overHTTP.all)
+    let missing = run(
+      ["ota", "evaluate", "--outcomes", "\(server.baseURL)/missing.csv?X-Amz-Signature=sekrit"],
+      in: workspace,
+      clock: clock)
+    XCTAssertEqual(missing.code, 1, missing.all)
+    XCTAssertTrue(missing.all.contains("missing.csv?…"), missing.all)
+    XCTAssertFalse((overHTTP.all + missing.all).contains("sekrit"), "a query is never printed")
+
+    let moto = try S3PublishTests.moto()
+    let bucket = try moto.makeBucket()
+    try moto.aws([
+      "s3", "cp", served.appendingPathComponent("outcomes.csv").path, "s3://\(bucket)/exports/outcomes.csv",
+    ])
+    let fromBucket = run(
+      [
+        "ota", "evaluate", "--outcomes", "s3://\(bucket)/exports/outcomes.csv", "--s3-endpoint",
+        moto.endpoint,
+        "--json",
+      ], in: workspace, clock: clock, environment: moto.credentials)
+    XCTAssertEqual(fromBucket.code, 0, fromBucket.all)
+    XCTAssertEqual(fromBucket.standardOutput, overHTTP.standardOutput)
+  }
+
+  /// The docs' walkthrough files, docs/examples/outcomes-{worse,better}.csv, are this
+  /// simulation's output (`UPDATE_SAMPLES=1` rewrites them), and judged as the walkthrough says:
+  /// the worse one is rolled back, the better one promoted.
+  func testTheSampleOutcomesAreTheSimulationsAndJudgedAsTheDocsSay() throws {
+    let samples: [(String, OutcomesSimulation, String)] = [
+      (
+        "outcomes-worse.csv",
+        OutcomesSimulation(challengerRate: 0.04, start: start, seed: 20, otherVersion: 72), "rollback"
+      ),
+      ("outcomes-better.csv", OutcomesSimulation(challengerRate: 0.06, start: start, seed: 21), "promote"),
+    ]
+    for (name, simulation, decision) in samples {
+      let file = RepositoryRoot.url.appendingPathComponent("docs/examples/\(name)")
+      if ProcessInfo.processInfo.environment["UPDATE_SAMPLES"] == "1" {
+        try FileManager.default.createDirectory(
+          at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try simulation.csv().write(to: file, atomically: true, encoding: .utf8)
+      }
+      XCTAssertEqual(
+        try String(contentsOf: file, encoding: .utf8), simulation.csv(),
+        "\(name) is stale: UPDATE_SAMPLES=1 swift test --filter EvaluateCommandTests/testTheSample")
+      let (workspace, clock) = try rolledOut()
+      let result = run(
+        ["ota", "evaluate", "acme", "--outcomes", file.path, "--since", "2026-11-01", "--json"],
+        in: workspace,
+        clock: clock)
+      XCTAssertEqual(result.code, 0, result.all)
+      XCTAssertTrue(result.standardOutput.first?.contains("\"decision\":\"\(decision)\"") == true, result.all)
+    }
   }
 
   /// Issue 20's end to end, in process: a challenger at 10 %, a worse export evaluated with
