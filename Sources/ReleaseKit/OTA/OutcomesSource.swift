@@ -56,7 +56,7 @@ enum OutcomesSource {
       }
       var request = RemoteModelStore.request(url, maximumSize: maximumSize)
       request.destination = .file(temporary)
-      try download(source) { _ = try http.send(request) }
+      try download(source, hiding: url.query) { _ = try http.send(request) }
     } else {
       throw ReleaseError.usage(
         "\(option) \(lower.hasPrefix("s3://") ? location : "the URL"): expected a file, https://<host>/<path> or s3://<bucket>/<key>"
@@ -74,7 +74,11 @@ enum OutcomesSource {
     return (components.string ?? "the URL") + (hidden ? "?…" : "")
   }
 
-  private static func download(_ source: String, _ body: () throws -> Void) throws {
+  /// Runs `body`, naming its failure by `source`; `hiding` (a URL's query, which may be a
+  /// presigned signature) never appears in the message.
+  private static func download(_ source: String, hiding secret: String? = nil, _ body: () throws -> Void)
+    throws
+  {
     do { try body() } catch SystemError.tooLarge {
       throw ReleaseError.invalidInput(
         "\(source): more than \(maximumSize) bytes; expected an outcomes export of at most that size (the download was stopped)"
@@ -82,7 +86,10 @@ enum OutcomesSource {
     } catch let error as ReleaseError {
       throw error
     } catch {
-      throw ReleaseError.stepFailed(step: "download outcomes", reason: "\(source): \(error)")
+      // Nothing was judged or changed: the input could not be had (exit 2, as a missing file).
+      var reason = "\(error)"
+      if let secret, !secret.isEmpty { reason = reason.replacingOccurrences(of: secret, with: "…") }
+      throw ReleaseError.invalidInput("\(source): cannot download the outcomes: \(reason)")
     }
   }
 

@@ -389,7 +389,7 @@ final class EvaluateCommandTests: XCTestCase {
       ["ota", "evaluate", "--outcomes", "\(server.baseURL)/missing.csv?X-Amz-Signature=sekrit"],
       in: workspace,
       clock: clock)
-    XCTAssertEqual(missing.code, 1, missing.all)
+    XCTAssertEqual(missing.code, 2, missing.all)
     XCTAssertTrue(missing.all.contains("missing.csv?…"), missing.all)
     XCTAssertFalse((overHTTP.all + missing.all).contains("sekrit"), "a query is never printed")
 
