@@ -100,11 +100,12 @@ enum EvaluateCommand {
           "ota evaluate: no active challenger (an active offer below 100%) to judge in \(inputs.rolloutsPath)",
         to: .standardError)
     }
-    for (candidate, judgement) in zip(candidates, judgements) {
+    for (index, (candidate, judgement)) in zip(candidates, judgements).enumerated() {
       if options.json {
         output.write(line: judgement.jsonLine(), to: .standardOutput)
       } else {
-        output.write(lines: table(judgement, candidate), to: .standardOutput)
+        // One table per challenger, a blank line between them.
+        output.write(lines: (index > 0 ? [""] : []) + table(judgement, candidate), to: .standardOutput)
       }
     }
 
@@ -362,8 +363,9 @@ enum EvaluateCommand {
       try AtomicFile.write(
         EvaluationReport.markdown(judgements), to: directory.appendingPathComponent("summary.md"))
     } catch {
-      throw ReleaseError.stepFailed(
-        step: "ota evaluate --report", reason: "\(shown): \(SystemError.reason(error))")
+      // Before anything is applied: a report directory that cannot be written is a bad argument.
+      throw ReleaseError.invalidInput(
+        "\(Options.report.name) \(shown): cannot write the report (\(SystemError.reason(error)))")
     }
   }
 }
