@@ -165,6 +165,25 @@ final class EvaluateCommandTests: XCTestCase {
     XCTAssertEqual(raised["rolloutPercent"] as? Int, 25)
   }
 
+  /// An offer written before `since` was recorded (unknown start): every row counts, and a
+  /// promote raises it, recording the new split's day.
+  func testAnOfferWithoutSinceIsJudgedOnEveryRowAndRaised() throws {
+    let (workspace, clock) = try rolledOut()
+    let text = try String(contentsOf: workspace.file("rollouts.json"), encoding: .utf8)
+    try text.replacingOccurrences(of: "\"since\" : \"2026-11-01\",", with: "")
+      .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
+    XCTAssertNil(try offer(workspace, 74)["since"])
+    try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertTrue(
+      result.standardOutput.first?.hasSuffix("all rows (the split's start is unknown)") == true, result.all)
+    let raised = try offer(workspace, 74)
+    XCTAssertEqual(raised["rolloutPercent"] as? Int, 25)
+    XCTAssertEqual(raised["since"] as? String, "2026-11-15")
+  }
+
   /// A promote is applied only on outcomes dated after the split began: judged over older rows
   /// (`--since`), a split that began on the export's last date is not raised.
   func testAPromoteWithoutOutcomesAfterTheSplitBeganIsNotApplied() throws {
