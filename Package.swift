@@ -46,7 +46,8 @@ let package = Package(
     .target(
       name: "ReleaseKit",
       dependencies: [
-        "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork", "ReleaseSigning",
+        "ReleaseArchive", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork",
+        "ReleaseSigning",
         "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseKit"]),
@@ -62,8 +63,8 @@ let package = Package(
     .testTarget(
       name: "ReleaseKitTests",
       dependencies: [
-        "ReleaseKit", "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork",
-        "ReleaseSigning",
+        "ReleaseKit", "ReleaseArchive", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseNetwork", "ReleaseSigning",
         "ReleaseSystem",
       ]),
   ]

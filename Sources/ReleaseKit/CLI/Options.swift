@@ -118,6 +118,28 @@ enum Options {
   // Single commands'.
   static let noBuild = Option.flag("--no-build", help: "content checks only")
   static let percent = Option.value("--percent", "n", help: "share of devices, 0 to 100 (required)")
+
+  // `ota evaluate`'s.
+  static let outcomes = Option.value(
+    "--outcomes", "file|url",
+    help:
+      "the outcomes export (CSV: date,customer,flow,modelVersion,devices,conversions): a file, https://… or s3://<bucket>/<key> (required)"
+  )
+  static let since = Option.value(
+    "--since", "date",
+    help: "judge the rows from this UTC date (YYYY-MM-DD) on", default: "each offer's since in rollouts.json")
+  static let evaluateJSON = Option.flag(
+    "--json", help: "one JSON object per judged challenger a line on stdout")
+  static let report = Option.value(
+    "--report", "dir", help: "write an SVG chart and a Markdown table per judged challenger into dir")
+  static let apply = Option.flag(
+    "--apply",
+    help: "carry the decisions out in rollouts.json: roll back a worse challenger, raise a good one a step")
+  static let evaluatePublish = Option.value(
+    "--publish", "dest",
+    help:
+      "after --apply, publish as 'release ota publish' does: dir:<path> | s3://<bucket>[/<prefix>]; repeatable",
+    repeatable: true)
 }
 
 extension OptionGroup {

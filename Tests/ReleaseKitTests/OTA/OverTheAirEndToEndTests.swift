@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseEvaluation
 import ReleaseSystem
 import XCTest
 
@@ -76,6 +77,39 @@ final class OverTheAirEndToEndTests: XCTestCase {
     try assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
       workspace, destination: ["--publish", "dir:published", "--public-url", server.baseURL], environment: [:]
     ) { key in try Data(contentsOf: published.appendingPathComponent(key)) }
+  }
+
+  /// Issue 20's proof: a challenger at 10%, a worse outcome export (seeded simulation) judged
+  /// by `ota evaluate --apply --publish`, and every device back on the bundled model.
+  func testAWorseChallengerJudgedByItsOutcomesIsRolledBackOnEveryDevice() throws {
+    let workspace = try Workspace(manifest: Self.manifest)
+    let published = workspace.file("published")
+    try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
+    let server = try StaticHTTPServer(directory: published)
+    defer { server.shutDown() }
+    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
+    try GitFixture.commitAll(workspace.root)
+    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination)
+    run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
+    run(workspace, ["ota", "publish"] + destination)
+    let work = workspace.file("ota-devices")
+    let (before, _) = try devices(workspace, work: work)
+    XCTAssertTrue(before.values.contains { $0.version == "74" }, "some devices took the challenger")
+
+    // Fourteen days up to today (the rollout's `since` is today: --since takes the whole export).
+    let start = OutcomeDate(utcDayOf: Date()).adding(days: -13)
+    try OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7).csv()
+      .write(to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
+    let evaluation = run(
+      workspace,
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--since", start.description, "--apply"] + destination
+    )
+    XCTAssertTrue(evaluation.standardOutput.contains("  decision     rollback"), evaluation.allOutput)
+    let (after, summary) = try devices(workspace, work: work)
+    let everyone = String(format: "%d of %d devices (%.1f%%)", Self.devices, Self.devices, 100.0)
+    XCTAssertEqual(
+      summary, ["onboarding_upsell: \(everyone) on the bundled model", "model files on the devices: 0"])
+    XCTAssertTrue(after.values.allSatisfy { $0.version == "bundled" })
   }
 
   /// The same against moto_server with signatures checked: the release and the manifests are

@@ -202,7 +202,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     XCTAssertEqual(
       run.standardError.sorted(),
       [
-        "release.config.json: extra: unknown key; expected one of: publish, models, signing",
+        "release.config.json: extra: unknown key; expected one of: publish, models, signing, rollouts",
         "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed, otaDestination",
         "release.config.json: publish.s3Endpoint: expected a non-empty string, found 5",
       ].map { "error: \($0)" }.sorted(), run.allOutput)
