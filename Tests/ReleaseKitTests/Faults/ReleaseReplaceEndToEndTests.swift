@@ -41,6 +41,7 @@ final class ReleaseReplaceEndToEndTests: XCTestCase {
     XCTAssertGreaterThan(checks, 1000, "the reader polled throughout")
     XCTAssertEqual(misses, 0, "\(misses) of \(checks) looks found the release missing or incomplete")
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
-    print("ReleaseReplaceEndToEndTests: \(checks) looks during 3 forced rebuilds, \(misses) without the release")
+    print(
+      "ReleaseReplaceEndToEndTests: \(checks) looks during 3 forced rebuilds, \(misses) without the release")
   }
 }

@@ -112,7 +112,8 @@ final class S3PublishEndToEndTests: XCTestCase {
       // Without --public-url, URLs point at the endpoint, path-style.
       assertJSONEqual(
         try jsonObject(data, key),
-        DirectoryPublishEndToEndTests.expectedCustomerIndex([release], publicBase: "\(moto.endpoint)/\(bucket)/sdk"),
+        DirectoryPublishEndToEndTests.expectedCustomerIndex(
+          [release], publicBase: "\(moto.endpoint)/\(bucket)/sdk"),
         key)
     }
     let (top, topMetadata) = try moto.getObject(bucket, "sdk/index.json")

@@ -196,7 +196,8 @@ final class OTAPublishedFormatEndToEndTests: XCTestCase {
     if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
       try published.write(to: OTAGolden.manifest)
       try Data(fixture.utf8).write(to: OTAGolden.template)
-      print("OTAPublishedFormatEndToEndTests: rewrote \(OTAGolden.manifest.path) and \(OTAGolden.template.path)")
+      print(
+        "OTAPublishedFormatEndToEndTests: rewrote \(OTAGolden.manifest.path) and \(OTAGolden.template.path)")
       return
     }
     let hint =
