@@ -41,8 +41,8 @@ let package = Package(
       dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
     .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
     // Judging a challenger from its outcomes: CSV reader, always-valid statistics, reports.
-    // Pure Foundation.
-    .target(name: "ReleaseEvaluation"),
+    // Judging rollouts from outcome counts: statistics, CSV, chart.
+    .target(name: "ReleaseEvaluation", dependencies: ["ReleaseSystem"]),
     .target(
       name: "ReleaseKit",
       dependencies: [
