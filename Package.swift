@@ -43,9 +43,8 @@ let package = Package(
     .target(
       name: "ReleaseSigning",
       dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
-    // Judging a challenger from its outcomes: CSV reader, always-valid statistics, reports.
-    // Pure Foundation.
-    .target(name: "ReleaseEvaluation"),
+    // Judging rollouts from outcome counts: CSV reader, always-valid statistics, reports, chart.
+    .target(name: "ReleaseEvaluation", dependencies: ["ReleaseSystem"]),
     // Where models come from: directory and remote stores, Core ML parsing, the digest cache.
     .target(name: "ReleaseModels", dependencies: ["ReleaseNetwork", "ReleaseSystem"]),
     // customers.json and features.json, read and checked against the model store.
@@ -57,14 +56,14 @@ let package = Package(
     .target(
       name: "ReleaseCore",
       dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
-    // Where releases go: directory and S3 object stores, destinations, indexes, git.
+    // Where releases go: directory and S3 object stores, destinations, URL credentials, git.
     .target(
       name: "ReleasePublishing",
       dependencies: ["ReleaseCore", "ReleaseGeneration", "ReleaseNetwork", "ReleaseSystem"]),
     // The over-the-air channel: rollouts.json, rollout changes and the manifests devices fetch.
     .target(
       name: "ReleaseOTA",
-      dependencies: ["ReleaseCore", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
+      dependencies: ["ReleaseCore", "ReleaseEvaluation", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
     // The run: options, context, the phases and the steps from loading the inputs to
     // publishing, tagging and recording state; release records, notes, artifact checks, shards.
     .target(
@@ -74,12 +73,13 @@ let package = Package(
         "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSystem",
       ]),
     // The command line: the command table, parsing, help, release.config.json, and each
-    // command's run (release, bump, plan, verify, rollout and ota).
+    // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels",
-        "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
+        "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
@@ -96,7 +96,8 @@ let package = Package(
       name: "ReleaseKitTests",
       dependencies: [
         "ReleaseCLI", "ReleasePipeline", "ReleaseOTA", "ReleasePublishing", "ReleaseCore", "ReleaseModels",
-        "ReleaseArchive", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork",
+        "ReleaseSigning", "ReleaseSystem",
       ]),
   ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSystem
 
 extension EvaluationReport {
   /// An SVG chart (900 × 600) of a judgement: above, the cumulative conversion rate of each
@@ -144,7 +145,7 @@ struct Axis {
   func y(_ value: Double) -> Double { bottom - (value - low) / (high - low) * (bottom - top) }
 }
 
-/// A small SVG writer; every text goes through `xmlEscaped`.
+/// A small SVG writer; every text goes through `XMLText.escaped`.
 struct SVGChart {
   private(set) var body: [String] = []
   let width: Double
@@ -170,10 +171,10 @@ struct SVGChart {
     _ text: String, x: Double, y: Double, size: Double, anchor: String, weight: String = "normal",
     color: String = "#222222", id: String? = nil
   ) {
-    let identifier = id.map { " id=\"\(EvaluationReport.xmlEscaped($0))\"" } ?? ""
+    let identifier = id.map { " id=\"\(XMLText.escaped($0))\"" } ?? ""
     body.append(
       "<text\(identifier) x=\"\(n(x))\" y=\"\(n(y))\" font-size=\"\(n(size))\" text-anchor=\"\(anchor)\" "
-        + "font-weight=\"\(weight)\" fill=\"\(color)\">\(EvaluationReport.xmlEscaped(text))</text>")
+        + "font-weight=\"\(weight)\" fill=\"\(color)\">\(XMLText.escaped(text))</text>")
   }
 
   mutating func line(

@@ -93,30 +93,6 @@ public enum EvaluationReport {
     return escaped
   }
 
-  /// Escapes text for XML character data and attribute values; drops characters XML forbids.
-  static func xmlEscaped(_ text: String) -> String {
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      case "'": escaped += "&apos;"
-      default:
-        let value = scalar.value
-        if value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
-          || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
-        {
-          escaped.unicodeScalars.append(scalar)
-        } else {
-          escaped += "\u{FFFD}"
-        }
-      }
-    }
-    return escaped
-  }
-
   static func format(_ value: Double, _ decimals: Int) -> String {
     String(format: "%.\(decimals)f", locale: Locale(identifier: "en_US_POSIX"), value)
   }

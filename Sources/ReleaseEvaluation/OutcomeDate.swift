@@ -83,3 +83,21 @@ public struct OutcomeDate: Hashable, Comparable, Sendable, CustomStringConvertib
     }
   }
 }
+
+/// As the string `YYYY-MM-DD` (how `rollouts.json` records the start of a split).
+extension OutcomeDate: Codable {
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    guard let date = OutcomeDate(text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "found \"\(text)\"; expected a UTC date as YYYY-MM-DD")
+    }
+    self = date
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
+}

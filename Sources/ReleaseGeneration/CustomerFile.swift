@@ -21,8 +21,13 @@ struct CustomerFile: Encodable {
   let bundleIdentifiers: [String]
   let sdkVersion: String
   let models: [Model]
-  /// Left out when the release publishes no models over the air.
+  /// The legacy unsigned manifest; left out when the release publishes no models over the air.
   let modelManifestURL: String?
+  /// The signed channel (all three, or none): the customer's id, which a manifest must name,
+  /// the keys one of which must sign it, and its URL.
+  let customer: String?
+  let trustedKeys: [PinnedKey]?
+  let manifestURL: String?
   let features: [String]
 
   init(_ input: GenerationInput, features: [Feature]) {
@@ -36,6 +41,15 @@ struct CustomerFile: Encodable {
         specificationVersion: embedded.specificationVersion, resourceName: embedded.resourceName)
     }
     modelManifestURL = input.modelManifestURL
+    if let keys = input.trustedKeys, let url = input.manifestURL {
+      customer = input.customer.id
+      trustedKeys = keys
+      manifestURL = url
+    } else {
+      customer = nil
+      trustedKeys = nil
+      manifestURL = nil
+    }
     self.features = features.map(\.name)
   }
 }

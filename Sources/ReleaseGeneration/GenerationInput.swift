@@ -44,6 +44,12 @@ public struct GenerationInput: Equatable, Sendable {
   /// The customer's over-the-air manifest (`<public URL>/ota/<id>/models.json`); nil when the
   /// release has no public URL to publish it under.
   public var modelManifestURL: String?
+  /// The public keys every manifest of the signed channel must be signed by one of (pinned in
+  /// `customer.json`); nil: the package has no signed channel.
+  public var trustedKeys: [PinnedKey]?
+  /// The customer's signed manifest (`<public URL>/ota/<channel>/manifest.json`), followed only
+  /// with `trustedKeys`; nil: none.
+  public var manifestURL: String?
   /// The signals the SDK computes and since which version (the template's signals.json), for
   /// the SDK's own table `SDKSignals`.
   public var signals: [String: String]
@@ -53,8 +59,8 @@ public struct GenerationInput: Equatable, Sendable {
 
   public init(
     customer: Customer, version: String, sdkVersion: String, models: [EmbeddedModel],
-    repositoryURL: String? = nil, modelManifestURL: String? = nil, signals: [String: String] = [:],
-    releaseNotes: [ReleaseNote] = []
+    repositoryURL: String? = nil, modelManifestURL: String? = nil, trustedKeys: [PinnedKey]? = nil,
+    manifestURL: String? = nil, signals: [String: String] = [:], releaseNotes: [ReleaseNote] = []
   ) {
     self.customer = customer
     self.packageName = customer.packageName
@@ -63,6 +69,8 @@ public struct GenerationInput: Equatable, Sendable {
     self.models = models
     self.repositoryURL = repositoryURL
     self.modelManifestURL = modelManifestURL
+    self.trustedKeys = trustedKeys
+    self.manifestURL = manifestURL
     self.signals = signals
     self.releaseNotes = releaseNotes
   }
@@ -77,5 +85,18 @@ public struct GeneratedPackage: Equatable, Sendable {
   public init(directory: URL, files: [String]) {
     self.directory = directory
     self.files = files
+  }
+}
+
+/// A public key a package trusts, as its `customer.json` pins it.
+public struct PinnedKey: Equatable, Sendable, Encodable {
+  /// Lower-case hex SHA-256 of the raw 32-byte Ed25519 key.
+  public var keyID: String
+  /// Standard base64 (with padding) of the raw 32-byte key.
+  public var publicKey: String
+
+  public init(keyID: String, publicKey: String) {
+    self.keyID = keyID
+    self.publicKey = publicKey
   }
 }

@@ -73,8 +73,15 @@ enum GenerationFixtures {
       models: try customer.customModels.map(embeddedModel),
       repositoryURL: "https://git.example.com/contextsdk/releases-\(customer.id).git",
       modelManifestURL: "https://sdk.example.com/contextsdk/ota/\(customer.id)/models.json",
+      trustedKeys: [trustedKey],
+      manifestURL: "https://sdk.example.com/contextsdk/ota/0123456789abcdef0123456789abcdef/manifest.json",
       signals: try templateSignals(), releaseNotes: releaseNotes)
   }
+
+  /// RFC 8032's first test key, as a package pins it.
+  static let trustedKey = PinnedKey(
+    keyID: "21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9",
+    publicKey: "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
 
   /// Two releases of the fixture customer: the first, then a model change, a removed and an
   /// added model, new bundle identifiers and a new SDK version whose changelog item and model

@@ -43,6 +43,37 @@ final class PackageGeneratorTests: XCTestCase {
     XCTAssertEqual(try Data(contentsOf: copied), try Data(contentsOf: source))
   }
 
+  /// The signed channel (the customer's id, the pinned keys, the signed manifest's URL) is in
+  /// customer.json only when keys and the URL are given; without, the keys are left out.
+  func testCustomerFileCarriesTheSignedChannelOnlyWithKeysAndURL() throws {
+    let root = try GenerationFixtures.temporaryDirectory(self)
+    func customerFile(_ input: GenerationInput, _ name: String) throws -> [String: Any] {
+      let directory = root.appendingPathComponent(name)
+      _ = try generate(input, into: directory)
+      let data = try Data(contentsOf: directory.appendingPathComponent(PackageGenerator.customerFile))
+      return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+    let signed = try customerFile(try GenerationFixtures.input(), "signed")
+    XCTAssertEqual(signed["customer"] as? String, GenerationFixtures.customer.id)
+    XCTAssertEqual(
+      signed["trustedKeys"] as? [[String: String]],
+      [["keyID": GenerationFixtures.trustedKey.keyID, "publicKey": GenerationFixtures.trustedKey.publicKey]])
+    XCTAssertNotNil(signed["manifestURL"])
+    for (name, keys, url) in [
+      ("none", nil, nil), ("no-url", [GenerationFixtures.trustedKey], nil),
+      ("no-keys", nil, "https://sdk.example.com/ota/0123456789abcdef0123456789abcdef/manifest.json"),
+    ] as [(String, [PinnedKey]?, String?)] {
+      var input = try GenerationFixtures.input()
+      input.trustedKeys = keys
+      input.manifestURL = url
+      let file = try customerFile(input, name)
+      XCTAssertNil(file["customer"], name)
+      XCTAssertNil(file["trustedKeys"], name)
+      XCTAssertNil(file["manifestURL"], name)
+      XCTAssertNotNil(file["modelManifestURL"], name)
+    }
+  }
+
   func testSameInputGivesTheSameBytes() throws {
     let root = try GenerationFixtures.temporaryDirectory(self)
     let input = try GenerationFixtures.input()

@@ -297,7 +297,7 @@ final class S3PresignerTests: XCTestCase {
 /// (with checks on, a presigned GET answers 500), so this server checks none: what it shows
 /// is that the path-style URL names the object S3Client stored, and that a plain HTTP client
 /// can use the URL as printed. The signature itself is proven against botocore above.
-final class S3PresignerMotoTests: XCTestCase {
+final class S3PresignerMotoEndToEndTests: XCTestCase {
   private static let sharedServer = Locked<Result<MotoServer, Error>?>(nil)
   private static let bucket = "release-presign-tests"
 
@@ -324,7 +324,7 @@ final class S3PresignerMotoTests: XCTestCase {
     switch Self.sharedServer.value {
     case .success?: super.invokeTest()
     case .failure(let error)?: XCTFail("presigned-URL tests need moto_server: \(error)")
-    case nil: XCTFail("S3PresignerMotoTests.setUp() did not run")
+    case nil: XCTFail("S3PresignerMotoEndToEndTests.setUp() did not run")
     }
   }
 

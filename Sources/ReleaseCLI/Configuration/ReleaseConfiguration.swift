@@ -14,7 +14,10 @@ import ReleaseManifest
 ///     "publicURL": "https://sdk.example.com/sdk",
 ///     "publishPassed": false
 ///   },
-///   "models": "s3://contextsdk-models/store"
+///   "models": "s3://contextsdk-models/store",
+///   "signing": {"trustedKeys": ["keys/ota-2026.pub"]},
+///   "rollouts": {"margin": 0.02, "minimumConversions": 100, "schedule": [10, 25, 50, 100],
+///                "customers": {"acme": {"margin": 0.05}}}
 /// }
 /// ```
 ///
@@ -35,6 +38,11 @@ struct ReleaseConfiguration: Equatable {
   var publishPassed: Bool?
   /// Where over-the-air manifests go when every destination is a releases repository.
   var otaDestination: String?
+  /// `signing.trustedKeys`: the public keys (PEM files, relative to this file) releases and
+  /// manifests are signed for; read by `TrustedKeys.load`.
+  var trustedKeys: [String]?
+  /// How `release ota evaluate` judges and promotes challengers (`rollouts`).
+  var rollouts: RolloutPolicyConfiguration?
 
   /// Reads `path` (relative to the root) when given, else `release.config.json` at the root
   /// when it exists. An explicitly named file that is missing is an error; the default one
@@ -56,10 +64,11 @@ struct ReleaseConfiguration: Equatable {
     return try parse(data, displayPath: displayPath)
   }
 
-  static let keys = ["publish", "models"]
+  static let keys = ["publish", "models", "signing", "rollouts"]
   static let publishKeys = [
     "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
   ]
+  static let signingKeys = ["trustedKeys"]
 
   static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
     let document = try JSONDocument.parse(data, file: displayPath)
@@ -83,7 +92,7 @@ struct ReleaseConfiguration: Equatable {
   }
 
   /// Refuses the keys of `object` not in `known`, suggesting the closest known one.
-  private static func refuseUnknownKeys(of object: JSONObjectDecoder, known: [String]) {
+  static func refuseUnknownKeys(of object: JSONObjectDecoder, known: [String]) {
     object.refuseUnknownKeys(known: known) { member, field in
       let hint =
         Suggestion.closest(to: member.key, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
@@ -102,6 +111,7 @@ extension ReleaseConfiguration: JSONValueDecodable {
     for (member, field) in root.entries {
       switch member.key {
       case "models": models = field.nonEmptyString
+      case "rollouts": rollouts = field.decode(RolloutPolicyConfiguration.self)
       case "publish":
         guard let publish = field.object(expected: "an object") else { continue }
         Self.refuseUnknownKeys(of: publish, known: Self.publishKeys)
@@ -116,6 +126,13 @@ extension ReleaseConfiguration: JSONValueDecodable {
           case "publishPassed": publishPassed = value.bool()
           default: break
           }
+        }
+      case "signing":
+        guard let signing = field.object(expected: "an object") else { continue }
+        Self.refuseUnknownKeys(of: signing, known: Self.signingKeys)
+        for (setting, value) in signing.entries where setting.key == "trustedKeys" {
+          trustedKeys = value.array(expected: "an array of public key files (.pub)")?.compactMap(
+            \.nonEmptyString)
         }
       default: break
       }

@@ -70,23 +70,28 @@ struct Arguments {
     return (nil, option.name)
   }
 
-  /// A duration: seconds, or a number with s, m or h, e.g. `90s`, `20m`, `1h`; at most a day.
-  func duration(_ option: Option) throws -> Double? {
+  /// A duration: seconds, or a number with s, m, h or d, e.g. `90s`, `20m`, `1h`, `7d`; at most
+  /// `maximum` seconds (a day unless given), which messages name as `maximumText`.
+  func duration(
+    _ option: Option, maximum: Double = 86_400, maximumText: String = "24h",
+    examples: String = "90s, 20m or 1h"
+  ) throws -> Double? {
     let name = option.name
     guard let text = value(option) else { return nil }
-    let units: [(String, Double)] = [("h", 3600), ("m", 60), ("s", 1), ("", 1)]
+    let units: [(String, Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
     for (suffix, factor) in units where text.hasSuffix(suffix) {
       let digits = text.dropLast(suffix.count)
       if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
         let number = Double(digits),
-        number > 0, number * factor <= 86_400
+        number > 0, number * factor <= maximum
       {
         return number * factor
       }
       break
     }
     throw ReleaseError.usage(
-      "\(name): expected a duration such as 90s, 20m or 1h (at most 24h), found \"\(text.prefix(40))\"")
+      "\(name): expected a duration such as \(examples) (at most \(maximumText)), found \"\(text.prefix(40))\""
+    )
   }
 
   /// A size: bytes, or a number with KB, MB or GB (powers of 1024), e.g. `512MB`.

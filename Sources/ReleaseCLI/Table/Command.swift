@@ -152,14 +152,15 @@ struct Command: Sendable {
   func resolveSubcommand(_ arguments: [String]) throws -> Command {
     guard !subcommands.isEmpty else { return self }
     let names = subcommands.map(\.name)
+    // "status, publish or evaluate".
+    let choices =
+      names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
     guard let name = arguments.first else {
-      throw ReleaseError.usage(
-        "\(path): expected a subcommand, \(names.joined(separator: " or ")); found nothing")
+      throw ReleaseError.usage("\(path): expected a subcommand, \(choices); found nothing")
     }
     guard let subcommand = subcommand(for: arguments) else {
       let hint = Suggestion.closest(to: name, among: names).map { " (did you mean '\($0)'?)" }
-      throw ReleaseError.usage(
-        "\(path): '\(name)' is not a subcommand\(hint ?? ""); expected \(names.joined(separator: " or "))")
+      throw ReleaseError.usage("\(path): '\(name)' is not a subcommand\(hint ?? ""); expected \(choices)")
     }
     return subcommand
   }

@@ -150,10 +150,22 @@ extension Command {
       run: { try RolloutCommand.rollback(try RolloutOptions($0, $1, command: "rollback"), $1) }
     ),
     Command(
-      name: "ota", synopsis: "ota <subcommand>", summary: "over-the-air models: status, publish",
-      title: "over-the-air models: what is offered, and publishing it",
-      usage: ["ota status [<customer>] [options]", "ota publish [--publish <dest>]... [options]"],
+      name: "ota", synopsis: "ota <subcommand>", summary: "over-the-air models: status, publish, evaluate",
+      title: "over-the-air models: what is offered, publishing it, judging challengers",
+      usage: [
+        "ota status [<customer>] [options]", "ota publish [--publish <dest>]... [options]",
+        "ota evaluate [<customer> [<flow>]] --outcomes <file|url> [options]",
+      ],
       subcommands: OTACommand.subcommands),
+    Command(
+      name: "keys", synopsis: "keys <subcommand>", summary: "signing keys: generate, allowed-signers, check",
+      title: "the Ed25519 keys releases and over-the-air manifests are signed with",
+      usage: [
+        "keys generate <dir> [--name <name>]", "keys allowed-signers [--identity <name>] [options]",
+        "keys check [--signing-key <file>]... [options]",
+      ],
+      subcommands: KeysCommand.subcommands),
+    ShareCommand.command,
   ]
 
   static func named(_ name: String) -> Command? { all.first { $0.name == name } }

@@ -76,10 +76,27 @@ extension Command {
       return "| `release \(cell(command.synopsis))` | \(cell(command.summary)) | \(options) |"
     }
     let groups = OptionGroup.shared.map { "| *\($0.name ?? $0.title)* | \(names($0.options)) |" }
+    // Every option once, in the order the commands first name it: its help, default and the
+    // release.config.json key it defaults from.
+    var seen: Set<String> = []
+    let options = all.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }.flatMap(\.options)
+      .filter { seen.insert($0.name).inserted }
+      .map { option in
+        let label = option.valueName.map { "\(option.name) <\($0)>" } ?? option.name
+        let help = option.help.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let defaults = [
+          option.defaultValue.map { "default `\(cell($0))`" },
+          option.configurationKey.map { "config `\($0.rawValue)`" },
+        ]
+        .compactMap { $0 }.joined(separator: "; ")
+        return "| `\(cell(label))` | \(cell(help)) | \(defaults) |"
+      }
     return
       (["| Command | What it does | Options |", "| --- | --- | --- |"] + commands + [
         "", "| Option group | Options |", "| --- | --- |",
-      ] + groups + ["", "`release <command> --help` describes each option."]).joined(separator: "\n")
+      ] + groups + ["", "| Option | Meaning | Default |", "| --- | --- | --- |"] + options + [
+        "", "`release <command> --help` describes each command's options in full.",
+      ]).joined(separator: "\n")
   }
 
   /// One option or argument of help: its label, then its help wrapped beside it, or below it

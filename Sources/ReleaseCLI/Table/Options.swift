@@ -91,9 +91,55 @@ enum Options {
   static let allowDirty = Option.flag(
     "--allow-dirty", help: "tag even with uncommitted changes or an unrecorded release")
 
+  // Signing.
+  static let signingKey = Option.value(
+    "--signing-key", "file",
+    help:
+      "an Ed25519 private key (PKCS#8 PEM, as 'release keys generate' writes it) whose public half is in release.config.json's signing.trustedKeys; repeatable",
+    default: "the PEM text of RELEASE_SIGNING_KEY")
+
+  // Keys and share links.
+  static let keyName = Option.value(
+    "--name", "name", help: "file name of the pair, without .pem / .pub", default: "signing")
+  static let identity = Option.value(
+    "--identity", "name", help: "the signer identity customers pass to 'ssh-keygen -Y verify -I'",
+    default: KeysCommand.defaultIdentity)
+  static let shareVersion = Option.value(
+    "--version", "version", help: "the release to share", default: "the customer's version in --state")
+  static let expires = Option.value(
+    "--expires", "duration", help: "how long the links work, e.g. 36h or 7d; at most 7d", default: "7d")
+  static let destination = Option.value(
+    "--destination", "dest",
+    help: "s3://<bucket>[/<prefix>] or git:<location with {id}> the release was published to",
+    default: "the first s3:// destination of release.config.json's publish.destinations, else its git: one")
+  static let shareJSON = Option.flag(
+    "--json", help: "print {\"customer\", \"version\", \"expires\", \"urls\": {…}} on stdout")
+
   // Single commands'.
   static let noBuild = Option.flag("--no-build", help: "content checks only")
   static let percent = Option.value("--percent", "n", help: "share of devices, 0 to 100 (required)")
+
+  // `ota evaluate`'s.
+  static let outcomes = Option.value(
+    "--outcomes", "file|url",
+    help:
+      "the outcomes export (CSV: date,customer,flow,modelVersion,devices,conversions): a file, https://… or s3://<bucket>/<key> (required)"
+  )
+  static let since = Option.value(
+    "--since", "date",
+    help: "judge the rows from this UTC date (YYYY-MM-DD) on", default: "each offer's since in rollouts.json")
+  static let evaluateJSON = Option.flag(
+    "--json", help: "one JSON object per judged challenger a line on stdout")
+  static let report = Option.value(
+    "--report", "dir", help: "write an SVG chart and a Markdown table per judged challenger into dir")
+  static let apply = Option.flag(
+    "--apply",
+    help: "carry the decisions out in rollouts.json: roll back a worse challenger, raise a good one a step")
+  static let evaluatePublish = Option.value(
+    "--publish", "dest",
+    help:
+      "after --apply, publish as 'release ota publish' does: dir:<path> | s3://<bucket>[/<prefix>]; repeatable",
+    repeatable: true)
 }
 
 extension OptionGroup {
@@ -125,11 +171,14 @@ extension OptionGroup {
       Options.config, Options.s3Endpoint, Options.s3Region,
     ], name: "OTA inputs")
 
+  /// The private keys a run signs with.
+  static let signing = OptionGroup("SIGNING", [Options.signingKey], name: "signing")
+
   /// The group without `removed` (a command that takes most of a group).
   func without(_ removed: Option...) -> OptionGroup {
     OptionGroup(title, options.filter { !removed.contains($0) }, name: name, excluded: excluded + removed)
   }
 
   /// The shared groups, as the README's table lists them.
-  static let shared: [OptionGroup] = [.inputs, .s3, .behaviour, .publishing, .otaInputs]
+  static let shared: [OptionGroup] = [.inputs, .s3, .behaviour, .publishing, .otaInputs, .signing]
 }

@@ -81,8 +81,13 @@ package final class GitHubActionsReporter: Reporter {
 
   package func finish() {
     guard let stepSummary, let outcomes = summary.value else { return }
-    let markdown = Self.markdown(outcomes)
-    // Appending is the documented contract of $GITHUB_STEP_SUMMARY (other steps write to it).
+    Self.appendStepSummary(Self.markdown(outcomes), to: stepSummary)
+  }
+
+  /// Appends `markdown` to the step summary file: appending is the documented contract of
+  /// $GITHUB_STEP_SUMMARY (other steps write to it). `release ota evaluate` writes its table
+  /// through here too.
+  package static func appendStepSummary(_ markdown: String, to stepSummary: URL) {
     if let handle = try? FileHandle(forWritingTo: stepSummary) {
       handle.seekToEndOfFile()
       handle.write(Data(markdown.utf8))

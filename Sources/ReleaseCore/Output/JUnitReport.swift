@@ -16,7 +16,7 @@ enum JUnitReport {
       #"  <testsuite name="customers" tests="\#(outcomes.count)" failures="\#(failures)" skipped="\#(cancelled)" time="\#(format(seconds))">"#,
     ]
     for outcome in outcomes {
-      let name = escape("\(outcome.id) \(outcome.version)")
+      let name = XMLText.escaped("\(outcome.id) \(outcome.version)")
       lines.append(
         #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
       var properties = [("status", outcome.status.rawValue)]
@@ -26,15 +26,15 @@ enum JUnitReport {
       if let shipped = outcome.shipped { properties.append(("shipped", String(shipped))) }
       lines.append("      <properties>")
       for (key, value) in properties {
-        lines.append(#"        <property name="\#(key)" value="\#(escape(value))"/>"#)
+        lines.append(#"        <property name="\#(key)" value="\#(XMLText.escaped(value))"/>"#)
       }
       lines.append("      </properties>")
       switch outcome.status {
       case .failed:
-        let message = escape("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
-        let tail = escape((logTails[outcome.id] ?? []).joined(separator: "\n"))
+        let message = XMLText.escaped("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
+        let tail = XMLText.escaped((logTails[outcome.id] ?? []).joined(separator: "\n"))
         lines.append(
-          #"      <failure message="\#(message)" type="\#(escape(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
+          #"      <failure message="\#(message)" type="\#(XMLText.escaped(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
         )
       case .cancelled:
         lines.append(#"      <skipped message="not started: --fail-fast stopped the run"/>"#)
@@ -54,27 +54,6 @@ enum JUnitReport {
   }
 
   private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
-
-  /// XML text and attribute escaping; characters XML 1.0 cannot carry become U+FFFD.
-  static func escape(_ text: String) -> String {
-    var escaped = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      case "'": escaped += "&apos;"
-      case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
-      default:
-        // XML 1.0 has no way to write C0 controls but tab, LF and CR, nor U+FFFE and U+FFFF
-        // (Swift strings hold no lone surrogates): a parser would refuse the whole report.
-        let unwritable = scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF
-        escaped.unicodeScalars.append(unwritable ? "\u{FFFD}" : scalar)
-      }
-    }
-    return escaped
-  }
 }
 
 /// Collects the summary and log tails, and writes `dist/report.xml` (atomically) at the end.

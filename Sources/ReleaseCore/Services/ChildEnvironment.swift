@@ -10,7 +10,7 @@ package enum ChildEnvironment {
   static func isSecret(_ key: String) -> Bool {
     let upper = key.uppercased()
     return upper.hasPrefix("AWS_")
-      || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "API_KEY"]
+      || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "SIGNING_KEY", "API_KEY"]
         .contains { upper.contains($0) }
   }
 }

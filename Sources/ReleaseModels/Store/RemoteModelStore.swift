@@ -139,8 +139,9 @@ public struct RemoteModelStore: ModelStore {
   }
 
   /// A GET that stays on TLS: a redirect may lead only to https (the store URL itself may be
-  /// plain http only on this machine, for tests).
-  private static func request(_ url: URL, maximumSize: Int64) -> HTTPRequest {
+  /// plain http only on this machine, for tests). `release ota evaluate` downloads an
+  /// outcomes file the same way.
+  public static func request(_ url: URL, maximumSize: Int64) -> HTTPRequest {
     var request = HTTPRequest(.get, url)
     request.maximumResponseSize = maximumSize
     request.redirectProtocols = "https"

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseEvaluation
 import ReleaseManifest
 import ReleaseModels
 
@@ -61,11 +62,12 @@ package enum RolloutChange {
 
   /// `release rollout`: offers `model` to `percent`% of the customer's devices — a new
   /// challenger, or a new percentage for one already offered (100 promotes it). Resumes the
-  /// flow if it was paused.
+  /// flow if it was paused. A new offer, or a new percentage, starts a new split on `today`
+  /// (the offer's `since`).
   package static func rollout(
     _ state: RolloutState, customer: Customer, model: OfferedModel, percent: Int,
     catalog: SignalCatalog, feature: Feature?, sdkVersion: SemanticVersion, command: String,
-    newSalt: () -> String
+    today: OutcomeDate, newSalt: () -> String
   ) throws -> RolloutState {
     let bundled = try bundledModel(of: customer, flowName: model.reference.flowName, command: command)
     guard model.reference.version > bundled.modelVersion else {
@@ -98,6 +100,7 @@ package enum RolloutChange {
       flow.models = flow.models.map { offer in
         guard offer.modelVersion == model.reference.version else { return offer }
         var changed = offer
+        if changed.rolloutPercent != percent { changed.since = today }
         changed.rolloutPercent = percent
         changed.status = .active
         return changed
@@ -105,7 +108,8 @@ package enum RolloutChange {
     } else {
       flow.models.append(
         .init(
-          modelVersion: model.reference.version, rolloutPercent: percent, status: .active, salt: newSalt()))
+          modelVersion: model.reference.version, rolloutPercent: percent, status: .active, salt: newSalt(),
+          since: today))
       flow.models.sort { $0.modelVersion < $1.modelVersion }
     }
     // Offering a model is an explicit decision to move the flow again.
@@ -143,9 +147,11 @@ package enum RolloutChange {
   }
 
   /// `release rollback`: retracts the version; devices that downloaded it delete it and fall
-  /// back to the best remaining version or the bundled model. It is never offered again.
+  /// back to the best remaining version or the bundled model. It is never offered again. Its
+  /// percentage drops to 0 on `today` (its `since`).
   package static func rollback(
-    _ state: RolloutState, customer: Customer, flowName: String, version: Int, command: String
+    _ state: RolloutState, customer: Customer, flowName: String, version: Int, command: String,
+    today: OutcomeDate
   ) throws -> RolloutState {
     _ = try bundledModel(of: customer, flowName: flowName, command: command)
     guard var flow = state.flow(customer.id, flowName), flow.offer(version) != nil else {
@@ -156,6 +162,7 @@ package enum RolloutChange {
     flow.models = flow.models.map { offer in
       guard offer.modelVersion == version else { return offer }
       var retracted = offer
+      if retracted.rolloutPercent != 0 { retracted.since = today }
       retracted.status = .retracted
       retracted.rolloutPercent = 0
       return retracted

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseEvaluation
 import ReleaseManifest
 import ReleaseSystem
 
@@ -9,7 +10,8 @@ import ReleaseSystem
 ///
 /// ```json
 /// {"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [
-///   {"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "<32 hex digits>"}]}}}}
+///   {"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "<32 hex digits>",
+///    "since": "2026-11-02"}]}}}}
 /// ```
 /// A missing file means nothing is offered over the air yet.
 package struct RolloutState: Equatable, Sendable {
@@ -34,6 +36,12 @@ package struct RolloutState: Equatable, Sendable {
     /// SHA-256("<salt>:<installID>"), so each offer draws its own independent sample of devices,
     /// and raising the percentage only adds devices.
     var salt: String
+    /// The UTC date its current split began: set when it is offered and at each new
+    /// percentage (`release rollout`, `rollback`, `ota evaluate --apply`). `release ota
+    /// evaluate` judges it from the outcomes of this date on, never pooling rows from before a
+    /// change with rows after it. Nil (absent in files written before it was recorded):
+    /// unknown, and every row counts.
+    package var since: OutcomeDate? = nil
   }
 
   package struct Flow: Codable, Equatable, Sendable {
@@ -42,7 +50,7 @@ package struct RolloutState: Equatable, Sendable {
     /// By model version, ascending.
     package var models: [Offer]
 
-    func offer(_ version: Int) -> Offer? { models.first { $0.modelVersion == version } }
+    package func offer(_ version: Int) -> Offer? { models.first { $0.modelVersion == version } }
   }
 
   /// Customer id → flow name → flow.
@@ -164,13 +172,16 @@ extension RolloutState.Flow: JSONValueDecodable {
 
 extension RolloutState.Offer: JSONValueDecodable {
   static let keys = ["modelVersion", "rolloutPercent", "status", "salt"]
+  static let optionalKeys = ["since"]
 
-  /// `{"modelVersion": Int, "rolloutPercent": 0…100, "status": Status, "salt": hex}`.
+  /// `{"modelVersion": Int, "rolloutPercent": 0…100, "status": Status, "salt": hex,
+  /// "since": "YYYY-MM-DD"}`, `since` optional.
   package init?(from decoder: JSONValueDecoder) {
     guard let object = decoder.object(expected: "an object describing an offered model") else { return nil }
     let before = decoder.problemCount
-    object.refuseUnknownKeys(known: Self.keys) { _, member in
-      member.report("unknown key; expected \(Self.keys.joined(separator: ", "))")
+    let known = Self.keys + Self.optionalKeys
+    object.refuseUnknownKeys(known: known) { _, member in
+      member.report("unknown key; expected \(known.joined(separator: ", "))")
     }
     for key in Self.keys where object[key] == nil {
       decoder.report("missing", path: decoder.path(ofKey: key))
@@ -184,7 +195,11 @@ extension RolloutState.Offer: JSONValueDecodable {
       expected: "one of \(statusNames)", where: { RolloutState.Status(rawValue: $0) != nil }
     ).flatMap(RolloutState.Status.init(rawValue:))
     let salt = object["salt"]?.string(expected: "16 to 64 lower-case hex digits", where: RolloutState.isSalt)
+    let since = object["since"]?.string(
+      expected: "a UTC date as YYYY-MM-DD", where: { OutcomeDate($0) != nil }
+    )
+    .flatMap { OutcomeDate($0) }
     guard decoder.problemCount == before, let version, let percent, let status, let salt else { return nil }
-    self.init(modelVersion: version, rolloutPercent: percent, status: status, salt: salt)
+    self.init(modelVersion: version, rolloutPercent: percent, status: status, salt: salt, since: since)
   }
 }

@@ -26,9 +26,8 @@ package struct ShardPlan: Codable, Equatable, Sendable {
   typealias Job = (id: String, builds: Bool, features: String)
 
   /// What each feature set after the first costs a shard's machine, in customers: a build
-  /// slot's first build or a switch, and a slot idle once its set is done. Measured with
-  /// `Scripts/bench` (20 customers a shard, 2 cores): shards of two feature sets took 17–20 s,
-  /// shards of one 15–17 s, where a customer costs about 0.4 s.
+  /// slot's first build or a switch, and a slot idle once its set is done; fitted to
+  /// `Scripts/bench`'s shard runs (docs/performance.md).
   static let featureSetCost = 4
 
   /// `jobs`: every customer of the plan, whether it builds, and its feature set. The building

@@ -8,14 +8,20 @@ import ReleaseSystem
 /// libcurl) with the keys from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`
 /// (/ `AWS_SESSION_TOKEN`), which are never printed. Transient failures (connection errors,
 /// 5xx) are retried with exponential backoff by the HTTP client; 4xx answers are not.
-struct S3ObjectStore: ObjectStore {
-  let client: S3Client
+package struct S3ObjectStore: ObjectStore {
+  package let client: S3Client
   /// Key prefix without leading or trailing `/`; empty for the bucket's root.
   let prefix: String
   /// Where the prefix is served from, without a trailing `/`; keys are appended.
   let publicBase: String
 
-  var displayName: String { "s3://\(client.bucket)" + (prefix.isEmpty ? "" : "/\(prefix)") }
+  package init(client: S3Client, prefix: String, publicBase: String) {
+    self.client = client
+    self.prefix = prefix
+    self.publicBase = publicBase
+  }
+
+  package var displayName: String { "s3://\(client.bucket)" + (prefix.isEmpty ? "" : "/\(prefix)") }
 
   static func make(
     bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?,
@@ -42,13 +48,13 @@ struct S3ObjectStore: ObjectStore {
     return S3ObjectStore(client: client, prefix: prefix, publicBase: base)
   }
 
-  func key(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix)/\(key)" }
+  package func key(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix)/\(key)" }
 
-  func publicURL(for key: String) -> String { "\(publicBase)/\(key)" }
+  package func publicURL(for key: String) -> String { "\(publicBase)/\(key)" }
 
   /// Streams the object into a temporary file and hashes it: the bytes themselves are
   /// checked, not an ETag (which is an MD5 at best, and not even that for multipart uploads).
-  func digest(of key: String) throws -> (sha256: String, size: Int64)? {
+  package func digest(of key: String) throws -> (sha256: String, size: Int64)? {
     let directory = try TemporaryFiles.shared.makeDirectory(prefix: "release-digest")
     defer { try? FileManager.default.removeItem(at: directory) }
     let copy = directory.appendingPathComponent("object")
@@ -64,7 +70,7 @@ struct S3ObjectStore: ObjectStore {
     return try SHA256Digest.hexAndSize(ofFileAt: copy)
   }
 
-  func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool {
+  package func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool {
     do {
       try client.putCreateOnly(
         self.key(key), file: file, contentType: contentType, cacheControl: S3CacheControl.immutable)
@@ -74,7 +80,8 @@ struct S3ObjectStore: ObjectStore {
     }
   }
 
-  func replace(_ key: String, with data: Data, contentType: String, ifUnchanged expected: String?) throws
+  package func replace(_ key: String, with data: Data, contentType: String, ifUnchanged expected: String?)
+    throws
     -> Bool
   {
     try client.put(
@@ -82,7 +89,7 @@ struct S3ObjectStore: ObjectStore {
       ifMatch: expected)
   }
 
-  func read(_ key: String) throws -> StoredObject? {
+  package func read(_ key: String) throws -> StoredObject? {
     do {
       return try client.getWithETag(self.key(key)).map { StoredObject(data: $0.data, tag: $0.etag) }
     } catch NetworkError.unexpectedStatus(_, _, 403, _, let code, _, _)
@@ -96,14 +103,16 @@ struct S3ObjectStore: ObjectStore {
 /// S3 answers 403, not 404, for a key that does not exist when the credentials lack
 /// `s3:ListBucket` on the bucket: a publish that only reads "is it there yet?" must say so
 /// rather than report a failed upload.
-enum S3AccessError: Error, CustomStringConvertible {
+package enum S3AccessError: Error, CustomStringConvertible {
   case forbidden(location: String)
 
   /// `AccessDenied` (or no error document, as for a HEAD): a permission, not a bad signature
   /// or an unknown key, which say so themselves.
-  static func meansMissingPermission(_ code: String?) -> Bool { code == nil || code == "AccessDenied" }
+  package static func meansMissingPermission(_ code: String?) -> Bool {
+    code == nil || code == "AccessDenied"
+  }
 
-  var description: String {
+  package var description: String {
     switch self {
     case .forbidden(let location):
       return

@@ -27,6 +27,9 @@ final class CommandLineTests: XCTestCase {
       (["ota", "publish", "--help"], "release ota publish — "),
       (["ota", "publish", "--publish", "dir:x", "-h"], "release ota publish — "),
       (["help", "ota", "publish"], "release ota publish — "), (["help", "rollout"], "release rollout — "),
+      (["keys", "--help"], "release keys — "), (["keys", "generate", "-h"], "release keys generate — "),
+      (["help", "keys", "allowed-signers"], "release keys allowed-signers — "),
+      (["keys", "check", "--help"], "release keys check — "), (["share", "--help"], "release share — "),
     ]
     for (arguments, title) in cases {
       let (code, output) = run(arguments)
@@ -68,7 +71,7 @@ final class CommandLineTests: XCTestCase {
       (["all", "--dry-run=yes"], "--dry-run: takes no value"),
       (["bump", "huge"], "bump: expected one of major, minor, patch; found \"huge\""),
       (["verify"], "verify: expected a zip, a release directory"),
-      (["ota"], "ota: expected a subcommand, status or publish; found nothing"),
+      (["ota"], "ota: expected a subcommand, status, publish or evaluate; found nothing"),
       (["ota", "status", "--dry-run"], "--dry-run: unknown option for 'release ota status'"),
       (["ota", "publish", "acme"], "'acme': 'release ota publish' takes no arguments"),
     ]

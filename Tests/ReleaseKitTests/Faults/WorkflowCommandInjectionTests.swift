@@ -88,7 +88,7 @@ final class WorkflowCommandPropertyTests: XCTestCase {
 /// field or a zip entry name, or a log tail `release verify` prints, must not put a command on a
 /// line of its own outside a `::stop-commands::` fence. Driven through the real executable under
 /// `GITHUB_ACTIONS=true`, as the runner would see it.
-final class WorkflowCommandsFromOutsideTests: XCTestCase {
+final class WorkflowCommandsFromOutsideEndToEndTests: XCTestCase {
   private static let injected = "::warning title=x::INJECTED"
   private static let manifest = """
     [{"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseEvaluation
 import ReleaseSystem
 import XCTest
 
@@ -11,7 +12,7 @@ import XCTest
 /// the challenger's file is gone.
 final class OverTheAirEndToEndTests: XCTestCase {
   override class func tearDown() {
-    S3PublishTests.shutDownMoto()
+    S3PublishEndToEndTests.shutDownMoto()
     super.tearDown()
   }
 
@@ -76,11 +77,44 @@ final class OverTheAirEndToEndTests: XCTestCase {
     ) { key in try Data(contentsOf: published.appendingPathComponent(key)) }
   }
 
+  /// Issue 20's proof: a challenger at 10%, a worse outcome export (seeded simulation) judged
+  /// by `ota evaluate --apply --publish`, and every device back on the bundled model.
+  func testAWorseChallengerJudgedByItsOutcomesIsRolledBackOnEveryDevice() throws {
+    let workspace = try Workspace(manifest: Self.manifest)
+    let published = workspace.file("published")
+    try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
+    let server = try StaticHTTPServer(directory: published)
+    defer { server.shutDown() }
+    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
+    try GitFixture.commitAll(workspace.root)
+    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination)
+    run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
+    run(workspace, ["ota", "publish"] + destination)
+    let work = workspace.file("ota-devices")
+    let (before, _) = try devices(workspace, work: work)
+    XCTAssertTrue(before.values.contains { $0.version == "74" }, "some devices took the challenger")
+
+    // Fourteen days up to today (the rollout's `since` is today: --since takes the whole export).
+    let start = OutcomeDate(utcDayOf: Date()).adding(days: -13)
+    try OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7).csv()
+      .write(to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
+    let evaluation = run(
+      workspace,
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--since", start.description, "--apply"] + destination
+    )
+    XCTAssertTrue(evaluation.standardOutput.contains("  decision     rollback"), evaluation.allOutput)
+    let (after, summary) = try devices(workspace, work: work)
+    let everyone = String(format: "%d of %d devices (%.1f%%)", Self.devices, Self.devices, 100.0)
+    XCTAssertEqual(
+      summary, ["onboarding_upsell: \(everyone) on the bundled model", "model files on the devices: 0"])
+    XCTAssertTrue(after.values.allSatisfy { $0.version == "bundled" })
+  }
+
   /// The same against moto_server with signatures checked: the release and the manifests are
   /// published to a bucket, and the devices read it through a "CDN" that signs every request
   /// to moto (Tests/Fixtures/Network/signing_proxy.py), as a CDN with origin access does.
   func testTheSameThroughABucketWithSignaturesChecked() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let bucket = try moto.makeBucket()
     let proxy = try SigningProxy(moto: moto, bucket: bucket, prefix: "sdk")
     defer { proxy.shutDown() }
@@ -170,7 +204,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// checked): one wins, the other fails with a clear line and overwrites nothing; no revision
   /// is lost, and the loser's rerun publishes on top of the winner's.
   func testConcurrentPublishesIntoOneBucketLoseNoRevision() throws {
-    let moto = try S3PublishTests.moto()
+    let moto = try S3PublishEndToEndTests.moto()
     let bucket = try moto.makeBucket()
     let checkouts = try [10, 20].map { percent -> Workspace in
       let workspace = try Workspace(manifest: Self.manifest)

@@ -247,8 +247,11 @@ func startListening(_ process: Process, port: Int, log: URL, name: String, timeo
 }
 
 /// moto_server on 127.0.0.1 checking signatures (INITIAL_NO_AUTH_ACTION_COUNT=0), with an IAM
-/// key allowed s3:* (Tests/Fixtures/Network/moto_bootstrap.py). Its state lives in memory:
-/// it is never restarted during a test.
+/// key allowed s3:* (Tests/Fixtures/Network/moto_bootstrap.py); or, `checkingSignatures:
+/// false`, with checks off (moto's default), where any key is accepted: moto answers a
+/// presigned GET with 500 when checks are on, so share-link tests recompute each signature
+/// independently and use moto only to show the path and parameters reach the right object.
+/// Its state lives in memory: it is never restarted during a test.
 final class Moto: Sendable {
   let process = Process()
   let port: Int
@@ -258,7 +261,12 @@ final class Moto: Sendable {
   private let log: URL
   static let region = "us-east-1"
 
-  init() throws {
+  /// The keys a server without signature checks is used with: any do, but the tool and an
+  /// independent check of a signature must use the same.
+  static let openAccessKeyID = "AKIAIOSFODNN7EXAMPLE"
+  static let openSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+  init(checkingSignatures: Bool = true) throws {
     let motoServer = try PublishFixtures.program(
       "moto_server",
       install: "install it with: python3 -m pip install 'moto[server]' (the S3 publishing tests need it)")
@@ -268,11 +276,17 @@ final class Moto: Sendable {
     log = FileManager.default.temporaryDirectory.appendingPathComponent(
       "moto-publish-\(port)-\(UUID().uuidString).log")
     var environment = ProcessInfo.processInfo.environment
-    environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "0"
+    environment.removeValue(forKey: "INITIAL_NO_AUTH_ACTION_COUNT")
+    if checkingSignatures { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "0" }
     process.executableURL = motoServer
     process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
     process.environment = environment
     try startListening(process, port: port, log: log, name: "moto_server")
+    guard checkingSignatures else {
+      accessKeyID = Self.openAccessKeyID
+      secret = Self.openSecret
+      return
+    }
     do {
       let bootstrap = try SystemProcessRunner().run(
         ProcessInvocation(

@@ -3,7 +3,10 @@ import Foundation
 
 // OTAProbe <downloads root> <device count> [<manifest URL>]: runs the SDK's updater once per
 // device (install ids install-0, install-1, …, each with its own downloads folder under the
-// root) against the manifest URL, by default the one the package was generated with, then
+// root, which also keeps the highest manifest revision the device accepted) on the package's
+// own channel: its signed manifest, checked against the keys it pins (or, for a package that
+// pins none, its legacy unsigned one), by default at the URL the package was generated with,
+// else at the given one (a mirror, or a forged manifest served in its place); then
 // prints the model each device's flows resolve to:
 //   install-7 onboarding_upsell 74 <sha256 of the file in use>
 //   install-8 onboarding_upsell bundled <sha256 of the bundled file>
@@ -19,18 +22,23 @@ if let error = ContextSDK.configurationError {
   print("error: this package's configuration cannot be read: \(error)")
   exit(2)
 }
-guard let text = arguments.count == 4 ? arguments[3] : ContextSDK.configuration.modelManifestURL,
-  let manifestURL = URL(string: text)
-else {
-  print("error: this package has no over-the-air manifest URL (built without --public-url); give one")
+guard let packageChannel = ContextSDK.configuration.channel else {
+  print("error: this package has no over-the-air channel (built without --public-url and trusted keys)")
   exit(2)
+}
+var channel = packageChannel
+if arguments.count == 4 {
+  guard let url = URL(string: arguments[3]) else {
+    print("error: \(arguments[3]): not a URL")
+    exit(2)
+  }
+  channel = packageChannel.at(url)
 }
 for index in 0..<count {
   let installID = "install-\(index)"
   let downloads = root.appendingPathComponent(installID)
   let report = await ModelUpdater(
-    manifestURL: manifestURL, configuration: ContextSDK.configuration, downloadsDirectory: downloads,
-    installID: installID
+    channel: channel, configuration: ContextSDK.configuration, downloadsDirectory: downloads, installID: installID
   ).update()
   if let error = report.error {
     print("\(installID) error \(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseEvaluation
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
@@ -21,11 +22,12 @@ enum RolloutCommand {
       try RolloutChange.bundledModel(of: customer, flowName: flowName, command: command)
     }
     let model = try inputs.offeredModel(ModelReference(flowName: flowName, version: version))
-    try apply(options, inputs, invocation.services) { state in
+    let today = OutcomeDate(utcDayOf: invocation.services.clock.now())
+    try apply(dryRun: options.dryRun, inputs, invocation.services) { state in
       try RolloutChange.rollout(
         state, customer: customer, model: model, percent: percent, catalog: inputs.catalog,
         feature: inputs.features.feature(servingFlow: flowName),
-        sdkVersion: inputs.sdkVersion, command: command, newSalt: RolloutState.newSalt)
+        sdkVersion: inputs.sdkVersion, command: command, today: today, newSalt: RolloutState.newSalt)
     } summary: {
       "\(customer.id): \(flowName) v\(version) offered to \(percent)% of devices"
     }
@@ -35,7 +37,7 @@ enum RolloutCommand {
     let flowName = options.flowName
     let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
     let customer = try inputs.customer(options.customer, command: "pause")
-    try apply(options, inputs, invocation.services) { state in
+    try apply(dryRun: options.dryRun, inputs, invocation.services) { state in
       try RolloutChange.pause(
         state, customer: customer, flowName: flowName, command: "pause \(customer.id) \(flowName)")
     } summary: {
@@ -47,22 +49,25 @@ enum RolloutCommand {
     let (flowName, version) = (options.flowName, options.version!)
     let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
     let customer = try inputs.customer(options.customer, command: "rollback")
-    try apply(options, inputs, invocation.services) { state in
+    let today = OutcomeDate(utcDayOf: invocation.services.clock.now())
+    try apply(dryRun: options.dryRun, inputs, invocation.services) { state in
       try RolloutChange.rollback(
         state, customer: customer, flowName: flowName, version: version,
-        command: "rollback \(customer.id) \(flowName) \(version)")
+        command: "rollback \(customer.id) \(flowName) \(version)", today: today)
     } summary: {
       "\(customer.id): \(flowName) v\(version) retracted; devices that downloaded it delete it"
     }
   }
 
   /// Applies `change` to the state as it is on disk under the lock, prints the diff, and writes
-  /// it (not under `--dry-run`). A refused change writes nothing.
-  private static func apply(
-    _ options: RolloutOptions, _ inputs: OTAInputs, _ services: Services,
+  /// it (not under `--dry-run`). A refused change writes nothing. `release ota evaluate
+  /// --apply` carries its decisions out through here too.
+  /// The diff goes to `diffStream` (stderr when stdout carries JSON lines).
+  static func apply(
+    dryRun: Bool, _ inputs: OTAInputs, _ services: Services,
+    diffStream: ReleaseSystem.OutputStream = .standardOutput,
     change: (RolloutState) throws -> RolloutState, summary: () -> String
   ) throws {
-    let dryRun = options.dryRun
     // Refused on the state as read, before the lock: a refused command leaves no lock file.
     // Under the lock the change is made again on the state as it is then.
     _ = try refusingBadInput { try change(inputs.rollouts) }
@@ -91,7 +96,7 @@ enum RolloutCommand {
         path: inputs.rolloutsPath, old: old.map { String(decoding: $0, as: UTF8.self) },
         new: String(decoding: new, as: UTF8.self))
     ])
-    output.write(linesOf: diff, to: .standardOutput)
+    output.write(linesOf: diff, to: diffStream)
     if dryRun {
       output.write(line: "dry run: \(summary()); \(inputs.rolloutsPath) not written", to: .standardError)
       return
@@ -144,13 +149,20 @@ enum OTACommand {
         """,
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
+    EvaluateCommand.command,
   ]
 
   /// Only the manifests and their models, from the work tree as it is: no build, no tags.
   static func publish(_ options: OTAPublishOptions, _ invocation: CommandInvocation) throws {
-    invocation.reporter = ReporterFactory.make(options: options.release, services: invocation.services)
+    try publish(options.release, invocation)
+  }
+
+  /// What `ota publish` does with `release` (its inputs and destinations); `ota evaluate
+  /// --apply --publish` publishes through here.
+  static func publish(_ release: ReleaseOptions, _ invocation: CommandInvocation) throws {
+    invocation.reporter = ReporterFactory.make(options: release, services: invocation.services)
     let context = ReleaseContext(
-      services: invocation.services, options: options.release, reporter: invocation.reporter)
+      services: invocation.services, options: release, reporter: invocation.reporter)
     let pipeline = Pipeline(context)
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     let ota = try pipeline.run(CheckOTAStep(), inputs)

@@ -6,8 +6,8 @@ import ReleaseSystem
 ///
 /// Every customer's package shares the SDK core and differs only in its per-customer module,
 /// so a package built at a fixed path and then overwritten with the next customer's files
-/// recompiles only that module (about 1 s instead of about 10 s cold, see
-/// shared/notes/swiftpm.md). One slot per parallel job; a slot is used by one job at a time.
+/// recompiles only that module instead of the whole package (figures in
+/// docs/performance.md). One slot per parallel job; a slot is used by one job at a time.
 /// The archive is always made from the freshly generated tree, never from a slot, so what
 /// ships is identical to a cold build's input.
 final class BuildSlots: Sendable {
@@ -18,14 +18,14 @@ final class BuildSlots: Sendable {
   private let available: DispatchSemaphore
 
   /// Clang and Swift module caches shared by every slot: a slot's first build reuses the
-  /// modules another slot built (about 3 of a cold build's 8 CPU seconds here).
+  /// modules another slot built instead of compiling them again.
   var moduleCache: URL { root.appendingPathComponent("module-cache") }
 
   /// How many customers of one feature set must be left for a slot warm for another set to
-  /// switch and share them with the slot already on them. A switch costs a warm slot about
-  /// 2 s here (a new build plan; the `ContextSDK` module, test discovery and test binary built
-  /// again: 9 to 11 compile jobs), about four warm customers of 0.5 s; sharing `n` customers
-  /// saves the other slot `n / 2` of them.
+  /// switch and share them with the slot already on them. A switch costs a warm slot a new
+  /// build plan and the `ContextSDK` module, test discovery and test binary built again, about
+  /// as much as four warm customers (docs/performance.md); sharing `n` customers saves the
+  /// other slot `n / 2` of them.
   static let customersWorthASwitch = 8
 
   init(root: URL, count: Int) {

@@ -22,8 +22,8 @@ struct SwiftBuildStep: CustomerStep {
       let action = context.options.skipTests ? "build" : "test"
       context.reporter.report(.customerProgress(id: job.id, step: "swift \(action)"))
       // The index store is how `swift test` finds the tests on Linux, but indexing the system
-      // modules (Foundation, XCTest) in every slot's first build finds none and costs about
-      // 1.3 of a cold build's 8.5 s here.
+      // modules (Foundation, XCTest) in every slot's first build finds no tests and costs a
+      // good part of a cold build.
       let invocation = ProcessInvocation(
         "swift",
         [

@@ -8,16 +8,16 @@ import ReleaseSystem
 /// (create-only, each read back and checked), then each customer's `index.json`, then the
 /// top-level `index.json`. Runs only when every customer succeeded. A rerun after a failure
 /// uploads only what is missing and converges to the same state.
-struct PublishStep: Step {
-  let name = "publish"
-  let changesState = true
+package struct PublishStep: Step {
+  package let name = "publish"
+  package let changesState = true
 
-  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+  package func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
     if context.options.publish.isEmpty { return "no destination (--publish)" }
     return results.nothingShipsReason("published")
   }
 
-  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+  package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
     context.options.publish.flatMap { destination in
       results.shipping.map { "would publish \($0.id) \($0.job.version) to \(destination.description)" }
     }
@@ -29,7 +29,7 @@ struct PublishStep: Step {
     try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
   }
 
-  func run(_ results: RunResults, _ context: ReleaseContext) throws {
+  package func run(_ results: RunResults, _ context: ReleaseContext) throws {
     let releases = try results.shipping.map(\.job).map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
       return PublishedRelease(
@@ -116,7 +116,11 @@ struct PublishStep: Step {
 
   private func location(_ store: ObjectStore, _ key: String) -> String { "\(store.displayName)/\(key)" }
 
-  static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
+  package static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
+  /// Where a file of a customer's release lives, below the destination's prefix.
+  package static func artifactKey(customer id: String, version: SemanticVersion, file: String) -> String {
+    "artifacts/\(id)/\(version)/\(file)"
+  }
 
   /// The customer's published index and its tag, nil when there is none yet. An index that
   /// lists this release's version with another archive is an error: published versions never
@@ -248,5 +252,7 @@ struct PublishedRelease {
   /// the customer index carries what clients need.
   var files: [String] { [record.artifact.file, record.artifact.file + ".sha256"] }
 
-  func key(_ file: String) -> String { "artifacts/\(job.id)/\(job.version)/\(file)" }
+  func key(_ file: String) -> String {
+    PublishStep.artifactKey(customer: job.id, version: job.version, file: file)
+  }
 }

@@ -3,8 +3,8 @@ import ReleaseGeneration
 
 /// `customers/<id>/index.json` in a publish destination: every published version of one
 /// customer's package, newest last, with what a client needs to fetch and check it.
-struct CustomerIndex: Codable, Equatable {
-  struct Version: Codable, Equatable {
+package struct CustomerIndex: Codable, Equatable {
+  package struct Version: Codable, Equatable {
     struct Model: Codable, Equatable {
       var flowId: Int
       var flowName: String
@@ -15,11 +15,11 @@ struct CustomerIndex: Codable, Equatable {
       var inputs: [String]?
       var minimumSDKVersion: String?
     }
-    var version: String
+    package var version: String
     var sdkVersion: String
     /// The oldest SDK version this package's models are supported by (the SDK it embeds).
     var minimumSDKVersion: String
-    var url: String
+    package var url: String
     var sha256: String
     var size: Int64
     var models: [Model]
@@ -31,7 +31,7 @@ struct CustomerIndex: Codable, Equatable {
   var name: String?
   var packageName: String
   var latest: String
-  var versions: [Version]
+  package var versions: [Version]
 }
 
 /// `index.json` at the top of a publish destination: every customer's latest version.

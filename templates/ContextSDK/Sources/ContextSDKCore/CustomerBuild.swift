@@ -36,18 +36,20 @@ extension CustomerBuild {
   /// picks for this device into `downloadsDirectory` (where `resolveModel` looks) and removes
   /// retracted and outdated ones. Call it at launch or in the background; the bundled models
   /// stay the fallback whatever happens. The install id that places this device in rollouts is
-  /// kept in `installIDDirectory`. The report's `error` says why nothing was changed, if so.
+  /// kept in `installIDDirectory`, with the highest manifest revision this install accepted.
+  /// The report's `error` says why nothing was changed, if so: a manifest not signed by a key
+  /// this build pins, for another customer or app, expired or older than one accepted changes
+  /// nothing.
   public static func updateModels(downloadsDirectory: URL, installIDDirectory: URL) async -> ModelUpdateReport {
     if let configurationError { return ModelUpdateReport(error: .configuration(configurationError)) }
-    guard let text = configuration.modelManifestURL, let url = URL(string: text) else {
-      return ModelUpdateReport(error: .noManifestURL)
-    }
+    guard let channel = configuration.channel else { return ModelUpdateReport(error: .noChannel) }
     let installID: String
     do throws(InstallID.Unreadable) { installID = try InstallID.load(from: installIDDirectory) } catch {
       return ModelUpdateReport(error: .installID(error))
     }
     return await ModelUpdater(
-      manifestURL: url, configuration: configuration, downloadsDirectory: downloadsDirectory, installID: installID
+      channel: channel, configuration: configuration, downloadsDirectory: downloadsDirectory, installID: installID,
+      stateDirectory: installIDDirectory
     ).update()
   }
 

@@ -1,27 +1,49 @@
 import Foundation
 
 /// What one customer's build of the SDK carries: who may run it, which models it bundles, and
-/// where its over-the-air manifest is published.
+/// where its over-the-air manifest is published and who may sign it.
 public struct CustomerConfiguration: Codable, Equatable, Sendable {
   public let appID: String
   public let bundleIdentifiers: [String]
   public let sdkVersion: String
   public let models: [FlowModel]
-  /// The customer's `ota/<id>/models.json`; nil when the release published no models over the air.
+  /// The legacy unsigned `ota/<id>/models.json`, followed only by a build that pins no keys.
   public let modelManifestURL: String?
+  /// The customer's id, which a signed manifest must name.
+  public let customer: String?
+  /// The keys whose signature a manifest needs: every key the release pinned.
+  public let trustedKeys: [TrustedKey]?
+  /// The signed manifest, `ota/<channel>/manifest.json`.
+  public let manifestURL: String?
   /// The features this build includes (`att`, `conversion`): the ones the customer licenses.
   public let features: [String]
 
   public init(
     appID: String, bundleIdentifiers: [String], sdkVersion: String, models: [FlowModel],
-    modelManifestURL: String? = nil, features: [String] = []
+    modelManifestURL: String? = nil, customer: String? = nil, trustedKeys: [TrustedKey]? = nil,
+    manifestURL: String? = nil, features: [String] = []
   ) {
     self.appID = appID
     self.bundleIdentifiers = bundleIdentifiers
     self.sdkVersion = sdkVersion
     self.models = models
     self.modelManifestURL = modelManifestURL
+    self.customer = customer
+    self.trustedKeys = trustedKeys
+    self.manifestURL = manifestURL
     self.features = features
+  }
+
+  /// Where this build's models come from over the air; nil: nowhere. A build that pins keys
+  /// follows only its signed manifest (and none when it names no customer or manifest URL); a
+  /// build that pins none follows the legacy unsigned manifest, if it has one.
+  public var channel: ModelChannel? {
+    if let trustedKeys {
+      guard !trustedKeys.isEmpty, let customer, let text = manifestURL, let url = URL(string: text) else { return nil }
+      return .signed(manifestURL: url, customer: customer, trustedKeys: trustedKeys)
+    }
+    guard let text = modelManifestURL, let url = URL(string: text) else { return nil }
+    return .legacyUnsigned(manifestURL: url)
   }
 
   /// What a build whose `customer.json` cannot be read runs with: no models, no allowed apps
@@ -66,6 +88,30 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
 
   public var bundleIdentifierCheck: BundleIdentifierCheck {
     BundleIdentifierCheck(allowedBundleIdentifiers: bundleIdentifiers)
+  }
+}
+
+/// Where a build follows its models over the air from.
+public enum ModelChannel: Equatable, Sendable {
+  /// The signed manifest (a DSSE envelope, see `SignedManifest`) at `manifestURL`, believed
+  /// only when signed by one of `trustedKeys` and made for `customer`.
+  case signed(manifestURL: URL, customer: String, trustedKeys: [TrustedKey])
+  /// The unsigned `ota/<id>/models.json` of packages released before manifests were signed;
+  /// whoever can write where it is served chooses the models.
+  case legacyUnsigned(manifestURL: URL)
+
+  public var manifestURL: URL {
+    switch self {
+    case .signed(let url, _, _), .legacyUnsigned(let url): url
+    }
+  }
+
+  /// The same channel served from `url` (a mirror, a test server).
+  public func at(_ url: URL) -> ModelChannel {
+    switch self {
+    case .signed(_, let customer, let keys): .signed(manifestURL: url, customer: customer, trustedKeys: keys)
+    case .legacyUnsigned: .legacyUnsigned(manifestURL: url)
+    }
   }
 }
 

@@ -20,20 +20,58 @@ public struct ResolvedModel: Equatable, Sendable {
   }
 }
 
+/// What the updater recorded of a download it verified, `<flowName>/<modelVersion>.verified`
+/// beside the model: the resolver uses a download only with this record, the file's SHA-256
+/// equal to it, and a minimum SDK version this SDK meets.
+public struct VerifiedDownload: Codable, Equatable, Sendable {
+  public let modelVersion: Int
+  /// Lower-case hex SHA-256 of the model file, as the manifest gave it.
+  public let sha256: String
+  public let minimumSDKVersion: String
+
+  public init(modelVersion: Int, sha256: String, minimumSDKVersion: String) {
+    self.modelVersion = modelVersion
+    self.sha256 = sha256
+    self.minimumSDKVersion = minimumSDKVersion
+  }
+
+  public static func url(forVersion version: Int, in flowDirectory: URL) -> URL {
+    flowDirectory.appendingPathComponent("\(version).verified")
+  }
+
+  /// The record of `version`; nil when there is none or it cannot be read.
+  public static func read(forVersion version: Int, in flowDirectory: URL) -> VerifiedDownload? {
+    guard let data = try? Data(contentsOf: url(forVersion: version, in: flowDirectory)),
+      let record = try? JSONDecoder().decode(VerifiedDownload.self, from: data), record.modelVersion == version
+    else { return nil }
+    return record
+  }
+
+  public func write(in flowDirectory: URL) throws {
+    try JSONEncoder().encode(self).write(to: Self.url(forVersion: modelVersion, in: flowDirectory), options: .atomic)
+  }
+}
+
 /// Chooses between a flow's bundled model and the over-the-air downloads, which live in
 /// `<downloadsDirectory>/<flowName>/<modelVersion>.mlmodel` (the server names files by
-/// version id). The newest download that is newer than the bundled model and that this SDK
-/// supports wins; otherwise the bundled model is used, so a missing, broken or too new
-/// download never leaves a flow without a model.
+/// version id). The newest download that is newer than the bundled model, that the updater
+/// recorded as verified (`VerifiedDownload`) and that this SDK supports wins; otherwise the
+/// bundled model is used, so a missing, broken, dropped-in or too new download never leaves a
+/// flow without a model, nor runs.
 public struct ModelResolver: Sendable {
   /// Core ML 4 (iOS 14, macOS 11, tvOS 14, watchOS 7: this package's deployment targets)
   /// reads models up to specification version 5 on every supported device.
   public static let supportedSpecificationVersion = 5
 
   public let maximumSpecificationVersion: Int
+  public let sdkVersion: String
 
-  public init(maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion) {
+  public init(
+    maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion,
+    sdkVersion: String = contextSDKVersion
+  ) {
     self.maximumSpecificationVersion = maximumSpecificationVersion
+    self.sdkVersion = sdkVersion
   }
 
   /// Only reads: it deletes nothing, so asking is safe at any time and from any thread.
@@ -42,9 +80,13 @@ public struct ModelResolver: Sendable {
   public func resolve(_ model: FlowModel, bundledModelURL: URL, downloadsDirectory: URL) -> ResolvedModel {
     let flowDirectory = downloadsDirectory.appendingPathComponent(model.flowName, isDirectory: true)
     for download in Self.downloadedModels(in: flowDirectory) where download.version > model.modelVersion {
-      // A file that cannot be read as a Core ML model (a failed download), or one too new for
-      // this SDK, is passed over.
-      guard let specificationVersion = try? CoreMLModelHeader.specificationVersion(ofModelAt: download.url),
+      // A file the updater did not verify (dropped into the folder, changed since), one left by
+      // a newer SDK, one that cannot be read as a Core ML model or one too new for this SDK is
+      // passed over.
+      guard let record = VerifiedDownload.read(forVersion: download.version, in: flowDirectory),
+        SemanticVersionOrder.isAtMost(record.minimumSDKVersion, sdkVersion),
+        (try? SHA256Digest.hex(ofFileAt: download.url)) == record.sha256,
+        let specificationVersion = try? CoreMLModelHeader.specificationVersion(ofModelAt: download.url),
         specificationVersion <= maximumSpecificationVersion
       else { continue }
       return ResolvedModel(url: download.url, modelVersion: download.version, source: .downloaded)

@@ -30,6 +30,32 @@ final class CustomerConfigurationTests: XCTestCase {
     XCTAssertEqual(try CustomerConfiguration.load(from: file), expected)
   }
 
+  /// A build that pins keys follows only its signed manifest; one that pins none, only its
+  /// legacy unsigned one; one with neither has no channel.
+  func testTheChannelIsTheSignedOneWheneverKeysArePinned() throws {
+    let key = TrustedKey(keyID: String(repeating: "a", count: 64), publicKey: "AAAA")
+    func channel(
+      legacy: String? = nil, customer: String? = nil, keys: [TrustedKey]? = nil, signed: String? = nil
+    ) -> ModelChannel? {
+      CustomerConfiguration(
+        appID: "app", bundleIdentifiers: [], sdkVersion: "1.0.0", models: [], modelManifestURL: legacy,
+        customer: customer, trustedKeys: keys, manifestURL: signed
+      ).channel
+    }
+    let legacy = "https://cdn.example.com/ota/acme/models.json"
+    let signed = "https://cdn.example.com/ota/0123456789abcdef0123456789abcdef/manifest.json"
+    XCTAssertEqual(
+      channel(legacy: legacy, customer: "acme", keys: [key], signed: signed),
+      .signed(manifestURL: try XCTUnwrap(URL(string: signed)), customer: "acme", trustedKeys: [key]))
+    XCTAssertEqual(
+      channel(legacy: legacy), .legacyUnsigned(manifestURL: try XCTUnwrap(URL(string: legacy))))
+    XCTAssertNil(channel(legacy: legacy, customer: "acme", keys: [], signed: signed), "no key pinned")
+    XCTAssertNil(channel(legacy: legacy, customer: "acme", keys: [key]), "keys without a signed manifest URL")
+    XCTAssertNil(channel(legacy: legacy, keys: [key], signed: signed), "keys without the customer's id")
+    XCTAssertNil(channel(customer: "acme", signed: signed), "a signed manifest URL without keys")
+    XCTAssertNil(channel())
+  }
+
   /// The shape `release` writes (its CustomerFile): sorted keys, no manifest URL when the
   /// release has no over-the-air models.
   private static let json = """

@@ -13,7 +13,7 @@ final class LocalHTTPServer: @unchecked Sendable {
   // @unchecked: `routes`, `requested` and `sent` are read and written only while holding `lock`;
   // `listener` and `port` are set once in init, before the serving thread starts.
   private let lock = NSLock()
-  private var routes: [String: (status: Int, body: Data, announcesLength: Bool, paced: Bool)] = [:]
+  private var routes: [String: (status: Int, body: Data, announcesLength: Bool, paced: Bool, location: String?)] = [:]
   private var requested: [String] = []
   private var sent: [String: Int] = [:]
   private var stopped = false
@@ -57,7 +57,14 @@ final class LocalHTTPServer: @unchecked Sendable {
   /// stops reading then stops the transfer.
   func route(_ path: String, status: Int = 200, body: Data, announcesLength: Bool = true, paced: Bool = false) {
     lock.lock()
-    routes[path] = (status, body, announcesLength, paced)
+    routes[path] = (status, body, announcesLength, paced, nil)
+    lock.unlock()
+  }
+
+  /// Answers `path` with a 302 to `location`.
+  func redirect(_ path: String, to location: String) {
+    lock.lock()
+    routes[path] = (302, Data(), true, false, location)
     lock.unlock()
   }
 
@@ -83,6 +90,9 @@ final class LocalHTTPServer: @unchecked Sendable {
   }
 
   func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+
+  /// The same server under another origin (another host name for this device).
+  func otherOriginURL(_ path: String) -> URL { URL(string: "http://localhost:\(port)\(path)")! }
 
   /// Stops accepting: later requests find nothing listening (connection refused). The serving
   /// thread closes the listener itself when it sees this: were it closed here, a thread still
@@ -133,12 +143,13 @@ final class LocalHTTPServer: @unchecked Sendable {
     let path = parts.count >= 2 ? String(parts[1]) : "/"
     lock.lock()
     requested.append(path)
-    let response = routes[path] ?? (404, Data("not found".utf8), true, false)
+    let response = routes[path] ?? (404, Data("not found".utf8), true, false, nil)
     lock.unlock()
     let reason = response.status == 200 ? "OK" : "Error"
     let length = response.announcesLength ? "Content-Length: \(response.body.count)\r\n" : ""
+    let location = response.location.map { "Location: \($0)\r\n" } ?? ""
     var bytes = Data(
-      "HTTP/1.1 \(response.status) \(reason)\r\n\(length)Content-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+      "HTTP/1.1 \(response.status) \(reason)\r\n\(length)\(location)Content-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
         .utf8)
     bytes.append(response.body)
     // A client that stops reading closes the connection: a write then fails (EPIPE), and must

@@ -8,7 +8,7 @@ final class ModelResolverTests: XCTestCase {
   private let model = FlowModel(
     flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "", inputNames: ["x"],
     specificationVersion: 4, resourceName: "onboarding_upsell_v73.mlmodel")
-  private let resolver = ModelResolver(maximumSpecificationVersion: 5)
+  private let resolver = ModelResolver(maximumSpecificationVersion: 5, sdkVersion: "2.4.0")
 
   override func setUpWithError() throws {
     let root = FileManager.default.temporaryDirectory
@@ -28,12 +28,21 @@ final class ModelResolverTests: XCTestCase {
     try write(CoreMLTestModel.bytes(specificationVersion: specificationVersion), version: version)
   }
 
+  /// Writes a download as the updater does: the file, and its record with the file's SHA-256
+  /// (none when `recorded` is false, as for a file something else put there).
   @discardableResult
-  private func write(_ bytes: Data, version: Int) throws -> URL {
+  private func write(
+    _ bytes: Data, version: Int, recorded: Bool = true, minimumSDKVersion: String = "1.0.0"
+  ) throws -> URL {
     let flowDirectory = downloads.appendingPathComponent(model.flowName, isDirectory: true)
     try FileManager.default.createDirectory(at: flowDirectory, withIntermediateDirectories: true)
     let url = flowDirectory.appendingPathComponent("\(version).mlmodel")
     try bytes.write(to: url)
+    if recorded {
+      try VerifiedDownload(
+        modelVersion: version, sha256: SHA256Digest.hex(of: bytes), minimumSDKVersion: minimumSDKVersion
+      ).write(in: flowDirectory)
+    }
     return url
   }
 
@@ -110,7 +119,7 @@ final class ModelResolverTests: XCTestCase {
         uniqueKeysWithValues: names.map { ($0, try Data(contentsOf: flowDirectory.appendingPathComponent($0))) })
     }
     let before = try contents()
-    XCTAssertEqual(before.count, 6)
+    XCTAssertEqual(before.count, 12, "six downloads, each with its record")
     XCTAssertEqual(resolve().url, inUse)
     XCTAssertEqual(resolve().url, inUse, "the same answer when asked again")
     XCTAssertEqual(try contents(), before)
@@ -128,11 +137,30 @@ final class ModelResolverTests: XCTestCase {
     for url in others { XCTAssertTrue(exists(url), url.lastPathComponent) }
   }
 
+  /// Only what the updater verified runs: not a file dropped into the folder, not one whose
+  /// bytes changed since, not one a newer SDK downloaded for itself.
+  func testOnlyVerifiedDownloadsAreUsed() throws {
+    let bytes = CoreMLTestModel.bytes(specificationVersion: 4)
+    let dropped = try write(bytes, version: 76, recorded: false)
+    XCTAssertEqual(resolve().source, .bundled)
+    XCTAssertTrue(exists(dropped))
+    try write(bytes, version: 77, minimumSDKVersion: "2.5.0")
+    XCTAssertEqual(resolve().source, .bundled, "a newer SDK's download")
+    let verified = try write(bytes, version: 75)
+    XCTAssertEqual(resolve().url, verified)
+    try CoreMLTestModel.bytes(specificationVersion: 3).write(to: verified)
+    XCTAssertEqual(resolve().source, .bundled, "changed since it was verified")
+  }
+
   func testOtherFlowsDownloadsAreNotUsed() throws {
     let otherFlow = downloads.appendingPathComponent("paywall_timing", isDirectory: true)
     try FileManager.default.createDirectory(at: otherFlow, withIntermediateDirectories: true)
     try CoreMLTestModel.bytes(specificationVersion: 4).write(
       to: otherFlow.appendingPathComponent("99.mlmodel"))
+    try VerifiedDownload(
+      modelVersion: 99, sha256: SHA256Digest.hex(of: CoreMLTestModel.bytes(specificationVersion: 4)),
+      minimumSDKVersion: "1.0.0"
+    ).write(in: otherFlow)
     XCTAssertEqual(resolve().source, .bundled)
   }
 }

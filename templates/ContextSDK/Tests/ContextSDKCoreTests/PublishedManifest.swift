@@ -2,7 +2,7 @@ import Foundation
 
 /// `ota/acme/models.json` as the release tool publishes it with one offer (onboarding_upsell
 /// v74 to 10% of devices), byte for byte, and the model it offers: written by the tool's
-/// tests (OTAPublishedFormatTests, UPDATE_GOLDEN=1) from its golden
+/// tests (OTAPublishedFormatEndToEndTests, UPDATE_GOLDEN=1) from its golden
 /// Tests/Fixtures/OTA/models.json, which they check. Do not edit by hand.
 enum PublishedManifest {
   /// The public URL it was published with: model URLs start with it.

@@ -89,8 +89,9 @@ final class UnreadableConfigurationTests: XCTestCase {
     let noManifest = await BuildWithoutManifest.updateModels(
       downloadsDirectory: root.appendingPathComponent("downloads"),
       installIDDirectory: root.appendingPathComponent("install"))
-    XCTAssertEqual(noManifest.error, .noManifestURL)
-    XCTAssertEqual(noManifest.error?.description, "this build has no over-the-air manifest URL")
+    XCTAssertEqual(noManifest.error, .noChannel)
+    XCTAssertEqual(
+      noManifest.error?.description, "this build has no over-the-air channel (no signed manifest URL and trusted keys)")
     XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("downloads").path))
   }
 }

@@ -17,6 +17,9 @@ let features: [String] = [
   "ContextSDKConversion",
 ]
 
+/// libcrypto, on Linux only.
+let crypto: Target.Dependency = .target(name: "CContextSDKCrypto", condition: .when(platforms: [.linux]))
+
 let package = Package(
   name: "ContextSDK",
   platforms: [.iOS(.v14), .macOS(.v11), .tvOS(.v14), .watchOS(.v7)],
@@ -24,14 +27,18 @@ let package = Package(
     .library(name: "ContextSDK", targets: ["ContextSDK"])
   ],
   targets: [
-    .target(name: "ContextSDKCore"),
+    // On Linux the system's libcrypto verifies manifest signatures and hashes models (CryptoKit
+    // on Apple platforms): a system library, not a package dependency.
+    .systemLibrary(name: "CContextSDKCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .target(name: "ContextSDKCore", dependencies: [crypto]),
     // `.copy` keeps the model files byte for byte (their SHA-256 is in `customer.json`); apps
     // compile them with Core ML at run time. `customer.json` is this customer's configuration,
     // which the SDK reads at first use.
     .target(
       name: "ContextSDK", dependencies: ["ContextSDKCore"] + features.map { .target(name: $0) },
       resources: [.copy("Resources/Models"), .copy("Resources/customer.json")]),
-    .testTarget(name: "ContextSDKCoreTests", dependencies: ["ContextSDKCore"]),
+    // The tests sign manifests with a test key, through the same library on Linux.
+    .testTarget(name: "ContextSDKCoreTests", dependencies: ["ContextSDKCore", crypto]),
     .testTarget(name: "ContextSDKTests", dependencies: ["ContextSDK"]),
   ]
     + features.flatMap { feature -> [Target] in

@@ -8,7 +8,8 @@ import Foundation
 /// silent), a resource timeout (how long the whole transfer may take), and a size past which
 /// the transfer is cut off as the bytes arrive. A server that sends more than the manifest
 /// says, or a manifest larger than any manifest, costs the device at most the limit, never the
-/// whole body.
+/// whole body. Only `https://` is fetched (`http://` only from this device itself), and a
+/// redirect is followed only within the same origin.
 final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendable {
   // @unchecked: `received`, `body`, `failure` and `continuation` are touched only while
   // holding `lock`; URLSession calls the delegate methods on its own queue.
@@ -31,6 +32,7 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
   static func get(
     _ url: URL, limit: Int64, timeout: TimeInterval, resourceTimeout: TimeInterval, into file: FileHandle? = nil
   ) async throws(ModelTransferError) -> Data {
+    guard OTATransport.isAllowed(url) else { throw .insecureURL }
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout
     configuration.timeoutIntervalForResource = resourceTimeout
@@ -71,6 +73,25 @@ final class BoundedDownload: NSObject, URLSessionDataDelegate, @unchecked Sendab
     let stop = failure != nil
     lock.unlock()
     if stop { dataTask.cancel() }
+  }
+
+  /// A redirect to another scheme, host or port (so to `http://` as well) is refused: the
+  /// transfer fails with `redirectRefused`.
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+  ) {
+    guard let original = task.originalRequest?.url, let target = request.url,
+      OTATransport.isSameOrigin(original, target), OTATransport.isAllowed(target)
+    else {
+      lock.lock()
+      if failure == nil { failure = ModelTransferError.redirectRefused(to: request.url?.absoluteString ?? "") }
+      lock.unlock()
+      completionHandler(nil)
+      task.cancel()
+      return
+    }
+    completionHandler(request)
   }
 
   func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -1,7 +1,9 @@
 import Foundation
 
-/// The customer's over-the-air manifest, `ota/<id>/models.json`, as the release tool publishes
-/// it. Keys this SDK does not know are ignored, so the format can grow.
+/// The customer's over-the-air manifest as the release tool publishes it: the payload of the
+/// signed `ota/<channel>/manifest.json` (schema version 2, see `SignedManifest`), or the legacy
+/// unsigned `ota/<id>/models.json` (schema version 1). Keys this SDK does not know are ignored,
+/// so the format can grow.
 public struct ModelManifest: Codable, Equatable, Sendable {
   public struct Model: Codable, Equatable, Sendable {
     public var modelVersion: Int
@@ -51,10 +53,15 @@ public struct ModelManifest: Codable, Equatable, Sendable {
   public var customer: String
   public var appID: String
   public var revision: Int
+  /// When the signed manifest stops being believed: `YYYY-MM-DDTHH:MM:SSZ` (UTC). The legacy
+  /// manifest has none.
+  public var expires: String?
   public var flows: [String: Flow]
 
-  /// The format this SDK reads.
-  public static let supportedSchemaVersion = 1
+  /// The format of the signed manifest's payload.
+  public static let supportedSchemaVersion = 2
+  /// The format of the legacy unsigned `models.json`.
+  public static let legacySchemaVersion = 1
   /// Larger downloads are refused: no on-device model comes near it, and a manifest that says
   /// otherwise is wrong.
   public static let maximumModelSize: Int64 = 256 * 1024 * 1024
@@ -65,11 +72,30 @@ public struct ModelManifest: Codable, Equatable, Sendable {
   /// Why a manifest cannot be followed: a manifest for another app, of another format or with
   /// an entry that could not be checked is ignored as a whole.
   public enum Problem: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+    /// Not a DSSE envelope: not JSON of that shape, or a payload that is not base64.
+    case notAnEnvelope
+    /// The envelope's `payloadType` is not the manifest's.
+    case payloadType(String)
+    /// The envelope carries no signature.
+    case unsigned
+    /// No signature is by a key this build pins.
+    case untrustedKeys
+    /// Signatures by pinned keys are there, and none verifies (the payload or the signature was
+    /// changed).
+    case badSignature
     /// A format this SDK does not read.
     case schemaVersion(Int)
+    /// The manifest of another customer (its `customer` is not this build's).
+    case otherCustomer
     /// The manifest of another app (its `appID` is not this build's).
     case otherApp
-    /// A model's URL is not an http(s) URL.
+    /// A signed manifest without an `expires` of the form `YYYY-MM-DDTHH:MM:SSZ`.
+    case badExpiry
+    /// The signed manifest expired at `expires`: the device keeps its models until a fresh one.
+    case expired(expires: String)
+    /// A revision below the highest this install has accepted: an old manifest served again.
+    case revisionRolledBack(found: Int, accepted: Int)
+    /// A model's URL is not `https://` (or `http://` to this device itself).
     case notHTTPURL(flowName: String, modelVersion: Int)
     /// A model's SHA-256 is not 64 lower-case hex digits.
     case badDigest(flowName: String, modelVersion: Int)
@@ -80,9 +106,19 @@ public struct ModelManifest: Codable, Equatable, Sendable {
 
     public var description: String {
       switch self {
-      case .schemaVersion(let found): "schemaVersion \(found), this SDK reads \(ModelManifest.supportedSchemaVersion)"
+      case .notAnEnvelope: "not a signed manifest (DSSE envelope)"
+      case .payloadType(let found): "payloadType \"\(found.prefix(100))\" is not \(SignedManifest.payloadType)"
+      case .unsigned: "not signed"
+      case .untrustedKeys: "signed by no key this build trusts"
+      case .badSignature: "the signature does not verify"
+      case .schemaVersion(let found): "schemaVersion \(found) is not one this SDK reads here"
+      case .otherCustomer: "a manifest for another customer"
       case .otherApp: "a manifest for another app"
-      case .notHTTPURL(let flow, let version): "\(flow) v\(version): not an http(s) URL"
+      case .badExpiry: "no expiry of the form YYYY-MM-DDTHH:MM:SSZ"
+      case .expired(let expires): "expired at \(expires)"
+      case .revisionRolledBack(let found, let accepted):
+        "revision \(found) is older than revision \(accepted), which this device has accepted"
+      case .notHTTPURL(let flow, let version): "\(flow) v\(version): not an https URL"
       case .badDigest(let flow, let version): "\(flow) v\(version): sha256 is not 64 lower-case hex digits"
       case .sizeOutOfRange(let flow, let version, let size): "\(flow) v\(version): size \(size) out of range"
       case .unknownStatusOrPercentage(let flow, let version): "\(flow) v\(version): unknown status or percentage"
@@ -92,13 +128,17 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var errorDescription: String? { description }
   }
 
-  /// Why the manifest cannot be followed by the build of `appID`, or nil.
-  public func problem(forAppID appID: String) -> Problem? {
-    guard schemaVersion == Self.supportedSchemaVersion else { return .schemaVersion(schemaVersion) }
+  /// Why the manifest cannot be followed by the build of `appID`, or nil. `schemaVersion` is
+  /// the format the channel publishes; `customer`, when given, must be the manifest's.
+  public func problem(
+    forAppID appID: String, customer: String? = nil, schemaVersion: Int = ModelManifest.supportedSchemaVersion
+  ) -> Problem? {
+    guard self.schemaVersion == schemaVersion else { return .schemaVersion(self.schemaVersion) }
+    if let customer, self.customer != customer { return .otherCustomer }
     guard self.appID.lowercased() == appID.lowercased() else { return .otherApp }
     for (name, flow) in flows {
       for model in flow.models {
-        guard let url = URL(string: model.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+        guard let url = URL(string: model.url), OTATransport.isAllowed(url) else {
           return .notHTTPURL(flowName: name, modelVersion: model.modelVersion)
         }
         guard model.sha256.count == 64, model.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {

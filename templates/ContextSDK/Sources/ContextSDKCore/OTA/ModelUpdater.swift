@@ -41,15 +41,20 @@ public struct ModelUpdateReport: Equatable, Sendable {
 public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
   /// The build's `customer.json` could not be read: it knows no flows to update.
   case configuration(CustomerConfigurationError)
-  /// The build has no over-the-air manifest URL (its release published no models over the air).
-  case noManifestURL
+  /// The build has no over-the-air channel: no signed manifest URL with keys to check it (or,
+  /// for a package that pins no keys, no legacy manifest URL).
+  case noChannel
   /// The install id that places this device in rollouts could not be read or made.
   case installID(InstallID.Unreadable)
+  /// The file beside the install id that keeps the highest revision accepted cannot be read
+  /// or written; the manifest is not followed.
+  case revisionState(path: String, reason: String)
   /// The manifest could not be fetched: no network, a status other than 200, too large.
   case manifestNotFetched(url: URL, ModelTransferError)
   /// The manifest is not JSON in the manifest's format.
   case manifestNotDecoded(url: URL, reason: String)
-  /// The manifest cannot be followed: for another app, of another format, or with a bad entry.
+  /// The manifest cannot be followed: not signed by a pinned key, for another customer or app,
+  /// expired, older than one accepted, of another format, or with a bad entry.
   case manifestRejected(url: URL, ModelManifest.Problem)
   /// A flow's chosen model could not be downloaded or installed.
   case model(flowName: String, modelVersion: Int, ModelTransferError)
@@ -57,8 +62,9 @@ public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   public var description: String {
     switch self {
     case .configuration(let error): "\(error)"
-    case .noManifestURL: "this build has no over-the-air manifest URL"
+    case .noChannel: "this build has no over-the-air channel (no signed manifest URL and trusted keys)"
     case .installID(let error): "no install id: \(error)"
+    case .revisionState(let path, let reason): "\(path): \(reason)"
     case .manifestNotFetched(let url, let error): "manifest \(url.absoluteString): \(error)"
     case .manifestNotDecoded(let url, let reason): "manifest \(url.absoluteString): \(reason)"
     case .manifestRejected(let url, let problem): "manifest \(url.absoluteString): \(problem)"
@@ -85,6 +91,13 @@ public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConverti
   case tooLarge(limit: Int64)
   /// The request failed: no network, a timeout, the server went away.
   case network(String)
+  /// The URL is not `https://` (nor `http://` to this device itself).
+  case insecureURL
+  /// The server redirected to another origin (scheme, host or port); not followed.
+  case redirectRefused(to: String)
+  /// This model's download failed its size or digest recently; it is tried again after `until`
+  /// (`YYYY-MM-DDTHH:MM:SSZ`).
+  case backingOff(until: String)
 
   public var description: String {
     switch self {
@@ -95,6 +108,9 @@ public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConverti
     case .install(let reason): "cannot install: \(reason)"
     case .tooLarge(let limit): "more than \(limit) bytes, the most the manifest allows; cut off"
     case .network(let reason): reason
+    case .insecureURL: "not an https URL"
+    case .redirectRefused(let target): "redirect to another origin refused: \(target.prefix(200))"
+    case .backingOff(let until): "failed its size or digest recently, not fetched again before \(until)"
     }
   }
 
@@ -112,31 +128,47 @@ public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConverti
 /// model is never touched. No network, a bad manifest, a wrong digest or a full disk leave
 /// everything as it was.
 public struct ModelUpdater: Sendable {
-  public let manifestURL: URL
+  public let channel: ModelChannel
   public let configuration: CustomerConfiguration
   public let downloadsDirectory: URL
   public let installID: String
+  /// Where the highest manifest revision this install has accepted is kept (`ota-revision`),
+  /// beside the install id.
+  public let stateDirectory: URL
   public let sdkVersion: String
   public let maximumSpecificationVersion: Int
   /// Seconds the server may stay silent during a request.
   public let timeout: TimeInterval
   /// Seconds one transfer (the manifest, or one model) may take in all.
   public let resourceTimeout: TimeInterval
+  /// The time, for expiry and back-off.
+  public let now: @Sendable () -> Date
 
+  /// How long a model whose download did not match the manifest's size or SHA-256 is not
+  /// fetched again.
+  public static let failedDownloadBackoff: TimeInterval = 24 * 60 * 60
+  /// The file in `stateDirectory` with the highest revision accepted.
+  public static let revisionFileName = "ota-revision"
+
+  public var manifestURL: URL { channel.manifestURL }
+
+  /// - Parameter stateDirectory: by default `downloadsDirectory`.
   public init(
-    manifestURL: URL, configuration: CustomerConfiguration, downloadsDirectory: URL, installID: String,
-    sdkVersion: String = contextSDKVersion,
+    channel: ModelChannel, configuration: CustomerConfiguration, downloadsDirectory: URL, installID: String,
+    stateDirectory: URL? = nil, sdkVersion: String = contextSDKVersion,
     maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion, timeout: TimeInterval = 15,
-    resourceTimeout: TimeInterval = 300
+    resourceTimeout: TimeInterval = 300, now: @escaping @Sendable () -> Date = { Date() }
   ) {
-    self.manifestURL = manifestURL
+    self.channel = channel
     self.configuration = configuration
     self.downloadsDirectory = downloadsDirectory
     self.installID = installID
+    self.stateDirectory = stateDirectory ?? downloadsDirectory
     self.sdkVersion = sdkVersion
     self.maximumSpecificationVersion = maximumSpecificationVersion
     self.timeout = timeout
     self.resourceTimeout = resourceTimeout
+    self.now = now
   }
 
   public func update() async -> ModelUpdateReport {
@@ -150,20 +182,101 @@ public struct ModelUpdater: Sendable {
       return report
     }
     let manifest: ModelManifest
-    do { manifest = try JSONDecoder().decode(ModelManifest.self, from: data) } catch {
-      report.error = .manifestNotDecoded(url: manifestURL, reason: "\(error)")
-      return report
-    }
-    if let problem = manifest.problem(forAppID: configuration.appID) {
-      report.error = .manifestRejected(url: manifestURL, problem)
+    do throws(ModelUpdateError) { manifest = try accept(data) } catch {
+      report.error = error
       return report
     }
     report.revision = manifest.revision
+    sweepTemporaryFiles()
     for bundled in configuration.models {
       guard let flow = manifest.flows[bundled.flowName] else { continue }
       report.flows[bundled.flowName] = await follow(flow, bundled: bundled)
     }
     return report
+  }
+
+  /// The manifest in `data`, once every check of the channel passed; for the signed channel
+  /// its revision is then recorded as accepted. Nothing on the device changes before.
+  private func accept(_ data: Data) throws(ModelUpdateError) -> ModelManifest {
+    switch channel {
+    case .legacyUnsigned:
+      let manifest = try decode(data)
+      if let problem = manifest.problem(forAppID: configuration.appID, schemaVersion: ModelManifest.legacySchemaVersion)
+      {
+        throw .manifestRejected(url: manifestURL, problem)
+      }
+      return manifest
+    case .signed(_, let customer, let trustedKeys):
+      let payload: Data
+      do throws(ModelManifest.Problem) {
+        payload = try SignedManifest.verifiedPayload(of: data, trustedKeys: trustedKeys)
+      } catch { throw .manifestRejected(url: manifestURL, error) }
+      let manifest = try decode(payload)
+      if let problem = manifest.problem(forAppID: configuration.appID, customer: customer) {
+        throw .manifestRejected(url: manifestURL, problem)
+      }
+      guard let expires = manifest.expires, let expiry = ManifestExpiry.date(expires) else {
+        throw .manifestRejected(url: manifestURL, .badExpiry)
+      }
+      guard expiry > now() else { throw .manifestRejected(url: manifestURL, .expired(expires: expires)) }
+      let accepted = try acceptedRevision()
+      guard manifest.revision >= accepted else {
+        throw .manifestRejected(url: manifestURL, .revisionRolledBack(found: manifest.revision, accepted: accepted))
+      }
+      if manifest.revision > accepted { try recordAccepted(manifest.revision) }
+      return manifest
+    }
+  }
+
+  private func decode(_ data: Data) throws(ModelUpdateError) -> ModelManifest {
+    do { return try JSONDecoder().decode(ModelManifest.self, from: data) } catch {
+      throw .manifestNotDecoded(url: manifestURL, reason: "\(error)")
+    }
+  }
+
+  private var revisionFile: URL { stateDirectory.appendingPathComponent(Self.revisionFileName) }
+
+  /// The highest revision accepted; 0 before the first.
+  private func acceptedRevision() throws(ModelUpdateError) -> Int {
+    let file = revisionFile
+    let data: Data
+    do { data = try Data(contentsOf: file) } catch {
+      if !FileManager.default.fileExists(atPath: file.path) { return 0 }
+      throw .revisionState(path: file.path, reason: error.localizedDescription)
+    }
+    guard let text = String(data: data, encoding: .utf8), let revision = Int(text), revision >= 0 else {
+      throw .revisionState(path: file.path, reason: "holds no revision (\(data.count) bytes)")
+    }
+    return revision
+  }
+
+  /// Written in full under a temporary name, then renamed over the old one; never lowered (an
+  /// update running at the same time may have accepted a newer one since).
+  private func recordAccepted(_ revision: Int) throws(ModelUpdateError) {
+    let file = revisionFile
+    guard try acceptedRevision() < revision else { return }
+    do {
+      try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+      try Data(String(revision).utf8).write(to: file, options: .atomic)
+    } catch { throw .revisionState(path: file.path, reason: error.localizedDescription) }
+  }
+
+  /// Temporary downloads left by an app that was stopped mid-transfer: any older than a
+  /// transfer may last (so not another update's, running now).
+  private func sweepTemporaryFiles() {
+    let fileManager = FileManager.default
+    let cutoff = now().addingTimeInterval(-resourceTimeout)
+    for bundled in configuration.models {
+      let directory = downloadsDirectory.appendingPathComponent(bundled.flowName, isDirectory: true)
+      for name in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
+      where name.hasPrefix(".") && name.hasSuffix(".download") {
+        let file = directory.appendingPathComponent(name)
+        guard let modified = (try? fileManager.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
+          modified < cutoff
+        else { continue }
+        try? fileManager.removeItem(at: file)
+      }
+    }
   }
 
   private func follow(_ flow: ModelManifest.Flow, bundled: FlowModel) async -> ModelUpdateReport.FlowResult {
@@ -190,15 +303,34 @@ public struct ModelUpdater: Sendable {
     if let choice {
       let file = directory.appendingPathComponent("\(choice.modelVersion).mlmodel")
       let installed = (try? SHA256Digest.hex(ofFileAt: file)) == choice.sha256
-      if !installed {
-        do throws(ModelTransferError) {
-          try await download(choice, to: file)
+      do throws(ModelTransferError) {
+        if !installed {
+          if let failure = FailedDownload.read(forVersion: choice.modelVersion, in: directory),
+            failure.sha256 == choice.sha256, now().timeIntervalSince1970 < failure.failedAt + Self.failedDownloadBackoff
+          {
+            throw .backingOff(until: FailedDownload.timestamp(failure.failedAt + Self.failedDownloadBackoff))
+          }
+          do throws(ModelTransferError) { try await download(choice, to: file) } catch {
+            switch error {
+            case .digest, .size:
+              FailedDownload(sha256: choice.sha256, failedAt: now().timeIntervalSince1970).write(
+                forVersion: choice.modelVersion, in: directory)
+            default: break
+            }
+            throw error
+          }
           result.downloaded = choice.modelVersion
-        } catch {
-          result.error = .model(flowName: bundled.flowName, modelVersion: choice.modelVersion, error)
-          result.version = present.filter { $0 > bundled.modelVersion && $0 != choice.modelVersion }.max()
-          return result
         }
+        try? FileManager.default.removeItem(at: FailedDownload.url(forVersion: choice.modelVersion, in: directory))
+        let record = VerifiedDownload(
+          modelVersion: choice.modelVersion, sha256: choice.sha256, minimumSDKVersion: choice.minimumSDKVersion)
+        if VerifiedDownload.read(forVersion: choice.modelVersion, in: directory) != record {
+          do { try record.write(in: directory) } catch { throw .install(error.localizedDescription) }
+        }
+      } catch {
+        result.error = .model(flowName: bundled.flowName, modelVersion: choice.modelVersion, error)
+        result.version = present.filter { $0 > bundled.modelVersion && $0 != choice.modelVersion }.max()
+        return result
       }
       result.version = choice.modelVersion
     }
@@ -261,8 +393,39 @@ public struct ModelUpdater: Sendable {
     }.sorted()
   }
 
+  /// Removes a download with its records.
   private func remove(version: Int, in directory: URL) -> Bool {
     let file = directory.appendingPathComponent("\(version).mlmodel")
+    try? FileManager.default.removeItem(at: VerifiedDownload.url(forVersion: version, in: directory))
+    try? FileManager.default.removeItem(at: FailedDownload.url(forVersion: version, in: directory))
     return (try? FileManager.default.removeItem(at: file)) != nil
+  }
+}
+
+/// A download whose size or SHA-256 was not the manifest's, and when: the same bytes are not
+/// fetched again for `ModelUpdater.failedDownloadBackoff`. `<flow>/<version>.failed`.
+struct FailedDownload: Codable, Equatable {
+  let sha256: String
+  /// Seconds since 1970.
+  let failedAt: Double
+
+  static func url(forVersion version: Int, in flowDirectory: URL) -> URL {
+    flowDirectory.appendingPathComponent("\(version).failed")
+  }
+
+  static func read(forVersion version: Int, in flowDirectory: URL) -> FailedDownload? {
+    guard let data = try? Data(contentsOf: url(forVersion: version, in: flowDirectory)) else { return nil }
+    return try? JSONDecoder().decode(FailedDownload.self, from: data)
+  }
+
+  func write(forVersion version: Int, in flowDirectory: URL) {
+    guard let data = try? JSONEncoder().encode(self) else { return }
+    try? data.write(to: Self.url(forVersion: version, in: flowDirectory), options: .atomic)
+  }
+
+  static func timestamp(_ seconds: Double) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.string(from: Date(timeIntervalSince1970: seconds))
   }
 }

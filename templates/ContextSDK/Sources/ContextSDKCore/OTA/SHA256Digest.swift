@@ -2,12 +2,13 @@ import Foundation
 
 #if canImport(CryptoKit)
   import CryptoKit
+#elseif canImport(CContextSDKCrypto)
+  import CContextSDKCrypto
 #endif
 
 /// SHA-256 of a downloaded model, to accept exactly the published bytes. CryptoKit on Apple
-/// platforms; elsewhere (Linux, where this package is built and tested by the release tool) a
-/// small implementation of FIPS 180-4, so the SDK needs no package dependency. Both stream the
-/// file in blocks: models can be large.
+/// platforms; elsewhere (Linux) the system's libcrypto, so the SDK needs no package dependency.
+/// Both stream the file in blocks: models can be large.
 public struct SHA256Digest: Sendable {
   /// Lower-case hex digest of the file's bytes, read `readSize` bytes at a time.
   public static func hex(ofFileAt url: URL, readSize: Int = 64 * 1024) throws -> String {
@@ -31,95 +32,28 @@ public struct SHA256Digest: Sendable {
       mutating func finalizeHex() -> String { hasher.finalize().map { String(format: "%02x", $0) }.joined() }
     }
   #else
-    /// FIPS 180-4 SHA-256, checked against the NIST test vectors in the package's tests.
+    /// libcrypto's SHA-256 (EVP), the system library every Linux distribution ships.
     struct Hasher {
-      private var state: [UInt32] = [
-        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-      ]
-      private var pending: [UInt8] = []
-      private var length: UInt64 = 0
-
-      private static let k: [UInt32] = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-      ]
+      private final class Context {
+        let pointer: OpaquePointer?
+        init() {
+          pointer = EVP_MD_CTX_new()
+          if let pointer { EVP_DigestInit_ex(pointer, EVP_sha256(), nil) }
+        }
+        deinit { EVP_MD_CTX_free(pointer) }
+      }
+      private let context = Context()
 
       mutating func update(_ data: Data) {
-        length &+= UInt64(data.count)
-        data.withUnsafeBytes { bytes in
-          var offset = 0
-          // Top up a partial block left by the previous update first.
-          if !pending.isEmpty {
-            let take = min(64 - pending.count, bytes.count)
-            pending.append(contentsOf: bytes[0..<take])
-            offset = take
-            if pending.count == 64 {
-              pending.withUnsafeBytes { compress($0.baseAddress!) }
-              pending.removeAll(keepingCapacity: true)
-            }
-          }
-          while bytes.count - offset >= 64 {
-            compress(bytes.baseAddress! + offset)
-            offset += 64
-          }
-          pending.append(contentsOf: bytes[offset...])
-        }
+        data.withUnsafeBytes { bytes in _ = EVP_DigestUpdate(context.pointer, bytes.baseAddress, bytes.count) }
       }
 
       mutating func finalizeHex() -> String {
-        let bits = length &* 8
-        var tail: [UInt8] = pending + [0x80]
-        while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
-        tail.withUnsafeBytes { bytes in
-          for offset in stride(from: 0, to: bytes.count, by: 64) { compress(bytes.baseAddress! + offset) }
-        }
-        pending = []
-        return state.map { String(format: "%08x", $0) }.joined()
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard context.pointer != nil, EVP_DigestFinal_ex(context.pointer, &digest, &length) == 1 else { return "" }
+        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
       }
-
-      /// One 64-byte block; the message schedule lives on the stack.
-      private mutating func compress(_ block: UnsafeRawPointer) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-          for i in 0..<16 {
-            let p = block + 4 * i
-            w[i] =
-              UInt32(p.load(as: UInt8.self)) << 24 | UInt32((p + 1).load(as: UInt8.self)) << 16
-              | UInt32((p + 2).load(as: UInt8.self)) << 8 | UInt32((p + 3).load(as: UInt8.self))
-          }
-          for i in 16..<64 {
-            let s0 = rotate(w[i - 15], 7) ^ rotate(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotate(w[i - 2], 17) ^ rotate(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-          }
-          var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-          for i in 0..<64 {
-            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ choice &+ Self.k[i] &+ w[i]
-            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ majority
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-          }
-          state[0] &+= a
-          state[1] &+= b
-          state[2] &+= c
-          state[3] &+= d
-          state[4] &+= e
-          state[5] &+= f
-          state[6] &+= g
-          state[7] &+= h
-        }
-      }
-
-      private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { (value >> count) | (value << (32 - count)) }
     }
   #endif
 }

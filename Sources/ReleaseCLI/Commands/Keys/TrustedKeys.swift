@@ -1,0 +1,83 @@
+import Foundation
+import ReleaseCore
+import ReleaseSigning
+
+/// The public keys releases and over-the-air manifests are signed for:
+/// `release.config.json`'s `signing.trustedKeys`, each a SubjectPublicKeyInfo PEM file (as
+/// `openssl pkey -pubout` and `release keys generate` write it), its path relative to the
+/// configuration file.
+struct TrustedKeys: Equatable {
+  /// One trusted key and the file it came from (as the configuration names it).
+  struct Entry: Equatable {
+    let key: PublicKey
+    let file: String
+  }
+
+  /// In the configuration's order; a key listed twice counts once.
+  let entries: [Entry]
+
+  var keys: [PublicKey] { entries.map(\.key) }
+
+  /// The entry of `key`, nil when it is not trusted.
+  func entry(for key: PublicKey) -> Entry? { entries.first { $0.key == key } }
+
+  /// Why a trusted key could not be read: each names the configuration file, the key's place
+  /// in `signing.trustedKeys` and the key file. Public keys only: nothing secret to leak.
+  enum LoadError: Error, Equatable, CustomStringConvertible {
+    case missingFile(configuration: String, index: Int, file: String)
+    case unreadable(configuration: String, index: Int, file: String)
+    case notPublicKey(configuration: String, index: Int, file: String, reason: KeyError)
+
+    var description: String {
+      switch self {
+      case .missingFile(let configuration, let index, let file):
+        return
+          "\(Self.key(configuration, index)) \(file): no such file; make a key pair with 'release keys generate keys'"
+      case .unreadable(let configuration, let index, let file):
+        return "\(Self.key(configuration, index)) \(file): cannot be read"
+      case .notPublicKey(let configuration, let index, let file, let reason):
+        return
+          "\(Self.key(configuration, index)) \(file): not an Ed25519 public key (\(reason)); expected a PEM file as 'openssl pkey -pubout' or 'release keys generate' writes it"
+      }
+    }
+
+    private static func key(_ configuration: String, _ index: Int) -> String {
+      "\(configuration): signing.trustedKeys[\(index)]:"
+    }
+  }
+
+  /// Reads every file `configuration` lists (none: no keys, not an error here; a command that
+  /// needs keys says so). Stops at the first file that cannot be used.
+  static func load(_ configuration: ReleaseConfiguration, services: Services) throws(LoadError) -> TrustedKeys
+  {
+    let base = services.resolve(configuration.path).deletingLastPathComponent()
+    var entries: [Entry] = []
+    for (index, file) in (configuration.trustedKeys ?? []).enumerated() {
+      let url =
+        file.hasPrefix("/")
+        ? URL(fileURLWithPath: file) : base.appendingPathComponent(file).standardizedFileURL
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
+        !isDirectory.boolValue
+      else { throw .missingFile(configuration: configuration.path, index: index, file: file) }
+      // A public key file is a few hundred bytes; anything much larger is not one.
+      guard let data = try? Data(contentsOf: url), data.count <= 64 * 1024,
+        let text = String(data: data, encoding: .utf8)
+      else { throw .unreadable(configuration: configuration.path, index: index, file: file) }
+      let key: PublicKey
+      do { key = try PublicKey(pem: text) } catch {
+        throw .notPublicKey(configuration: configuration.path, index: index, file: file, reason: error)
+      }
+      if !entries.contains(where: { $0.key == key }) { entries.append(Entry(key: key, file: file)) }
+    }
+    return TrustedKeys(entries: entries)
+  }
+
+  /// `load`, its errors as bad input (exit 2, one line).
+  static func loadForCommand(_ configuration: ReleaseConfiguration, services: Services) throws -> TrustedKeys
+  {
+    do { return try load(configuration, services: services) } catch {
+      throw ReleaseError.invalidInput(error.description)
+    }
+  }
+}

@@ -1,0 +1,446 @@
+import Foundation
+import ReleaseCore
+import ReleaseEvaluation
+import ReleaseManifest
+import ReleaseModels
+import ReleaseOTA
+import ReleasePipeline
+import ReleaseSystem
+
+/// `release ota evaluate`: judges every active challenger (an active offer below 100 %)
+/// against its baseline from the outcomes export (`ReleaseEvaluation`), prints the verdicts,
+/// writes the report, and with `--apply` carries the decisions out in `rollouts.json` through
+/// the rollout commands' own code, then with `--publish` publishes as `ota publish` does.
+enum EvaluateCommand {
+  static let command = Command(
+    name: "evaluate", synopsis: "ota evaluate [<id> [<flow>]]",
+    summary: "judge every challenger by its outcomes; --apply rolls back or promotes",
+    title: "judge every active challenger against its baseline by the outcomes",
+    usage: ["ota evaluate [<customer> [<flow>]] --outcomes <file|url> [options]"],
+    discussion: """
+      A challenger is an active offer below 100%; its baseline is the flow's newest offer at \
+      100%, else the bundled model. Each is judged from the outcome rows since its split began \
+      (its 'since' in rollouts.json, or --since) by the conversion rate per device: a 95% \
+      always-valid interval of the difference (mixture SPRT, valid however often it is looked \
+      at), a sample ratio check, and a decision: rollback (worse beyond the interval), promote \
+      (not worse than the margin, with the minimum conversions in each arm), continue, or \
+      invalid (sample ratio mismatch, no rows of an arm). Policy: release.config.json's \
+      'rollouts'. With --apply a rollback retracts the challenger at once, and a promote raises \
+      it to the schedule's next percentage, only when the outcomes hold a date after its \
+      'since' (new evidence); the raise starts a new split on today's date. Bad outcomes (every \
+      problem with its line) change nothing; under --dry-run nothing is written (no rollouts.json, \
+      report, step summary or publish).
+      """,
+    positionals: [
+      Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),
+      Positional(label: "[<flow>]", help: "only this flow of the customer"),
+    ],
+    groups: EvaluateOptions.groups,
+    footer:
+      "Exit status: 0 whatever the decisions, 1 applying or publishing failed, 2 bad arguments or input.",
+    parent: "ota",
+    run: { try run(try EvaluateOptions($0, $1), $1) })
+
+  /// One active challenger and what it is judged against.
+  struct Candidate {
+    let customer: Customer
+    let offer: RolloutState.Offer
+    /// "bundled" or "offered at 100%".
+    let baselineOrigin: String
+    let challenge: Challenge
+  }
+
+  /// What `--apply` does about one judgement.
+  enum Action: Equatable {
+    case rollback
+    case raise(to: Int)
+    /// Nothing, and why.
+    case none(String)
+  }
+
+  static func run(_ options: EvaluateOptions, _ invocation: CommandInvocation) throws {
+    let services = invocation.services
+    let output = services.output
+    let inputs = try OTAInputs.load(options.inputs, services: services)
+    let configuration = try ReleaseConfiguration.load(explicitPath: options.configPath, services: services)
+    let policies = configuration.rollouts ?? RolloutPolicyConfiguration()
+    try check(policies, against: inputs.manifest, configurationPath: configuration.path)
+    let today = OutcomeDate(utcDayOf: services.clock.now())
+    if let since = options.since, since > today {
+      throw ReleaseError.usage(
+        "\(Options.since.name): found \(since); expected no date after today (\(today), UTC)")
+    }
+    let customers =
+      try options.customer.map { [try inputs.customer($0, command: "ota evaluate")] }
+      ?? inputs.manifest.customers
+    if let flowName = options.flowName, let customer = customers.first {
+      do {
+        _ = try RolloutChange.bundledModel(of: customer, flowName: flowName, command: "ota evaluate")
+      } catch let refusal as RolloutChange.Refusal {
+        throw ReleaseError.usage(refusal.description)
+      }
+    }
+
+    // The outcomes are read and checked as a whole before anything is judged or written.
+    let (text, source) = try OutcomesSource.read(
+      options.outcomes, options: options.inputs, services: services)
+    var known: [String: Set<String>] = [:]
+    for customer in inputs.manifest.customers {
+      known[customer.id] = Set(customer.customModels.map(\.flowName))
+    }
+    let outcomes: Outcomes
+    do throws(OutcomesError) {
+      outcomes = try OutcomesReader.read(text, source: source, known: known, today: today)
+    } catch {
+      throw ReleaseError.invalidInputs(error.problems.map(\.description))
+    }
+
+    let candidates = candidates(
+      inputs, customers: customers, flowName: options.flowName, since: options.since, policies: policies)
+    let judgements = candidates.map { Evaluator.judge($0.challenge, outcomes: outcomes) }
+    if candidates.isEmpty {
+      output.write(
+        line:
+          "ota evaluate: no active challenger (an active offer below 100%) to judge in \(inputs.rolloutsPath)",
+        to: .standardError)
+    }
+    for (index, (candidate, judgement)) in zip(candidates, judgements).enumerated() {
+      if options.json {
+        output.write(line: judgement.jsonLine(), to: .standardOutput)
+      } else {
+        // One table per challenger, a blank line between them.
+        output.write(lines: (index > 0 ? [""] : []) + table(judgement, candidate), to: .standardOutput)
+      }
+    }
+
+    if !options.dryRun, !judgements.isEmpty {
+      if let report = options.reportPath {
+        try writeReport(judgements, to: services.resolve(report), shown: report)
+      }
+      if let summary = services.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+        GitHubActionsReporter.appendStepSummary(
+          EvaluationReport.markdown(judgements), to: URL(fileURLWithPath: summary))
+      }
+    }
+
+    guard options.apply else { return }
+    do {
+      try apply(zip(candidates, judgements).map { ($0, $1) }, inputs, options, services, today: today)
+    } catch let error as ReleaseError where error.exitCode == 2 {
+      // Outcomes and arguments were checked above: what fails now is carrying the decisions out.
+      throw ReleaseError.stepFailed(step: "ota evaluate --apply", reason: error.lines.joined(separator: "; "))
+    }
+    if let release = options.publish {
+      if options.dryRun {
+        output.write(
+          line:
+            "dry run: would publish the over-the-air manifests to \(release.publish.map(\.description).joined(separator: ", "))",
+          to: .standardError)
+      } else {
+        try OTACommand.publish(release, invocation)
+      }
+    }
+  }
+
+  /// Every active offer below 100% of the selected flows, with its baseline: the flow's newest
+  /// active offer at 100%, else the bundled model. A paused flow's offers are not active.
+  static func candidates(
+    _ inputs: OTAInputs, customers: [Customer], flowName: String?, since: OutcomeDate?,
+    policies: RolloutPolicyConfiguration
+  ) -> [Candidate] {
+    var candidates: [Candidate] = []
+    for customer in customers {
+      for model in customer.customModels where flowName == nil || model.flowName == flowName {
+        guard let flow = inputs.rollouts.flow(customer.id, model.flowName), !flow.paused else { continue }
+        let full = flow.models.filter { $0.status == .active && $0.rolloutPercent == 100 }.last
+        for offer in flow.models where offer.status == .active && (1..<100).contains(offer.rolloutPercent) {
+          let baseline = full.map(\.modelVersion) ?? model.modelVersion
+          candidates.append(
+            Candidate(
+              customer: customer, offer: offer,
+              baselineOrigin: full == nil ? "bundled" : "offered to 100%",
+              challenge: Challenge(
+                customer: customer.id, flow: model.flowName, challenger: offer.modelVersion,
+                baseline: baseline,
+                challengerPercent: Double(offer.rolloutPercent), since: since ?? offer.since,
+                policy: policies.policy(for: customer.id))))
+        }
+      }
+    }
+    return candidates
+  }
+
+  /// A customer named in the policy must be one of the manifest's.
+  static func check(
+    _ policies: RolloutPolicyConfiguration, against manifest: Manifest, configurationPath: String
+  ) throws {
+    let ids = Set(manifest.customers.map(\.id))
+    let unknown = policies.customers.keys.sorted().filter { !ids.contains($0) }
+    guard !unknown.isEmpty else { return }
+    throw ReleaseError.validation(
+      ValidationFailure(
+        unknown.map {
+          Diagnostic(
+            file: configurationPath, path: "rollouts.customers.\($0)",
+            message: "not a customer in \(manifest.path); expected the id of a known customer")
+        }))
+  }
+
+  // MARK: - Acting
+
+  /// What `--apply` does about `judgement`: a rollback at once; a promote one schedule step up,
+  /// only when the outcomes hold a date after the offer's `since` (the split's first date):
+  /// a raise sets `since` to today, so the same export, or one of the same day, never raises
+  /// twice.
+  static func action(_ judgement: Judgement, _ candidate: Candidate) -> Action {
+    switch judgement.decision {
+    case .rollback: return .rollback
+    case .continue: return .none("not enough evidence yet")
+    case .invalid: return .none("the data cannot be judged")
+    case .promote:
+      let latest = judgement.days.last?.date
+      if let since = candidate.offer.since, let latest, latest <= since {
+        return .none("no outcomes dated after its split began on \(since)")
+      }
+      guard let next = judgement.policy.nextStep(after: candidate.offer.rolloutPercent) else {
+        return .none("already at the schedule's last step (\(candidate.offer.rolloutPercent)%)")
+      }
+      return .raise(to: next)
+    }
+  }
+
+  private static func apply(
+    _ judged: [(Candidate, Judgement)], _ inputs: OTAInputs, _ options: EvaluateOptions, _ services: Services,
+    today: OutcomeDate
+  ) throws {
+    let output = services.output
+    var changes: [(Candidate, Action, RolloutChange.OfferedModel?)] = []
+    for (candidate, judgement) in judged {
+      let action = action(judgement, candidate)
+      let name = "\(candidate.customer.id) \(judgement.flow) v\(judgement.challenger)"
+      switch action {
+      case .none(let reason):
+        output.write(
+          line: "\(name): \(judgement.decision.rawValue); nothing to apply (\(reason))", to: .standardError)
+      case .rollback:
+        changes.append((candidate, action, nil))
+      case .raise:
+        // Read from the store and checked again as 'release rollout' does.
+        let model = try inputs.offeredModel(
+          ModelReference(flowName: judgement.flow, version: judgement.challenger))
+        changes.append((candidate, action, model))
+      }
+    }
+    guard !changes.isEmpty else {
+      output.write(
+        line: "ota evaluate --apply: no decision to carry out; \(inputs.rolloutsPath) unchanged",
+        to: .standardError)
+      return
+    }
+    var described: [String] = []
+    for (candidate, action, _) in changes {
+      let name = "\(candidate.customer.id): \(candidate.challenge.flow) v\(candidate.offer.modelVersion)"
+      if case .raise(let percent) = action { described.append("\(name) raised to \(percent)% of devices") }
+      if case .rollback = action { described.append("\(name) retracted") }
+    }
+    try RolloutCommand.apply(
+      dryRun: options.dryRun, inputs, services, diffStream: options.json ? .standardError : .standardOutput
+    ) { state in
+      var state = state
+      for (candidate, action, model) in changes {
+        let flowName = candidate.challenge.flow
+        // Judged on the split as it was read: if another command changed it since, leave it.
+        guard let offer = state.flow(candidate.customer.id, flowName)?.offer(candidate.offer.modelVersion),
+          offer.status == .active, offer.rolloutPercent == candidate.offer.rolloutPercent
+        else { continue }
+        switch action {
+        case .rollback:
+          state = try RolloutChange.rollback(
+            state, customer: candidate.customer, flowName: flowName, version: offer.modelVersion,
+            command: "ota evaluate: rollback \(candidate.customer.id) \(flowName) \(offer.modelVersion)",
+            today: today)
+        case .raise(let percent):
+          guard let model else { continue }
+          state = try RolloutChange.rollout(
+            state, customer: candidate.customer, model: model, percent: percent, catalog: inputs.catalog,
+            feature: inputs.features.feature(servingFlow: flowName), sdkVersion: inputs.sdkVersion,
+            command: "ota evaluate: rollout \(candidate.customer.id) \(flowName) \(offer.modelVersion)",
+            today: today, newSalt: RolloutState.newSalt)
+        case .none:
+          continue
+        }
+      }
+      return state
+    } summary: {
+      described.joined(separator: "; ")
+    }
+  }
+
+  // MARK: - Output
+
+  /// The human table of one judgement.
+  static func table(_ judgement: Judgement, _ candidate: Candidate) -> [String] {
+    let since =
+      candidate.challenge.since.map { "rows from \($0)" } ?? "all rows (the split's start is unknown)"
+    var lines = [
+      "\(judgement.customer) \(judgement.flow): v\(judgement.challenger) (\(candidate.offer.rolloutPercent)% of devices) against v\(judgement.baseline) (\(candidate.baselineOrigin)), \(since)"
+    ]
+    let rows = [
+      ["ARM", "MODEL", "DEVICES", "CONVERSIONS", "RATE"],
+      [
+        "challenger", "v\(judgement.challenger)", grouped(judgement.challengerArm.devices),
+        grouped(judgement.challengerArm.conversions), percent(judgement.challengerArm.rate),
+      ],
+      [
+        "baseline", "v\(judgement.baseline)", grouped(judgement.baselineArm.devices),
+        grouped(judgement.baselineArm.conversions), percent(judgement.baselineArm.rate),
+      ],
+    ]
+    let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    for row in rows {
+      let cells = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+      lines.append("  " + cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+    }
+    let difference = judgement.difference.map { interval($0, unit: " pp") } ?? "not estimable yet"
+    let relative = judgement.relative.map { interval($0, unit: " %") } ?? "not estimable yet"
+    lines.append("  difference   \(difference) (95% always-valid, mixture SPRT)")
+    lines.append("  relative     \(relative)")
+    lines.append("  decision     \(decision(judgement))")
+    lines.append("  decided on   \(judgement.decidedOn?.description ?? "-")")
+    lines.append("  ignored      \(judgement.ignoredRows) rows of other model versions")
+    return lines
+  }
+
+  static func decision(_ judgement: Judgement) -> String {
+    switch (judgement.decision, judgement.devicesNeeded, judgement.invalidReason) {
+    case (.continue, .about(let devices)?, _):
+      return "continue: about \(grouped(devices)) more devices needed"
+    case (.continue, .noneExpected?, _):
+      return "continue: none expected (the difference sits inside the margin)"
+    case (.continue, _, _): return "continue: no estimate yet (an arm has no conversions)"
+    case (.invalid, _, .noBaselineRows?): return "invalid: no baseline rows"
+    case (.invalid, _, .noChallengerRows?): return "invalid: no challenger rows"
+    case (.invalid, _, .sampleRatioMismatch(let share, let expected, let pValue)?):
+      return "invalid: sample ratio mismatch (challenger has \(fixed(share * 100, 1))% of the devices, "
+        + "expected \(fixed(expected * 100, 1))%, p \(pValue < 0.0001 ? "< 0.0001" : "= " + fixed(pValue, 4)))"
+    default: return judgement.decision.rawValue
+    }
+  }
+
+  private static func interval(_ interval: Interval, unit: String) -> String {
+    func value(_ x: Double) -> String {
+      guard x.isFinite else { return x > 0 ? "+inf" : "-inf" }
+      return (x < 0 ? "-" : "+") + fixed(abs(x) * 100, 2)
+    }
+    return "\(value(interval.estimate))\(unit) [\(value(interval.low)), \(value(interval.high))]"
+  }
+
+  private static func percent(_ rate: Double) -> String { fixed(rate * 100, 2) + " %" }
+
+  private static func fixed(_ value: Double, _ decimals: Int) -> String {
+    String(format: "%.\(decimals)f", locale: Locale(identifier: "en_US_POSIX"), value)
+  }
+
+  private static func grouped(_ value: Int) -> String {
+    let digits = String(value)
+    var result = ""
+    for (index, character) in digits.enumerated() {
+      if index > 0, (digits.count - index) % 3 == 0 { result += "," }
+      result.append(character)
+    }
+    return result
+  }
+
+  /// Per judgement `<name>.svg` and `<name>.md` (its table row and the chart), and `summary.md`
+  /// with every row; each written to a temporary file and renamed into place.
+  static func writeReport(_ judgements: [Judgement], to directory: URL, shown: String) throws {
+    do {
+      try AtomicFile.createDirectory(directory)
+      for judgement in judgements {
+        let chart = EvaluationReport.chartFileName(judgement)
+        let base = String(chart.dropLast(".svg".count))
+        try AtomicFile.write(EvaluationReport.svg(judgement), to: directory.appendingPathComponent(chart))
+        try AtomicFile.write(
+          EvaluationReport.markdown([judgement]) + "\n![\(base)](\(chart))\n",
+          to: directory.appendingPathComponent(base + ".md"))
+      }
+      try AtomicFile.write(
+        EvaluationReport.markdown(judgements), to: directory.appendingPathComponent("summary.md"))
+    } catch {
+      // Before anything is applied: a report directory that cannot be written is a bad argument.
+      throw ReleaseError.invalidInput(
+        "\(Options.report.name) \(shown): cannot write the report (\(SystemError.reason(error)))")
+    }
+  }
+}
+
+/// `release ota evaluate`'s options.
+struct EvaluateOptions {
+  var customer: String?
+  var flowName: String?
+  var outcomes: String
+  var since: OutcomeDate?
+  var json: Bool
+  var reportPath: String?
+  var apply: Bool
+  var dryRun: Bool
+  /// `--config`, for the policy.
+  var configPath: String?
+  /// The input paths and the model store.
+  var inputs: ReleaseOptions
+  /// With `--publish`: what `ota publish` would take (its destinations); nil without.
+  var publish: ReleaseOptions?
+
+  static let groups = [
+    OptionGroup(
+      "OPTIONS",
+      [
+        Options.outcomes, Options.since, Options.evaluateJSON, Options.report, Options.apply, Options.dryRun,
+        Options.evaluatePublish, Options.publicURL,
+      ]),
+    OptionGroup.otaInputs,
+  ]
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    guard parsed.positionals.count <= 2 else {
+      throw ReleaseError.usage(
+        "ota evaluate: expected at most <customer> <flow>, found \"\(parsed.positionals.joined(separator: " "))\""
+      )
+    }
+    customer = parsed.positionals.first
+    flowName = parsed.positionals.count > 1 ? parsed.positionals[1] : nil
+    guard let outcomes = parsed.value(Options.outcomes) else {
+      throw ReleaseError.usage(
+        "ota evaluate: \(Options.outcomes.name) <file|url> is required (the outcomes export to judge from)")
+    }
+    self.outcomes = outcomes
+    if let text = parsed.value(Options.since) {
+      guard let date = OutcomeDate(text) else {
+        throw ReleaseError.usage(
+          "\(Options.since.name): found \"\(text.prefix(40))\"; expected a UTC date as YYYY-MM-DD")
+      }
+      since = date
+    }
+    json = parsed.flag(Options.evaluateJSON)
+    reportPath = parsed.value(Options.report)
+    apply = parsed.flag(Options.apply)
+    dryRun = parsed.flag(Options.dryRun)
+    if dryRun && !apply {
+      throw ReleaseError.usage("\(Options.dryRun.name): previews what --apply would change; give --apply too")
+    }
+    let publishing = parsed.given(Options.evaluatePublish)
+    if publishing && !apply {
+      throw ReleaseError.usage(
+        "\(Options.evaluatePublish.name): publishes what --apply changed; give --apply too (or run 'release ota publish')"
+      )
+    }
+    configPath = parsed.value(Options.config)
+    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+    if publishing {
+      var release = try ReleaseOptions(parsed, services: invocation.services)
+      release.json = json
+      release.dryRun = dryRun
+      publish = release
+    }
+  }
+}

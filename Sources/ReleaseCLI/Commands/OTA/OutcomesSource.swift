@@ -1,0 +1,110 @@
+import Foundation
+import ReleaseCore
+import ReleaseModels
+import ReleaseNetwork
+import ReleasePipeline
+import ReleasePublishing
+import ReleaseSystem
+
+/// Where `release ota evaluate --outcomes` reads the analytics export from: a file (relative
+/// to the project), an `https://` URL (plain `http://` only on this machine) or
+/// `s3://<bucket>/<key>` (signed with the `AWS_*` credentials, with `--s3-endpoint` and
+/// `--s3-region`, as the model store is). A download goes through the model store's code, is
+/// cut off past `maximumSize`, and lands in a temporary file removed after reading.
+enum OutcomesSource {
+  /// Far more than a daily export of every customer, flow and model version.
+  static let maximumSize: Int64 = 64 * 1024 * 1024
+
+  /// The file's text and how messages name it (a URL without its query, which may hold a
+  /// presigned signature).
+  static func read(
+    _ location: String, options: ReleaseOptions, services: Services, http: HTTPClient = CurlHTTPClient()
+  ) throws -> (text: String, source: String) {
+    let option = Options.outcomes.name
+    let lower = location.lowercased()
+    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://") else {
+      let url = services.resolve(location)
+      let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? nil
+      guard let size else {
+        throw ReleaseError.usage(
+          "\(option) \(location): no such file; expected a CSV file, an https:// or s3:// URL")
+      }
+      guard size <= maximumSize else {
+        throw ReleaseError.invalidInput(
+          "\(location): \(size) bytes; expected at most \(maximumSize) bytes of outcomes")
+      }
+      return (try text(of: url, source: location), location)
+    }
+    if URLCredentials.carriesCredential(location) {
+      throw ReleaseError.usage(
+        "\(option) \(URLCredentials.redacted(location)): a credential in a URL shows in the process list and in messages; use s3:// with the AWS_* variables for a private file"
+      )
+    }
+    let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-outcomes-\(UUID().uuidString).csv")
+    defer { try? FileManager.default.removeItem(at: temporary) }
+    let source: String
+    if let (bucket, key) = ModelStoreLocation.s3Location(location), !key.isEmpty {
+      source = location
+      let client = try S3Settings.client(
+        bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
+        environment: services.environment, purpose: "\(option) \(location)", origins: options.origins,
+        http: http)
+      try download(source) { try client.get(key, to: temporary, maximumSize: maximumSize) }
+    } else if !lower.hasPrefix("s3://"), let url = URL(string: location), url.host?.isEmpty == false {
+      source = shown(url)
+      if url.scheme?.lowercased() == "http", !LoopbackHost.contains(url.host ?? "") {
+        throw ReleaseError.usage(
+          "\(option) \(source): plain http only to 127.0.0.1, ::1 or localhost; outcomes elsewhere must come over https"
+        )
+      }
+      var request = RemoteModelStore.request(url, maximumSize: maximumSize)
+      request.destination = .file(temporary)
+      try download(source, hiding: url.query) { _ = try http.send(request) }
+    } else {
+      throw ReleaseError.usage(
+        "\(option) \(lower.hasPrefix("s3://") ? location : "the URL"): expected a file, https://<host>/<path> or s3://<bucket>/<key>"
+      )
+    }
+    return (try text(of: temporary, source: source), source)
+  }
+
+  /// The URL as messages show it: without its query or fragment.
+  static func shown(_ url: URL) -> String {
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "the URL" }
+    let hidden = components.query != nil || components.fragment != nil
+    components.query = nil
+    components.fragment = nil
+    return (components.string ?? "the URL") + (hidden ? "?…" : "")
+  }
+
+  /// Runs `body`, naming its failure by `source`; `hiding` (a URL's query, which may be a
+  /// presigned signature) never appears in the message.
+  private static func download(_ source: String, hiding secret: String? = nil, _ body: () throws -> Void)
+    throws
+  {
+    do { try body() } catch SystemError.tooLarge {
+      throw ReleaseError.invalidInput(
+        "\(source): more than \(maximumSize) bytes; expected an outcomes export of at most that size (the download was stopped)"
+      )
+    } catch let error as ReleaseError {
+      throw error
+    } catch {
+      // Nothing was judged or changed: the input could not be had (exit 2, as a missing file).
+      var reason = "\(error)"
+      if let secret, !secret.isEmpty { reason = reason.replacingOccurrences(of: secret, with: "…") }
+      throw ReleaseError.invalidInput("\(source): cannot download the outcomes: \(reason)")
+    }
+  }
+
+  private static func text(of url: URL, source: String) throws -> String {
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch {
+      throw ReleaseError.invalidInput("\(source): cannot read: \(SystemError.reason(error))")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw ReleaseError.invalidInput("\(source): not UTF-8 text; expected a CSV file")
+    }
+    return text
+  }
+}

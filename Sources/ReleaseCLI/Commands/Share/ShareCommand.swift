@@ -1,0 +1,227 @@
+import Foundation
+import ReleaseCore
+import ReleaseNetwork
+import ReleasePipeline
+import ReleasePublishing
+import ReleaseSystem
+
+/// `release share <id>`: what a customer needs to fetch one release. From an S3 release
+/// destination, presigned GET URLs (SigV4, query string) for the zip, its signature and the
+/// customer's index, valid for `--expires`; from a `git:` releases repository, the
+/// repository's URL and the tag. Nothing is uploaded or changed.
+enum ShareCommand {
+  static let command = Command(
+    name: "share", synopsis: "share <id>", summary: "print links a customer downloads one release with",
+    title: "print the links a customer downloads one of its releases with",
+    usage: [
+      "share <id> [--version <v>] [--expires <duration>] [--destination <s3://…|git:…>] [--json] [options]"
+    ],
+    discussion: """
+      For an S3 destination: presigned GET URLs of the customer's zip, its signature (<zip>.sig) \
+      and its index (customers/<id>/index.json), valid for --expires (at most 7 days, S3's \
+      limit). Anyone holding a link can read that one object until it expires; signed with \
+      temporary credentials (AWS_SESSION_TOKEN), the links stop working when those do. The \
+      objects must be published (a HEAD of each): a customer or version that was not is refused. \
+      For a git: releases repository: the repository's URL and the version's tag (access is the \
+      git host's). A directory destination cannot be shared. Nothing is uploaded. --json prints \
+      {"customer", "version", "expires", "urls": {"zip", "signature", "index"}} (for git: \
+      {"customer", "version", "repository", "tag"}).
+      """,
+    positionals: [Positional(label: "<id>", help: "the customer's 'id' slug, e.g. acme")],
+    groups: [
+      OptionGroup(
+        "OPTIONS",
+        [
+          Options.shareVersion, Options.expires, Options.destination, Options.shareJSON, Options.state,
+          Options.config,
+        ]),
+      .s3,
+    ],
+    footer: "Exit status: 0 links printed, 1 the destination could not be read, 2 bad arguments or input.",
+    run: { try run(try ShareOptions($0, $1), $1) })
+
+  static func run(_ options: ShareOptions, _ invocation: CommandInvocation) throws {
+    switch options.destination {
+    case .s3(let bucket, let prefix, let endpoint, let region, _, let origins):
+      let client = try S3Settings.client(
+        bucket: bucket, endpoint: endpoint, region: region, environment: invocation.services.environment,
+        purpose: "share \(options.destination)", origins: origins)
+      let links = try ShareLinks.presign(
+        customer: options.customer, version: options.version,
+        store: S3ObjectStore(
+          client: client, prefix: prefix, publicBase: ""), expiresIn: options.expiresSeconds,
+        at: invocation.services.clock.now())
+      report(links, options, invocation.services.output)
+    case .releasesRepositories(let template):
+      let url = ReleasesRepository.url(
+        template: template, id: options.customer, root: invocation.services.root)
+      let tag = options.version.description
+      let output = invocation.services.output
+      if options.json {
+        output.write(
+          line: try jsonLine([
+            "customer": options.customer, "version": tag, "repository": url, "tag": tag,
+          ]), to: .standardOutput)
+      } else {
+        output.write(
+          lines: [
+            "\(options.customer) \(tag): tag \(tag) of \(url)",
+            ".package(url: \"\(url)\", exact: \"\(tag)\")",
+          ], to: .standardOutput)
+      }
+      output.write(
+        line:
+          "a releases repository is shared through the git host's access control (one repository per customer); no link was made",
+        to: .standardError)
+    case .directory:
+      // ShareOptions refuses it; kept exhaustive.
+      throw ReleaseError.usage(ShareOptions.directoryRefusal(options.destination.description))
+    }
+  }
+
+  private static func report(_ links: ShareLinks, _ options: ShareOptions, _ output: OutputStreaming) {
+    let expires = ShareLinks.timestamp(links.expires)
+    if options.json {
+      let urls: [String: Any] = [
+        "zip": links.zip.absoluteString, "signature": links.signature?.absoluteString ?? NSNull(),
+        "index": links.index.absoluteString,
+      ]
+      if let line = try? jsonLine([
+        "customer": links.customer, "version": links.version.description, "expires": expires, "urls": urls,
+      ]) {
+        output.write(line: line, to: .standardOutput)
+      }
+    } else {
+      output.write(
+        lines: [
+          "\(links.customer) \(links.version) from \(links.location), links valid until \(expires):",
+          "zip        \(links.zip.absoluteString)",
+          "signature  \(links.signature?.absoluteString ?? "(none published)")",
+          "index      \(links.index.absoluteString)",
+        ], to: .standardOutput)
+    }
+    if links.signature == nil {
+      output.write(
+        line:
+          "warning: \(links.location)/\(links.zipKey).sig does not exist: this release was published unsigned, so the customer cannot check where it came from",
+        to: .standardError)
+    }
+    if links.usesSessionToken {
+      output.write(
+        line:
+          "note: signed with temporary credentials (AWS_SESSION_TOKEN): the links stop working when those credentials expire, which may be well before \(expires)",
+        to: .standardError)
+    }
+  }
+
+  private static func jsonLine(_ object: [String: Any]) throws -> String {
+    let data = try JSONSerialization.data(
+      withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// `release share`'s options.
+struct ShareOptions {
+  /// The customer's id slug.
+  var customer: String
+  var version: SemanticVersion
+  var expiresSeconds: Int
+  /// An S3 destination or a releases repository (a directory is refused while parsing).
+  var destination: PublishDestination
+  var json: Bool
+
+  static func directoryRefusal(_ destination: String) -> String {
+    "share: \(destination): a directory destination cannot be shared; publish to s3:// (shared with presigned links) or git: (one repository per customer) and share from there"
+  }
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    guard parsed.positionals.count == 1 else {
+      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
+      throw ReleaseError.usage("share: expected one customer id, found \(found.prefix(80))")
+    }
+    customer = parsed.positionals[0]
+    guard Self.isCustomerID(customer) else {
+      throw ReleaseError.usage(
+        "share: \"\(customer.prefix(60))\" is not a customer id; expected its 'id' slug from customers.json, e.g. acme"
+      )
+    }
+    let maximum = S3Presigner.maximumExpiry
+    expiresSeconds = Int(
+      try parsed.duration(Options.expires, maximum: Double(maximum), maximumText: "7d", examples: "36h or 7d")
+        ?? Double(maximum))
+    json = parsed.flag(Options.shareJSON)
+    let services = invocation.services
+    let configuration = try ReleaseConfiguration.load(
+      explicitPath: parsed.value(Options.config), services: services)
+    destination = try Self.destination(parsed, configuration)
+    if let text = parsed.value(Options.shareVersion) {
+      guard let version = SemanticVersion(text) else {
+        throw ReleaseError.usage("--version \(text.prefix(40)): expected a version such as 2.4.1")
+      }
+      self.version = version
+    } else {
+      let statePath = parsed.value(Options.state) ?? ReleaseOptions().statePath
+      let state = try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath)
+      guard let entry = state.customers[customer] else {
+        let hint =
+          Suggestion.closest(to: customer, among: state.customers.keys.sorted()).map {
+            " (did you mean \"\($0)\"?)"
+          }
+          ?? ""
+        throw ReleaseError.invalidInput(
+          "share: \(customer) has no release recorded in \(statePath)\(hint); give --version, or publish it first"
+        )
+      }
+      version = entry.version
+    }
+  }
+
+  /// `--destination`, else the first s3:// destination of release.config.json, else its first
+  /// git: one. A directory is refused.
+  private static func destination(_ parsed: Arguments, _ configuration: ReleaseConfiguration) throws
+    -> PublishDestination
+  {
+    var origins = SettingOrigins()
+    let (endpoint, endpointOrigin) = parsed.setting(Options.s3Endpoint, configuration)
+    let (region, regionOrigin) = parsed.setting(Options.s3Region, configuration)
+    (origins.s3Endpoint, origins.s3Region) = (endpointOrigin, regionOrigin)
+    func parse(_ text: String, origin: String) throws -> PublishDestination {
+      do {
+        return try PublishDestination.parse(
+          text, s3Endpoint: endpoint, region: region, baseURL: nil, origins: origins)
+      } catch ReleaseError.usage(let message) where message.hasPrefix("--publish ") {
+        throw ReleaseError.usage(origin + message.dropFirst("--publish".count))
+      }
+    }
+    let chosen: PublishDestination
+    if let text = parsed.value(Options.destination) {
+      chosen = try parse(text, origin: Options.destination.name)
+    } else {
+      let key = ConfigurationKey.destinations.rawValue
+      let configured = try (configuration.destinations ?? []).enumerated().map { index, text in
+        try parse(text, origin: "\(configuration.path): \(key)[\(index)]:")
+      }
+      let s3 = configured.first { if case .s3 = $0 { return true } else { return false } }
+      let git = configured.first { if case .releasesRepositories = $0 { return true } else { return false } }
+      guard let found = s3 ?? git ?? configured.first else {
+        throw ReleaseError.usage(
+          "share: no destination; give --destination s3://<bucket>[/<prefix>], or publish.destinations in \(configuration.path)"
+        )
+      }
+      chosen = found
+    }
+    if case .directory = chosen { throw ReleaseError.usage(directoryRefusal(chosen.description)) }
+    return chosen
+  }
+
+  /// A customer's id as customers.json allows it: it names objects and paths, so nothing else.
+  static func isCustomerID(_ text: String) -> Bool {
+    (1...64).contains(text.count) && !text.hasPrefix("-") && !text.hasPrefix(".")
+      && text.unicodeScalars.allSatisfy {
+        ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+          || "-_.".unicodeScalars
+            .contains($0)
+      }
+  }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import ReleaseSigning
+import ReleaseSystem
+import XCTest
+
+@testable import ReleaseCLI
+@testable import ReleaseCore
+
+/// Runs the CLI in this process against a directory of its own, with no process runner (the
+/// keys and share commands start none) and only the environment given.
+enum KeysCLI {
+  struct Run {
+    var code: Int32
+    var standardOutput: [String]
+    var standardError: [String]
+    var allOutput: String { (standardOutput + standardError).joined(separator: "\n") }
+  }
+
+  static func run(_ arguments: [String], root: URL, environment: [String: String] = [:]) -> Run {
+    let output = CapturedOutput()
+    let services = Services(
+      processRunner: ScriptedProcessRunner(), clock: SystemClock(), root: root,
+      environment: ["CI": "true"].merging(environment) { $1 }, output: output)
+    let code = CommandLineInterface.main(arguments: arguments, services: services)
+    return Run(code: code, standardOutput: output.standardOutput, standardError: output.standardError)
+  }
+
+  /// Runs a program, failing the test (never skipping it) when it is missing.
+  @discardableResult
+  static func tool(_ program: String, _ arguments: [String], in directory: URL, input: URL? = nil) throws
+    -> ProcessResult
+  {
+    guard SystemProcessRunner.find(program) != nil else {
+      throw PublishSetupError(description: "\(program) not found on PATH")
+    }
+    if let input {
+      // ssh-keygen -Y verify reads the signed file on stdin.
+      let command =
+        ([program] + arguments).map(shellQuoted).joined(separator: " ") + " < " + shellQuoted(input.path)
+      return try SystemProcessRunner().run(ProcessInvocation("sh", ["-c", command], in: directory))
+    }
+    return try SystemProcessRunner().run(ProcessInvocation(program, arguments, in: directory))
+  }
+
+  private static func shellQuoted(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+
+  /// The base64 lines of a PEM text's body: what must never appear in any output.
+  static func secretLines(ofPEM pem: String) -> [String] {
+    pem.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("-----") && !$0.isEmpty }
+  }
+}
