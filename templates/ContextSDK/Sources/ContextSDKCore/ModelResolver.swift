@@ -1,22 +1,32 @@
 import Foundation
 
-/// The model file a flow runs, and where it came from.
+/// The model file a flow runs, and where it came from: the decision's `attribution` (flow,
+/// model version, bundled or downloaded) is what the app records with the decision's outcome.
 public struct ResolvedModel: Equatable, Sendable {
-  public enum Source: Equatable, Sendable {
+  /// Where the model came from; its raw value is the one in `Attribution`'s forms.
+  public enum Source: String, Equatable, Sendable {
     /// The model shipped inside this package.
     case bundled
     /// A newer model downloaded over the air.
     case downloaded
   }
 
+  /// The flow this model decides.
+  public let flowName: String
   public let url: URL
   public let modelVersion: Int
   public let source: Source
 
-  public init(url: URL, modelVersion: Int, source: Source) {
+  public init(flowName: String, url: URL, modelVersion: Int, source: Source) {
+    self.flowName = flowName
     self.url = url
     self.modelVersion = modelVersion
     self.source = source
+  }
+
+  /// Which model makes this flow's decisions, to record with each outcome event.
+  public var attribution: Attribution {
+    Attribution(flowName: flowName, modelVersion: modelVersion, source: source)
   }
 }
 
@@ -89,9 +99,11 @@ public struct ModelResolver: Sendable {
         let specificationVersion = try? CoreMLModelHeader.specificationVersion(ofModelAt: download.url),
         specificationVersion <= maximumSpecificationVersion
       else { continue }
-      return ResolvedModel(url: download.url, modelVersion: download.version, source: .downloaded)
+      return ResolvedModel(
+        flowName: model.flowName, url: download.url, modelVersion: download.version, source: .downloaded)
     }
-    return ResolvedModel(url: bundledModelURL, modelVersion: model.modelVersion, source: .bundled)
+    return ResolvedModel(
+      flowName: model.flowName, url: bundledModelURL, modelVersion: model.modelVersion, source: .bundled)
   }
 
   private struct DownloadedModel {

@@ -41,6 +41,28 @@ final class TrackingPermissionTests: XCTestCase {
     XCTAssertEqual(model.url.lastPathComponent, "tracking_permission_v5.mlmodel")
   }
 
+  /// The prompt's decision says which model made it: the bundled one, then a verified download.
+  func testThePromptsModelCarriesItsAttribution() throws {
+    let downloads = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+    defer { try? FileManager.default.removeItem(at: downloads) }
+    let bundled = try XCTUnwrap(TrackingBuild.trackingPermissionModel(downloadsDirectory: downloads))
+    XCTAssertEqual(bundled.attribution, Attribution(flowName: "tracking_permission", modelVersion: 5, source: .bundled))
+    XCTAssertEqual(bundled.attribution.description, "tracking_permission@5/bundled")
+    // A verified download, as the updater leaves it: the smallest Core ML model the resolver
+    // accepts (specification version 4, one input `x`) and its record.
+    let bytes = Data([0x08, 0x04, 0x12, 0x05, 0x0a, 0x03, 0x0a, 0x01, 0x78])
+    let folder = downloads.appendingPathComponent(TrackingPermission.flowName, isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try bytes.write(to: folder.appendingPathComponent("6.mlmodel"))
+    try VerifiedDownload(modelVersion: 6, sha256: SHA256Digest.hex(of: bytes), minimumSDKVersion: "1.0.0")
+      .write(in: folder)
+    let downloaded = try XCTUnwrap(TrackingBuild.trackingPermissionModel(downloadsDirectory: downloads))
+    XCTAssertEqual(downloaded.flowName, TrackingPermission.flowName)
+    XCTAssertEqual(
+      downloaded.attribution.eventProperties,
+      ["flow": "tracking_permission", "modelVersion": "6", "modelSource": "downloaded"])
+  }
+
   func testABuildWithoutTheModelHasNone() {
     XCTAssertNil(NoModelBuild.trackingPermissionModel(downloadsDirectory: noDownloads))
   }

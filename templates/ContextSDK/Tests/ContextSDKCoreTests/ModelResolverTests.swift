@@ -53,18 +53,68 @@ final class ModelResolverTests: XCTestCase {
   private func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
 
   func testWithoutDownloadsUsesTheBundledModel() {
-    XCTAssertEqual(resolve(), ResolvedModel(url: bundledURL, modelVersion: 73, source: .bundled))
+    XCTAssertEqual(
+      resolve(), ResolvedModel(flowName: "onboarding_upsell", url: bundledURL, modelVersion: 73, source: .bundled))
   }
 
   func testNewerDownloadWins() throws {
     let newer = try download(version: 75)
-    XCTAssertEqual(resolve(), ResolvedModel(url: newer, modelVersion: 75, source: .downloaded))
+    XCTAssertEqual(
+      resolve(), ResolvedModel(flowName: "onboarding_upsell", url: newer, modelVersion: 75, source: .downloaded))
   }
 
   func testNewestOfSeveralDownloadsWins() throws {
     try download(version: 74)
     let newest = try download(version: 76)
-    XCTAssertEqual(resolve(), ResolvedModel(url: newest, modelVersion: 76, source: .downloaded))
+    XCTAssertEqual(
+      resolve(), ResolvedModel(flowName: "onboarding_upsell", url: newest, modelVersion: 76, source: .downloaded))
+  }
+
+  /// Every answer names the model that decides: the bundled one, and a verified download.
+  func testTheBundledModelsAttribution() {
+    let attribution = resolve().attribution
+    XCTAssertEqual(
+      attribution, Attribution(flowName: "onboarding_upsell", modelVersion: 73, source: .bundled))
+    XCTAssertEqual(attribution.description, "onboarding_upsell@73/bundled")
+    XCTAssertEqual(
+      attribution.eventProperties, ["flow": "onboarding_upsell", "modelVersion": "73", "modelSource": "bundled"])
+  }
+
+  func testAVerifiedDownloadsAttribution() throws {
+    try download(version: 74)
+    let attribution = resolve().attribution
+    XCTAssertEqual(
+      attribution, Attribution(flowName: "onboarding_upsell", modelVersion: 74, source: .downloaded))
+    XCTAssertEqual("\(attribution)", "onboarding_upsell@74/downloaded")
+    XCTAssertEqual(
+      attribution.eventProperties,
+      [
+        Attribution.Key.flow: "onboarding_upsell", Attribution.Key.modelVersion: "74",
+        Attribution.Key.modelSource: "downloaded",
+      ])
+    // A newer file the updater did not verify takes no decision; once the verified one has
+    // changed since, the bundled model decides again, and says so.
+    try write(CoreMLTestModel.bytes(specificationVersion: 3), version: 75, recorded: false)
+    XCTAssertEqual(resolve().attribution.description, "onboarding_upsell@74/downloaded")
+    try CoreMLTestModel.bytes(specificationVersion: 3).write(
+      to: downloads.appendingPathComponent("onboarding_upsell/74.mlmodel"))
+    XCTAssertEqual(resolve().attribution.description, "onboarding_upsell@73/bundled")
+  }
+
+  /// The forms an analytics pipeline keys on: the same for the same model, different for
+  /// another version or source.
+  func testAttributionFormsAreStable() {
+    let forms = [
+      Attribution(flowName: "paywall_timing", modelVersion: 14, source: .bundled),
+      Attribution(flowName: "paywall_timing", modelVersion: 15, source: .downloaded),
+      Attribution(flowName: "paywall_timing", modelVersion: 14, source: .downloaded),
+    ].map { ($0.description, $0.eventProperties) }
+    XCTAssertEqual(
+      forms.map(\.0), ["paywall_timing@14/bundled", "paywall_timing@15/downloaded", "paywall_timing@14/downloaded"])
+    XCTAssertEqual(
+      forms.map { $0.1.keys.sorted() }, Array(repeating: ["flow", "modelSource", "modelVersion"], count: 3))
+    XCTAssertEqual(ResolvedModel.Source.bundled.rawValue, "bundled")
+    XCTAssertEqual(ResolvedModel.Source.downloaded.rawValue, "downloaded")
   }
 
   func testOlderOrEqualDownloadsLoseToTheBundledModel() throws {
@@ -82,7 +132,8 @@ final class ModelResolverTests: XCTestCase {
   func testUnsupportedNewestFallsBackToTheNewestSupportedDownload() throws {
     let supported = try download(version: 75)
     try download(version: 80, specificationVersion: 9)
-    XCTAssertEqual(resolve(), ResolvedModel(url: supported, modelVersion: 75, source: .downloaded))
+    XCTAssertEqual(
+      resolve(), ResolvedModel(flowName: "onboarding_upsell", url: supported, modelVersion: 75, source: .downloaded))
   }
 
   func testGarbageDownloadFallsBackAndIsLeftForTheUpdater() throws {

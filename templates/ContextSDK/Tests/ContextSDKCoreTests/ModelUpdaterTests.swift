@@ -183,6 +183,26 @@ final class ModelUpdaterTests: XCTestCase {
     XCTAssertEqual(resolved(), 74)
   }
 
+  /// What the app records with its outcome events follows the model the device runs: the
+  /// download the updater verified while it is offered, the bundled model after a rollback.
+  func testDecisionsAreAttributedToTheModelTheDeviceRuns() async throws {
+    func attribution() -> Attribution {
+      ModelResolver(sdkVersion: "2.4.0").resolve(
+        configuration.models[0], bundledModelURL: URL(fileURLWithPath: "/bundled.mlmodel"),
+        downloadsDirectory: downloads
+      ).attribution
+    }
+    XCTAssertEqual(attribution().description, "onboarding_upsell@73/bundled")
+    try publish(revision: 1, [try offer(74, v74)])
+    _ = await update()
+    XCTAssertEqual(attribution(), Attribution(flowName: "onboarding_upsell", modelVersion: 74, source: .downloaded))
+    XCTAssertEqual(
+      attribution().eventProperties, ["flow": "onboarding_upsell", "modelVersion": "74", "modelSource": "downloaded"])
+    try publish(revision: 2, [try offer(74, v74, percent: 0, status: "retracted")])
+    _ = await update()
+    XCTAssertEqual(attribution().description, "onboarding_upsell@73/bundled")
+  }
+
   func testRollbackDeletesTheRetractedModelAndFallsBackToTheBundledOne() async throws {
     try publish(revision: 1, [try offer(74, v74)])
     _ = await update()
@@ -424,7 +444,8 @@ extension ModelUpdaterTests {
     XCTAssertNil(report.error)
     XCTAssertEqual(report.revision, 3)
     XCTAssertEqual(
-      SignedBuild.resolveModel(forFlow: "onboarding_upsell", downloadsDirectory: downloads)?.modelVersion, 74)
+      SignedBuild.resolveModel(forFlow: "onboarding_upsell", downloadsDirectory: downloads)?.attribution.description,
+      "onboarding_upsell@74/downloaded")
     XCTAssertEqual(
       try String(contentsOf: state.appendingPathComponent(ModelUpdater.revisionFileName), encoding: .utf8), "3")
     XCTAssertTrue(FileManager.default.fileExists(atPath: state.appendingPathComponent("install-id").path))

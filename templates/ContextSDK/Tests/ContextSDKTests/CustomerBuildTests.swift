@@ -51,6 +51,7 @@ final class CustomerBuildTests: XCTestCase {
         ContextSDK.resolveModel(forFlow: model.flowName, downloadsDirectory: emptyDownloads))
       XCTAssertEqual(resolved.source, .bundled)
       XCTAssertEqual(resolved.modelVersion, model.modelVersion)
+      XCTAssertEqual(resolved.attribution.description, "\(model.flowName)@\(model.modelVersion)/bundled")
     }
     XCTAssertNil(ContextSDK.resolveModel(forFlow: "no_such_flow", downloadsDirectory: emptyDownloads))
   }
