@@ -11,8 +11,7 @@ import XCTest
 /// back with the aws CLI, an independent client. One server and bucket for the whole class
 /// (startup takes seconds); each test uses its own keys.
 final class S3ClientEndToEndTests: XCTestCase {
-  private static let sharedServer = Locked<Result<MotoServer, Error>?>(nil)
-  private static let bucket = "release-network-tests"
+  private static let shared = ClassMoto(bucket: "release-network-tests")
 
   private var moto: MotoServer!
   private var sleeps: RecordedSleeps!
@@ -21,33 +20,18 @@ final class S3ClientEndToEndTests: XCTestCase {
 
   override class func setUp() {
     super.setUp()
-    sharedServer.set(
-      Result {
-        let server = try MotoServer()
-        try server.aws(["s3api", "create-bucket", "--bucket", bucket])
-        return server
-      })
+    shared.start()
   }
 
   override class func tearDown() {
-    sharedServer.withLock { started in
-      if case .success(let server)? = started { server.shutDown() }
-      started = nil
-    }
+    shared.stop()
     super.tearDown()
   }
 
-  /// Without moto every test fails with the reason (never skips: that would prove nothing).
-  override func invokeTest() {
-    switch Self.sharedServer.value {
-    case .success?: super.invokeTest()
-    case .failure(let error)?: XCTFail("S3 tests need moto_server: \(error)")
-    case nil: XCTFail("S3ClientEndToEndTests.setUp() did not run")
-    }
-  }
+  override func invokeTest() { Self.shared.run({ super.invokeTest() }, in: "S3ClientEndToEndTests") }
 
   override func setUpWithError() throws {
-    moto = try XCTUnwrap(Self.sharedServer.value).get()
+    moto = try Self.shared.running
     sleeps = RecordedSleeps()
     client = try makeClient(credentials: moto.credentials)
     directory = try Fixtures.temporaryDirectory()
@@ -59,7 +43,8 @@ final class S3ClientEndToEndTests: XCTestCase {
 
   private func makeClient(credentials: S3Credentials) throws -> S3Client {
     try S3Client(
-      endpoint: moto.endpoint, bucket: Self.bucket, region: MotoServer.region, credentials: credentials,
+      endpoint: moto.endpoint, bucket: Self.shared.bucket, region: MotoServer.region,
+      credentials: credentials,
       http: CurlHTTPClient(retryPolicy: sleeps.policy()))
   }
 
@@ -79,7 +64,9 @@ final class S3ClientEndToEndTests: XCTestCase {
   /// The object as the aws CLI reads it, plus the metadata it reports.
   private func readWithCLI(_ key: String) throws -> (data: Data, metadata: [String: Any]) {
     let output = directory.appendingPathComponent("cli-\(UUID().uuidString)")
-    let result = try moto.aws(["s3api", "get-object", "--bucket", Self.bucket, "--key", key, output.path])
+    let result = try moto.aws([
+      "s3api", "get-object", "--bucket", Self.shared.bucket, "--key", key, output.path,
+    ])
     let metadata = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
     return (try Data(contentsOf: output), metadata ?? [:])
   }
@@ -107,7 +94,8 @@ final class S3ClientEndToEndTests: XCTestCase {
         key, file: try file("second", Data("second".utf8)), contentType: S3ContentType.octetStream)
     ) { error in
       XCTAssertEqual(
-        error as? NetworkError, .alreadyExists(url: "\(moto.endpoint.absoluteString)/\(Self.bucket)/\(key)"))
+        error as? NetworkError,
+        .alreadyExists(url: "\(moto.endpoint.absoluteString)/\(Self.shared.bucket)/\(key)"))
       XCTAssertTrue("\(error)".contains("already exists"), "\(error)")
     }
     XCTAssertEqual(sleeps.attempts, 1, "a 412 is an answer, not a hiccup")
@@ -144,7 +132,8 @@ final class S3ClientEndToEndTests: XCTestCase {
     XCTAssertThrowsError(try impostor.getData(key)) { error in
       XCTAssertTrue(
         "\(error)".hasPrefix(
-          "GET \(moto.endpoint.absoluteString)/\(Self.bucket)/\(key): HTTP 403 (SignatureDoesNotMatch: "),
+          "GET \(moto.endpoint.absoluteString)/\(Self.shared.bucket)/\(key): HTTP 403 (SignatureDoesNotMatch: "
+        ),
         "\(error)")
       XCTAssertTrue("\(error)".hasSuffix(", expected 2xx"), "\(error)")
     }

@@ -298,40 +298,25 @@ final class S3PresignerTests: XCTestCase {
 /// is that the path-style URL names the object S3Client stored, and that a plain HTTP client
 /// can use the URL as printed. The signature itself is proven against botocore above.
 final class S3PresignerMotoEndToEndTests: XCTestCase {
-  private static let sharedServer = Locked<Result<MotoServer, Error>?>(nil)
-  private static let bucket = "release-presign-tests"
+  private static let shared = ClassMoto(bucket: "release-presign-tests", checkingSignatures: false)
 
   override class func setUp() {
     super.setUp()
-    sharedServer.set(
-      Result {
-        let server = try MotoServer(checkingSignatures: false)
-        try server.aws(["s3api", "create-bucket", "--bucket", bucket])
-        return server
-      })
+    shared.start()
   }
 
   override class func tearDown() {
-    sharedServer.withLock { started in
-      if case .success(let server)? = started { server.shutDown() }
-      started = nil
-    }
+    shared.stop()
     super.tearDown()
   }
 
-  /// Without moto every test fails with the reason (never skips: that would prove nothing).
-  override func invokeTest() {
-    switch Self.sharedServer.value {
-    case .success?: super.invokeTest()
-    case .failure(let error)?: XCTFail("presigned-URL tests need moto_server: \(error)")
-    case nil: XCTFail("S3PresignerMotoEndToEndTests.setUp() did not run")
-    }
-  }
+  override func invokeTest() { Self.shared.run({ super.invokeTest() }, in: "S3PresignerMotoEndToEndTests") }
 
   func testPresignedURLDownloadsTheObjectS3ClientStored() throws {
-    let moto = try XCTUnwrap(Self.sharedServer.value).get()
+    let moto = try Self.shared.running
     let client = try S3Client(
-      endpoint: moto.endpoint, bucket: Self.bucket, region: MotoServer.region, credentials: moto.credentials,
+      endpoint: moto.endpoint, bucket: Self.shared.bucket, region: MotoServer.region,
+      credentials: moto.credentials,
       http: CurlHTTPClient(retryPolicy: .singleAttempt))
     let key = "releases/\(UUID().uuidString.lowercased())/ContextSDK_Acme-2.4.1.zip"
     var generator = SystemRandomNumberGenerator()
@@ -346,12 +331,13 @@ final class S3PresignerMotoEndToEndTests: XCTestCase {
         ? presigner
         : S3Presigner(
           client: try S3Client(
-            endpoint: moto.endpoint, bucket: Self.bucket, region: MotoServer.region,
+            endpoint: moto.endpoint, bucket: Self.shared.bucket, region: MotoServer.region,
             credentials: S3Credentials(accessKeyID: "AKIDTEMP", secretAccessKey: "temp", sessionToken: token))
         )
       let presigned = try signer.presignedGetURL(for: key, expiresIn: 600, at: Date())
       XCTAssertTrue(
-        presigned.url.absoluteString.hasPrefix("\(moto.endpoint.absoluteString)/\(Self.bucket)/\(key)?"))
+        presigned.url.absoluteString.hasPrefix(
+          "\(moto.endpoint.absoluteString)/\(Self.shared.bucket)/\(key)?"))
       // No signing and no headers: the URL alone must be enough.
       let response = try http.send(HTTPRequest(.get, presigned.url))
       XCTAssertEqual(response.status, 200)

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseNetwork
 import ReleaseSystem
+import XCTest
 
 #if canImport(Glibc)
   import Glibc
@@ -241,5 +242,49 @@ final class RecordedSleeps: Sendable {
     RetryPolicy(maximumAttempts: maximumAttempts, initialDelay: 0.5, maximumDelay: 8) { delay in
       self.recorded.withLock { $0.append(delay) }
     }
+  }
+}
+
+/// One moto_server with one bucket for a whole test class (startup takes seconds): started by
+/// the class's `setUp()`, stopped by its `tearDown()`. Without moto every test of the class
+/// fails with the reason; it never skips, since that would prove nothing.
+final class ClassMoto: Sendable {
+  let bucket: String
+  private let checkingSignatures: Bool
+  private let started = Locked<Result<MotoServer, Error>?>(nil)
+
+  init(bucket: String, checkingSignatures: Bool = true) {
+    self.bucket = bucket
+    self.checkingSignatures = checkingSignatures
+  }
+
+  func start() {
+    started.set(
+      Result {
+        let server = try MotoServer(checkingSignatures: checkingSignatures)
+        try server.aws(["s3api", "create-bucket", "--bucket", bucket])
+        return server
+      })
+  }
+
+  func stop() {
+    started.withLock { server in
+      if case .success(let running)? = server { running.shutDown() }
+      server = nil
+    }
+  }
+
+  /// Runs `test` when the server is up; else fails it with why.
+  func run(_ test: () -> Void, in testClass: String) {
+    switch started.value {
+    case .success?: test()
+    case .failure(let error)?: XCTFail("\(testClass) needs moto_server: \(error)")
+    case nil: XCTFail("\(testClass): its class setUp() did not start moto_server")
+    }
+  }
+
+  /// The running server (the class's tests run only when it started).
+  var running: MotoServer {
+    get throws { try XCTUnwrap(started.value).get() }
   }
 }
