@@ -64,8 +64,6 @@ package struct ReleaseOptions: Equatable, Sendable {
   package var maximumModelSize = DirectoryModelStore.defaultMaximumModelSize
   /// `release all --shard k/N`: build only shard k of N (see `ShardPlan`); no publishing.
   package var shard: ShardSelection?
-  /// `release plan --shards N`: how many shards to plan.
-  package var planShards: Int?
   /// `release merge <dist>...`: the shards' dist/ directories to join into `distPath`.
   package var mergeSources: [String] = []
   /// With some customers failed, still publish, tag and record those that passed.

@@ -57,7 +57,7 @@ enum PlanCommand {
 /// customers are up to date (and so cost a shard nothing).
 struct PlanOptions: Equatable {
   var shards: Int
-  var release: ReleaseOptions
+  let release: ReleaseOptions
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     try ReleaseOptions.refusingPositionals(parsed, command: "plan")
@@ -66,7 +66,6 @@ struct PlanOptions: Equatable {
     }
     self.shards = shards
     release = try ReleaseOptions(parsed, services: invocation.services)
-    release.planShards = shards
   }
 }
 
