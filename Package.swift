@@ -63,14 +63,17 @@ let package = Package(
     // The over-the-air channel: rollouts.json, rollout changes and the manifests devices fetch.
     .target(
       name: "ReleaseOTA",
-      dependencies: ["ReleaseCore", "ReleaseEvaluation", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
+      dependencies: [
+        "ReleaseCore", "ReleaseEvaluation", "ReleaseManifest", "ReleaseModels", "ReleaseSigning",
+        "ReleaseSystem",
+      ]),
     // The run: options, context, the phases and the steps from loading the inputs to
     // publishing, tagging and recording state; release records, notes, artifact checks, shards.
     .target(
       name: "ReleasePipeline",
       dependencies: [
         "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels",
-        "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSystem",
+        "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).

@@ -3,6 +3,7 @@ import ReleaseCore
 import ReleaseManifest
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSigning
 import ReleaseSystem
 
 /// `ReleaseOptions` from a parsed command line: `release all`, `customer`, `merge`, `plan`
@@ -92,6 +93,23 @@ extension ReleaseOptions {
     json = parsed.flag(Options.json)
     skipTests = parsed.flag(Options.skipTests)
     try read(publishing: parsed, configuration)
+    if let services { try read(signing: parsed, configuration, services: services) }
+  }
+
+  /// The trusted keys of release.config.json and the private keys of `--signing-key` or
+  /// `RELEASE_SIGNING_KEY`, each checked against them; a run that must sign says so itself
+  /// when none was given.
+  private mutating func read(
+    signing parsed: Arguments, _ configuration: ReleaseConfiguration, services: Services
+  )
+    throws
+  {
+    let trusted = try TrustedKeys.loadForCommand(configuration, services: services)
+    let signers = try SigningKeys.resolveForCommand(
+      files: parsed.values(Options.signingKey), trusted: trusted, configuration: configuration.path,
+      required: false,
+      services: services)
+    signing = SigningSetup(trusted: trusted.keys, signers: signers.keys)
   }
 
   /// The publishing group: destinations, the public URL, tags and pushes.

@@ -12,7 +12,8 @@ extension Command {
         dist/<id>/<version>/ with its .sha256 and release.json. Customers whose inputs did not \
         change since the build in dist/ are skipped as up to date.
         """,
-      groups: [.inputs, .s3, .behaviour, .publishing], refusals: [Options.shards.name: shardsRefusal],
+      groups: [.inputs, .s3, .behaviour, .publishing, .signing],
+      refusals: [Options.shards.name: shardsRefusal],
       run: { try ReleaseCommand.run(try ReleaseOptions.all($0, $1), $1) }),
     Command(
       name: "customer", synopsis: "customer <id>...", summary: "release the named customers (slug or app_id)",
@@ -24,7 +25,7 @@ extension Command {
       positionals: [
         Positional(label: "<id|app_id>...", help: "a customer's 'id' slug (e.g. acme) or its app_id")
       ],
-      groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.shard), .publishing],
+      groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.shard), .publishing, .signing],
       refusals: [Options.shard.name: shardRefusal, Options.shards.name: shardsRefusal],
       run: { try ReleaseCommand.run(try ReleaseOptions.customer($0, $1), $1) }
     ),
@@ -61,7 +62,9 @@ extension Command {
         in its shard fails the merge (or, with --publish-passed, is left out).
         """,
       positionals: [Positional(label: "<dist>...", help: "the dist/ directories of the shards")],
-      groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.force, Options.shard), .publishing],
+      groups: [
+        .inputs, .s3, OptionGroup.behaviour.without(Options.force, Options.shard), .publishing, .signing,
+      ],
       refusals: [
         Options.force.name: "a merge builds nothing; rebuild in the shards", Options.shard.name: shardRefusal,
         Options.shards.name: shardsRefusal,

@@ -47,6 +47,9 @@ package struct OTAManifest: Codable, Equatable, Sendable {
   package var revision: Int
   /// Every flow of the customer, offered models or not.
   var flows: [String: Flow]
+  /// When devices stop believing the manifest (`YYYY-MM-DDTHH:MM:SSZ`, UTC): the signed
+  /// channel's (schema 2) only; the legacy unsigned file has none.
+  package var expires: String?
 
   package static func pointerKey(_ customer: String) -> String { "ota/\(customer)/models.json" }
   package static func revisionKey(_ customer: String, _ revision: Int) -> String {
@@ -82,13 +85,15 @@ package struct OTAManifest: Codable, Equatable, Sendable {
     }
     return OTAManifest(
       schemaVersion: schemaVersion, customer: customer.id, appID: customer.appID, revision: revision,
-      flows: flows)
+      flows: flows, expires: nil)
   }
 
   /// A manifest read back from a destination: one this tool published for `customer`, or an
   /// `unreadablePointer` error naming `location`. Publishing over anything else could hide
   /// someone's mistake (another customer's file, another format) from every device.
-  package static func published(_ data: Data, customer: String, location: String) throws -> OTAManifest {
+  package static func published(
+    _ data: Data, customer: String, location: String, schemaVersion: Int = OTAManifest.schemaVersion
+  ) throws -> OTAManifest {
     let manifest: OTAManifest
     do { manifest = try JSONDecoder().decode(OTAManifest.self, from: data) } catch {
       throw OTAPublishError.unreadablePointer(location: location, reason: reason(error))

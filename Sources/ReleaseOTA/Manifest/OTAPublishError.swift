@@ -6,13 +6,15 @@ package enum OTAPublishError: Error, CustomStringConvertible {
   /// there now (`now`; nil when it cannot be read as one).
   case changedMeanwhile(location: String, read: Int, now: Int?)
   case unreadablePointer(location: String, reason: String)
+  /// A signed channel's file that no trusted key signed, or not a manifest envelope at all.
+  case unverifiedManifest(location: String, reason: String)
   /// `ota/models/<sha256>.mlmodel` holding bytes with another digest.
   case modelDiffers(location: String, sha256: String, size: Int64)
 
   package var description: String {
     switch self {
     case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _),
-      .modelDiffers(let location, _, _):
+      .unverifiedManifest(let location, _), .modelDiffers(let location, _, _):
       return "\(location): \(message)"
     }
   }
@@ -27,6 +29,9 @@ package enum OTAPublishError: Error, CustomStringConvertible {
     case .unreadablePointer(_, let reason):
       return
         "not an OTA manifest written by release for this customer (\(reason)); fix or remove it, then publish again"
+    case .unverifiedManifest(_, let reason):
+      return
+        "not a manifest signed by a trusted key (\(reason)); someone other than this tool wrote it, or with another key: find out who before publishing over it"
     case .modelDiffers(_, let sha256, let size):
       return
         "holds bytes with sha256 \(sha256) (\(size) bytes), not the model its name says; a published model is never overwritten: find out what wrote it"

@@ -4,6 +4,7 @@ import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA
 import ReleasePublishing
+import ReleaseSigning
 
 /// What the user asked for, after argument parsing. Paths are as given (relative to the root).
 package struct ReleaseOptions: Equatable, Sendable {
@@ -68,6 +69,9 @@ package struct ReleaseOptions: Equatable, Sendable {
   package var mergeSources: [String] = []
   /// With some customers failed, still publish, tag and record those that passed.
   package var publishPassed = false
+  /// The keys packages pin and the private keys this run signs with (`signing.trustedKeys`,
+  /// `--signing-key`, `RELEASE_SIGNING_KEY`); the steps that sign say when a key is missing.
+  package var signing = SigningSetup()
 
   package init() {}
 }

@@ -284,7 +284,7 @@ struct OTAPublishOptions: Equatable {
 
   static let groups = [
     OptionGroup("OPTIONS", [Options.otaPublish, Options.publicURL, Options.dryRun, Options.json]),
-    OptionGroup.inputs.without(Options.dist), OptionGroup.s3,
+    OptionGroup.inputs.without(Options.dist), OptionGroup.s3, OptionGroup.signing,
   ]
 
   /// A release's other options (builds, tags, pushes, dist/) mean nothing to it: refused
