@@ -40,10 +40,33 @@ package struct ReleaseState: Codable, Equatable, Sendable {
 
   package var sdkVersion: SemanticVersion
   package var customers: [String: CustomerEntry]
+  /// Each customer's signed over-the-air channel id (`SignedOTAChannel`): 32 lower-case hex
+  /// digits, made once at random and kept here, never derived from the customer's id. Left out
+  /// of the file while empty (no trusted keys, no signed channel).
+  package var channels: [String: String]
 
-  init(sdkVersion: SemanticVersion, customers: [String: CustomerEntry] = [:]) {
+  enum CodingKeys: String, CodingKey { case sdkVersion, customers, channels }
+
+  init(
+    sdkVersion: SemanticVersion, customers: [String: CustomerEntry] = [:], channels: [String: String] = [:]
+  ) {
     self.sdkVersion = sdkVersion
     self.customers = customers
+    self.channels = channels
+  }
+
+  package init(from decoder: Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    sdkVersion = try container.decode(SemanticVersion.self, forKey: .sdkVersion)
+    customers = try container.decode([String: CustomerEntry].self, forKey: .customers)
+    channels = try container.decodeIfPresent([String: String].self, forKey: .channels) ?? [:]
+  }
+
+  package func encode(to encoder: Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(sdkVersion, forKey: .sdkVersion)
+    try container.encode(customers, forKey: .customers)
+    if !channels.isEmpty { try container.encode(channels, forKey: .channels) }
   }
 
   package static func load(from url: URL, displayPath: String) throws -> ReleaseState {
