@@ -93,6 +93,7 @@ let package = Package(
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest", "ReleaseModels"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
+    .testTarget(name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning"]),
     .testTarget(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
     .testTarget(
