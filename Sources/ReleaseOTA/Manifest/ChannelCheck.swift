@@ -144,7 +144,6 @@ package struct ChannelCheck: Sendable {
       guard let manifest = opened(data, location: location, customer: customer, into: &report) else {
         return .some(nil)
       }
-      report.revisionFiles += 1
       guard manifest.revision == number else {
         report.problems.append(
           Finding(
@@ -154,6 +153,7 @@ package struct ChannelCheck: Sendable {
           ))
         return .some(nil)
       }
+      report.revisionFiles += 1
       highest = max(highest ?? number, number)
       return .some(manifest)
     }
