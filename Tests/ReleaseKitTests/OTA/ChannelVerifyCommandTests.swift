@@ -81,6 +81,21 @@ final class ChannelVerifyCommandTests: XCTestCase {
         { try $0.write($0.pointerPath, try $0.read($0.revisionPath(2))) }
       ),
       (
+        "another customer's valid manifest as the pointer",
+        "\(pointer): signed, but not a manifest devices of \"acme\" accept: the manifest of \"bluebird\"",
+        { try $0.write($0.pointerPath, try $0.envelope(revision: 3, customer: "bluebird")) }
+      ),
+      (
+        "the pointer's own revision file missing",
+        "published/ota/\(channel)/manifest-3.json: missing; expected the file of revision 3, the pointer's",
+        { try $0.remove($0.revisionPath(3)) }
+      ),
+      (
+        "a forged revision file above the pointer",
+        "published/ota/\(channel)/manifest-4.json: DSSE envelope is signed only by untrusted keys",
+        { try $0.write($0.revisionPath(4), try $0.envelope(revision: 4, signer: $0.other)) }
+      ),
+      (
         "a missing model", "published/ota/models/",
         { try $0.remove($0.modelPath) }
       ),

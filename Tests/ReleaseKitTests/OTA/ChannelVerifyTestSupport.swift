@@ -48,10 +48,10 @@ final class PublishedChannel {
   }
   var modelPath: String { "published/" + OTAManifest.modelKey(sha256: modelSHA256) }
 
-  /// acme's manifest at `revision`, offering the model to `percent` of devices.
-  func manifest(revision: Int, percent: Int = 10) throws -> OTAManifest {
+  /// `customer`'s manifest at `revision`, offering the model to `percent` of devices.
+  func manifest(revision: Int, percent: Int = 10, customer: String = customer) throws -> OTAManifest {
     let json = """
-      {"schemaVersion": 2, "customer": "acme", "appID": "5F2C6C4E-8F4A-4E0B-9C59-1B1E2A3D4C5B",
+      {"schemaVersion": 2, "customer": "\(customer)", "appID": "5F2C6C4E-8F4A-4E0B-9C59-1B1E2A3D4C5B",
        "revision": \(revision),
        "flows": {"onboarding_upsell": {"flowId": 8362, "bundledVersion": 73, "paused": false,
          "models": [{"modelVersion": 74, "url": "https://cdn.example.com/sdk/ota/models/\(modelSHA256).mlmodel",
@@ -63,10 +63,13 @@ final class PublishedChannel {
   }
 
   /// The envelope of revision `revision` signed by `signer` (default: the trusted key).
-  func envelope(revision: Int, signer: SigningKey? = nil, expires: Date? = nil) throws -> Data {
+  func envelope(revision: Int, signer: SigningKey? = nil, expires: Date? = nil, customer: String = customer)
+    throws -> Data
+  {
     let signer = signer ?? key
     return try SignedOTAChannel.envelope(
-      try manifest(revision: revision), expires: expires ?? self.expires, signers: [signer],
+      try manifest(revision: revision, customer: customer), expires: expires ?? self.expires,
+      signers: [signer],
       trusted: [signer.publicKey])
   }
 
