@@ -130,45 +130,52 @@ package struct ChannelCheck: Sendable {
   ) {
     let pointerLocation = reader.location(of: SignedOTAChannel.pointerKey(channel: channel))
     var highest: Int?
-    func revisionFile(_ number: Int) -> OTAManifest?? {
+    /// What is at `manifest-<number>.json`: nothing, a file with a problem (reported), or a
+    /// good one.
+    enum RevisionFile {
+      case missing
+      case bad
+      case good(OTAManifest)
+    }
+    func revisionFile(_ number: Int) -> RevisionFile {
       let key = SignedOTAChannel.revisionKey(channel: channel, revision: number)
       let location = reader.location(of: key)
       let data: Data
       do {
-        guard let read = try reader.read(key, maximumSize: Self.maximumManifestSize) else { return .none }
+        guard let read = try reader.read(key, maximumSize: Self.maximumManifestSize) else { return .missing }
         data = read
       } catch {
         report.problems.append(Finding(location: location, message: "cannot be read: \(Self.reason(error))"))
-        return .some(nil)
+        return .bad
       }
       guard let manifest = opened(data, location: location, customer: customer, into: &report) else {
-        return .some(nil)
+        return .bad
       }
       guard manifest.revision == number else {
         report.problems.append(
           Finding(
             location: location,
             message:
-              "holds revision \(manifest.revision), expected \(number) as its name says: a revision file replaced by another, revisions go back"
+              "holds revision \(manifest.revision), expected \(number) as its name says: a revision file replaced by another"
           ))
-        return .some(nil)
+        return .bad
       }
       report.revisionFiles += 1
       highest = max(highest ?? number, number)
-      return .some(manifest)
+      return .good(manifest)
     }
 
     if pointer.revision >= 1 {
       for number in 1...pointer.revision {
         switch revisionFile(number) {
-        case .none where number == pointer.revision:
+        case .missing where number == pointer.revision:
           report.problems.append(
             Finding(
               location: reader.location(
                 of: SignedOTAChannel.revisionKey(channel: channel, revision: number)),
               message:
                 "missing; expected the file of revision \(number), the pointer's (every revision is kept)"))
-        case .some(.some(let manifest)) where number == pointer.revision && manifest != pointer:
+        case .good(let manifest) where number == pointer.revision && manifest != pointer:
           report.problems.append(
             Finding(
               location: pointerLocation,
@@ -182,7 +189,7 @@ package struct ChannelCheck: Sendable {
     var number = max(pointer.revision, 0) + 1
     var missingInARow = 0
     while missingInARow < Self.probeGap {
-      if case .none = revisionFile(number) { missingInARow += 1 } else { missingInARow = 0 }
+      if case .missing = revisionFile(number) { missingInARow += 1 } else { missingInARow = 0 }
       number += 1
     }
     if let highest, highest > pointer.revision {
