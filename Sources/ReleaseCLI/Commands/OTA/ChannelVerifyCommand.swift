@@ -45,7 +45,7 @@ enum ChannelVerifyCommand {
   static func run(_ options: ChannelVerifyOptions, _ invocation: CommandInvocation) throws {
     let services = invocation.services
     let output = services.output
-    let configuration = try ReleaseConfiguration.load(explicitPath: options.configPath, services: services)
+    let configuration = options.configuration
     let trusted = try TrustedKeys.loadForCommand(configuration, services: services)
     guard !trusted.entries.isEmpty else {
       throw ReleaseError.invalidInput(
@@ -152,7 +152,8 @@ struct ChannelVerifyOptions {
   var customers: [String]
   var json: Bool
   var statePath: String
-  var configPath: String?
+  /// release.config.json (or `--config`): the trusted keys and the S3 settings.
+  var configuration: ReleaseConfiguration
   var s3Endpoint: String?
   var s3Region: String?
   var origins = SettingOrigins()
@@ -168,8 +169,8 @@ struct ChannelVerifyOptions {
     customers = Array(parsed.positionals.dropFirst())
     json = parsed.flag(Options.verifyJSON)
     statePath = parsed.value(Options.state) ?? "release-state.json"
-    configPath = parsed.value(Options.config)
-    let configuration = try ReleaseConfiguration.load(explicitPath: configPath, services: invocation.services)
+    configuration = try ReleaseConfiguration.load(
+      explicitPath: parsed.value(Options.config), services: invocation.services)
     (s3Endpoint, origins.s3Endpoint) = parsed.setting(Options.s3Endpoint, configuration)
     (s3Region, origins.s3Region) = parsed.setting(Options.s3Region, configuration)
   }
