@@ -57,7 +57,9 @@ enum ChannelVerifyCommand {
     let channels = try channels(options.customers, state: state, statePath: options.statePath)
     let reader = try options.reader(services)
 
-    let check = ChannelCheck(reader: reader, trusted: trusted.keys, now: services.clock.now())
+    // One instant for every check and summary of the run.
+    let now = services.clock.now()
+    let check = ChannelCheck(reader: reader, trusted: trusted.keys, now: now)
     var failed: [String] = []
     var problems = 0
     for (customer, channel) in channels {
@@ -67,7 +69,7 @@ enum ChannelVerifyCommand {
       if options.json {
         output.write(line: jsonLine(report), to: .standardOutput)
       } else {
-        output.write(line: report.summary(now: services.clock.now()), to: .standardOutput)
+        output.write(line: report.summary(now: now), to: .standardOutput)
       }
       if !report.problems.isEmpty {
         failed.append(customer)
