@@ -114,6 +114,9 @@ enum Options {
     default: "the first s3:// destination of release.config.json's publish.destinations, else its git: one")
   static let shareJSON = Option.flag(
     "--json", help: "print {\"customer\", \"version\", \"expires\", \"urls\": {…}} on stdout")
+  /// `ota verify`'s.
+  static let verifyJSON = Option.flag(
+    "--json", help: "one JSON object per customer a line on stdout, instead of the summary lines")
 
   // Single commands'.
   static let noBuild = Option.flag("--no-build", help: "content checks only")

@@ -230,7 +230,7 @@ final class RolloutCommandTests: XCTestCase {
       ),
       (
         ["ota", "stat"],
-        "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status, publish or evaluate"
+        "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status, publish, evaluate or verify"
       ),
     ]
     let before = Workspace.snapshot(workspace.root)

@@ -150,6 +150,7 @@ enum OTACommand {
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
     EvaluateCommand.command,
+    ChannelVerifyCommand.command,
   ]
 
   /// Only the manifests and their models, from the work tree as it is: no build, no tags.

@@ -1,0 +1,250 @@
+import Foundation
+import ReleaseCore
+import ReleaseNetwork
+import ReleaseOTA
+import ReleasePipeline
+import ReleasePublishing
+import ReleaseSigning
+import ReleaseSystem
+
+/// `release ota verify <dir|s3://…|https://…> [<id>…]`: checks published signed channels from
+/// the outside, as a monitor runs it (`ChannelCheck`): one line per problem, a summary line per
+/// customer, exit 1 on any problem.
+enum ChannelVerifyCommand {
+  static let command = Command(
+    name: "verify", synopsis: "ota verify <dest> [<id>...]",
+    summary: "check published signed channels from the outside; exit 1 on any problem",
+    title: "check published signed over-the-air channels, as a monitor",
+    usage: ["ota verify <dir|s3://…|https://…> [<customer>...] [options]"],
+    discussion: """
+      Reads each customer's channel (its id from --state's "channels") where it is published: \
+      a directory, a bucket, or the https:// URL devices read (plain http only to 127.0.0.1, \
+      ::1 or localhost). Checks that ota/<channel>/manifest.json is an envelope signed by a key \
+      of release.config.json's signing.trustedKeys holding the customer's manifest; that it has \
+      not expired (a warning when it expires within 2 days); that every revision file \
+      manifest-<n>.json there verifies and holds revision n, and none is above the pointer's; \
+      and that every model the pointer names is at ota/models/<sha256>.mlmodel with its size and \
+      SHA-256. Prints one line per problem (<location>: <what>) and a summary line per \
+      customer. Writes nothing.
+      """,
+    positionals: [
+      Positional(
+        label: "<dest>",
+        help:
+          "where the channels are published: dir:<path> (or a path), s3://<bucket>[/<prefix>], https://<host>[/<path>]"
+      ),
+      Positional(
+        label: "[<customer>...]", help: "these customers only (default: every customer with a channel)"),
+    ],
+    groups: [OptionGroup("OPTIONS", [Options.verifyJSON, Options.state, Options.config]), .s3],
+    footer:
+      "Exit status: 0 every channel good (warnings allowed), 1 a problem in any, 2 bad arguments or input.",
+    parent: "ota",
+    run: { try run(try ChannelVerifyOptions($0, $1), $1) })
+
+  static func run(_ options: ChannelVerifyOptions, _ invocation: CommandInvocation) throws {
+    let services = invocation.services
+    let output = services.output
+    let configuration = options.configuration
+    let trusted = try TrustedKeys.loadForCommand(configuration, services: services)
+    guard !trusted.entries.isEmpty else {
+      throw ReleaseError.invalidInput(
+        "ota verify: \(configuration.path) trusts no key (found no signing.trustedKeys); expected the public keys channels are signed with"
+      )
+    }
+    let state = try ReleaseState.load(
+      from: services.resolve(options.statePath), displayPath: options.statePath)
+    let channels = try channels(options.customers, state: state, statePath: options.statePath)
+    let reader = try options.reader(services)
+
+    // One instant for every check and summary of the run.
+    let now = services.clock.now()
+    let check = ChannelCheck(reader: reader, trusted: trusted.keys, now: now)
+    var failed: [String] = []
+    var problems = 0
+    for (customer, channel) in channels {
+      let report = check.check(customer: customer, channel: channel)
+      output.write(lines: report.warnings.map { "warning: \($0)" }, to: .standardError)
+      output.write(lines: report.problems.map(\.description), to: .standardError)
+      if options.json {
+        output.write(line: jsonLine(report), to: .standardOutput)
+      } else {
+        output.write(line: report.summary(now: now), to: .standardOutput)
+      }
+      if !report.problems.isEmpty {
+        failed.append(customer)
+        problems += report.problems.count
+      }
+    }
+    guard failed.isEmpty else {
+      throw ReleaseError.stepFailed(
+        step: "ota verify",
+        reason:
+          "\(problems) problem\(problems == 1 ? "" : "s") in \(failed.count) of \(channels.count) channel\(channels.count == 1 ? "" : "s") (\(failed.joined(separator: ", ")))"
+      )
+    }
+  }
+
+  /// The channels to check, by customer: the named ones (each must have a channel), else
+  /// every customer with one. Sorted by customer when none are named.
+  static func channels(_ customers: [String], state: ReleaseState, statePath: String) throws
+    -> [(customer: String, channel: String)]
+  {
+    let named = customers.isEmpty ? state.channels.keys.sorted() : customers
+    guard !named.isEmpty else {
+      throw ReleaseError.invalidInput(
+        "ota verify: \(statePath) has no channels (found no \"channels\"); expected the customers' channel ids, which the first signed publish makes"
+      )
+    }
+    var seen = Set<String>()
+    var channels: [(customer: String, channel: String)] = []
+    for customer in named where seen.insert(customer).inserted {
+      guard let channel = state.channels[customer] else {
+        let known = state.channels.keys.sorted()
+        throw ReleaseError.usage(
+          "ota verify \(customer.prefix(60)): no channel in \(statePath) (found channels of "
+            + (known.isEmpty ? "no customer" : known.prefix(10).joined(separator: ", "))
+            + "); expected a customer with a channel")
+      }
+      guard SignedOTAChannel.isChannelID(channel) else {
+        throw ReleaseError.invalidInput(
+          "\(statePath): channels.\(customer): found \"\(channel.prefix(60))\", expected 32 lower-case hex digits"
+        )
+      }
+      channels.append((customer, channel))
+    }
+    return channels
+  }
+
+  /// `--json`: one object per customer a line.
+  static func jsonLine(_ report: ChannelCheck.Report) -> String {
+    struct Line: Encodable {
+      var customer: String
+      var channel: String
+      var ok: Bool
+      var revision: Int?
+      var expires: String?
+      var revisionFiles: Int
+      var models: Int
+      var problems: [String]
+      var warnings: [String]
+    }
+    let line = Line(
+      customer: report.customer, channel: report.channel, ok: report.problems.isEmpty,
+      revision: report.revision,
+      expires: report.expires, revisionFiles: report.revisionFiles, models: report.models,
+      problems: report.problems.map(\.description), warnings: report.warnings.map(\.description))
+    return String(decoding: StableJSON.canonical(line), as: UTF8.self)
+  }
+}
+
+/// `release ota verify`'s arguments.
+struct ChannelVerifyOptions {
+  /// Where the channels are read from.
+  enum Source: Equatable {
+    case directory(path: String)
+    case s3(bucket: String, prefix: String)
+    /// `https://…`, or `http://` to this machine; without a trailing `/`.
+    case web(String)
+  }
+
+  var source: Source
+  /// As typed.
+  var sourceText: String
+  var customers: [String]
+  var json: Bool
+  var statePath: String
+  /// release.config.json (or `--config`): the trusted keys and the S3 settings.
+  var configuration: ReleaseConfiguration
+  var s3Endpoint: String?
+  var s3Region: String?
+  var origins = SettingOrigins()
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    guard let first = parsed.positionals.first else {
+      throw ReleaseError.usage(
+        "ota verify: found no destination; expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"
+      )
+    }
+    sourceText = first
+    source = try Self.source(first, services: invocation.services)
+    customers = Array(parsed.positionals.dropFirst())
+    json = parsed.flag(Options.verifyJSON)
+    statePath = parsed.value(Options.state) ?? "release-state.json"
+    configuration = try ReleaseConfiguration.load(
+      explicitPath: parsed.value(Options.config), services: invocation.services)
+    (s3Endpoint, origins.s3Endpoint) = parsed.setting(Options.s3Endpoint, configuration)
+    (s3Region, origins.s3Region) = parsed.setting(Options.s3Region, configuration)
+  }
+
+  static func source(_ text: String, services: Services) throws -> Source {
+    let lower = text.lowercased()
+    let expected = "expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"
+    if URLCredentials.carriesCredential(text) {
+      throw ReleaseError.usage(
+        "ota verify \(URLCredentials.redacted(text)): found a credential in the URL, which shows in the process list and in messages; \(expected) (s3:// reads the AWS_* variables)"
+      )
+    }
+    if lower.hasPrefix("s3://") {
+      var trimmed = text
+      while trimmed.hasSuffix("/") { trimmed.removeLast() }
+      guard let (bucket, prefix) = ModelStoreLocation.s3Location(trimmed) else {
+        throw ReleaseError.usage(
+          "ota verify \(text.prefix(200)): not a bucket location; expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
+        )
+      }
+      return .s3(bucket: bucket, prefix: prefix)
+    }
+    if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
+      guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
+        throw ReleaseError.usage("ota verify \(text.prefix(200)): not a URL; \(expected)")
+      }
+      guard url.query == nil, url.fragment == nil else {
+        throw ReleaseError.usage(
+          "ota verify \(OutcomesSource.shown(url)): found a query or fragment; expected https://<host>[/<path>], the base the channel is served from"
+        )
+      }
+      if url.scheme?.lowercased() == "http", !LoopbackHost.contains(host) {
+        throw ReleaseError.usage(
+          "ota verify \(text.prefix(200)): plain http only to 127.0.0.1, ::1 or localhost; expected https:// as devices read it"
+        )
+      }
+      var base = text
+      while base.hasSuffix("/") { base.removeLast() }
+      return .web(base)
+    }
+    let path = text.hasPrefix("dir:") ? String(text.dropFirst(4)) : text
+    guard !path.isEmpty, !path.contains("://") else {
+      throw ReleaseError.usage("ota verify \(text.prefix(200)): not a destination; \(expected)")
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: services.resolve(path).path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw ReleaseError.usage(
+        "ota verify \(text.prefix(200)): found no directory there; expected the directory the channels were published to"
+      )
+    }
+    return .directory(path: path)
+  }
+
+  /// The reader of `source`. A bucket needs credentials (exit 2 without them).
+  func reader(_ services: Services, http: HTTPClient = CurlHTTPClient()) throws -> ChannelReader {
+    switch source {
+    case .directory(let path):
+      switch try PublishDestination.directory(path: path, baseURL: nil).resolve(services) {
+      case .objectStore(let store): return StoreChannelReader(store: store)
+      case .releasesRepositories:
+        throw ReleaseError.usage("ota verify \(sourceText): not a directory; expected dir:<path>")
+      }
+    case .s3(let bucket, let prefix):
+      let client = try S3Settings.client(
+        bucket: bucket, endpoint: s3Endpoint, region: s3Region, environment: services.environment,
+        purpose: "ota verify \(sourceText)", origins: origins, http: http)
+      return StoreChannelReader(
+        store: S3ObjectStore(client: client, prefix: prefix, publicBase: sourceText))
+    case .web(let base):
+      return WebChannelReader(base: base, http: http)
+    }
+  }
+}
