@@ -28,7 +28,7 @@ package enum ReleaseRun {
     }
 
     if !options.mergeSources.isEmpty {
-      let ota = try pipeline.run(CheckOTAStep(), inputs)
+      let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
       let origins = try pipeline.run(LoadShardsStep(), ())
       var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
       plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))
@@ -58,7 +58,7 @@ package enum ReleaseRun {
       return
     }
 
-    let ota = try pipeline.run(CheckOTAStep(), inputs)
+    let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
     var plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
     let tags = try pipeline.run(TagCheckStep(), plan)
     if let tags { plan = tags.plan }
