@@ -11,6 +11,8 @@ package enum ReleaseRun {
   /// the run's lock once taken.
   static func pipeline(_ pipeline: Pipeline, _ record: inout RunRecord) throws {
     let options = pipeline.context.options
+    // A publishing run that must sign and cannot ends before anything is read or built.
+    try ReleaseSignature.checkCanSign(options)
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
 
     /// What a run does with its customers' releases once they are in dist/.
