@@ -226,10 +226,9 @@ package struct ArtifactChecks {
 
   /// Checks `<zip>.sig` against `trusted` when it is there: the namespace, a trusted key and
   /// the zip's bytes as they are now.
-  package static func signature(releaseDirectory: URL, record: ReleaseRecord, trusted: [PublicKey])
+  package static func signature(releaseDirectory: URL, archive name: String, trusted: [PublicKey])
     -> SignatureCheck
   {
-    let name = record.artifact.file
     guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { return .unsigned }
     let file = name + ReleaseSignature.suffix
     let url = releaseDirectory.appendingPathComponent(file)

@@ -24,10 +24,10 @@ package enum ChannelSeparation {
   /// path-style or virtual-hosted, at or below it); nil when it does not.
   package static func publicURLServes(_ publicURL: String, release: PublishDestination) -> String? {
     guard case .s3(let bucket, let prefix, let endpoint, _, _, _) = release,
-      let url = URL(string: publicURL), let host = url.host?.lowercased()
+      let url = URL(string: publicURL), let host = authority(url)
     else { return nil }
     let path = segments(url.path)
-    let endpointHost = endpoint.flatMap { URL(string: $0)?.host?.lowercased() }
+    let endpointHost = endpoint.flatMap { URL(string: $0) }.flatMap(authority)
     let isServiceHost = { (candidate: String) -> Bool in
       if let endpointHost { return candidate == endpointHost }
       // AWS S3: s3.amazonaws.com, s3.<region>.amazonaws.com, s3-<region>.amazonaws.com.
@@ -44,6 +44,14 @@ package enum ChannelSeparation {
     guard nested(servedPrefix, segments(prefix)) else { return nil }
     return
       "serves the release destination \(release), which must stay private; the public URL is where devices read the over-the-air files (publish.otaDestination): serve only that there"
+  }
+
+  /// `host[:port]`, lower-case, the port left out when it is the scheme's default.
+  private static func authority(_ url: URL) -> String? {
+    guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+    let defaultPort = url.scheme?.lowercased() == "http" ? 80 : 443
+    guard let port = url.port, port != defaultPort else { return host }
+    return "\(host):\(port)"
   }
 
   private static func segments(_ text: String) -> [String] {

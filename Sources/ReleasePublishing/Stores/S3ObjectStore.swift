@@ -42,13 +42,13 @@ package struct S3ObjectStore: ObjectStore {
       "\(S3Settings.trimmed(client.endpoint.absoluteString))/\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
     var base = audience == .devices ? baseURL ?? objectBase : objectBase
     while base.hasSuffix("/") { base.removeLast() }
-    if baseURL != nil {
-      guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
+    if let baseURL {
+      guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(),
         ["http", "https"].contains(scheme),
         url.host?.isEmpty == false
       else {
         throw ReleaseError.usage(
-          "\(origins.publicURL) \(baseURL!): expected an http or https URL, e.g. https://sdk.example.com/releases"
+          "\(origins.publicURL) \(baseURL): expected an http or https URL, e.g. https://sdk.example.com/releases"
         )
       }
     }

@@ -144,7 +144,7 @@ enum VerifyCommand {
       let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer)
       problems += checks.problems(releaseDirectory: directory, record: record)
       switch ArtifactChecks.signature(
-        releaseDirectory: directory, record: record, trusted: options.trustedKeys)
+        releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)
       {
       case .unsigned: break
       case .unchecked(let file):
