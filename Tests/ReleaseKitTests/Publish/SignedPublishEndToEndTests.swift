@@ -195,4 +195,78 @@ final class SignedPublishEndToEndTests: XCTestCase {
         "  FAIL \(release.record.artifact.file).sig: SSH signature by \(fingerprint) does not match the data (changed since it was signed?)"
       ), bad.allOutput)
   }
+
+  /// Reruns converge: the same key signs the same bytes (nothing uploaded again); after a
+  /// rotation the signature a trusted key made stays and the indexes are signed by the new key;
+  /// a run that trusts no key refuses to touch a signed index, changing nothing.
+  func testARerunOrARotatedKeyKeepsThePublishedSignaturesAndAnUnsignedRunIsRefused() throws {
+    let moto = try Self.moto()
+    let bucket = try moto.makeBucket()
+    let workspace = try BuiltFixture.shared.get().copy()
+    let old = try SigningKey.generate()
+    let new = try SigningKey.generate()
+    try FileManager.default.createDirectory(at: workspace.file("keys"), withIntermediateDirectories: true)
+    for (name, key) in [("old", old), ("new", new)] {
+      try key.publicKey.pemEncoded.write(
+        to: workspace.file("keys/\(name).pub"), atomically: true, encoding: .utf8)
+    }
+    let configuration = workspace.file("release.config.json")
+    try #"{"signing": {"trustedKeys": ["keys/old.pub", "keys/new.pub"]}}"#.write(
+      to: configuration, atomically: true, encoding: .utf8)
+    func publish(_ key: SigningKey?) -> Workspace.Run {
+      workspace.run(
+        [
+          "all", "--skip-tests", "--allow-dirty", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint",
+          moto.endpoint,
+        ],
+        environment: moto.credentials.merging(["RELEASE_SIGNING_KEY": key?.pemEncoded ?? ""]) { $1 })
+    }
+    func signers(_ id: String) throws -> [String] {
+      try DSSEEnvelope.verify(
+        json: try moto.getObject(bucket, "sdk/customers/\(id)/index.json").data,
+        payloadType: "application/vnd.contextsdk.release-index+json",
+        trustedKeys: [old.publicKey, new.publicKey]
+      ).keyIDs
+    }
+
+    let first = publish(old)
+    XCTAssertEqual(first.exitCode, 0, first.allOutput)
+    let releases = try PublishFixtures.customers.map { try ExpectedRelease(dist: workspace.dist, id: $0) }
+    let files = releases.count * 3
+    let artifacts = { try moto.snapshot(bucket).filter { $0.key.contains("/artifacts/") } }
+    let published = try artifacts()
+    XCTAssertEqual(published.count, files)
+
+    let again = publish(old)
+    XCTAssertEqual(again.exitCode, 0, again.allOutput)
+    XCTAssertTrue(again.allOutput.contains("0 new objects, \(files) already in place"), again.allOutput)
+    XCTAssertEqual(try artifacts(), published, "no object rewritten")
+
+    let rotated = publish(new)
+    XCTAssertEqual(rotated.exitCode, 0, rotated.allOutput)
+    XCTAssertTrue(rotated.allOutput.contains("0 new objects, \(files) already in place"), rotated.allOutput)
+    XCTAssertEqual(try artifacts(), published, "the old key's signatures stay")
+    for release in releases {
+      let zip = try moto.getObject(bucket, "sdk/" + release.artifactKeys[0]).data
+      let signature = try moto.getObject(bucket, "sdk/" + release.artifactKeys[0] + ".sig").data
+      let directory = try TemporaryDirectory()
+      let file = directory.url.appendingPathComponent("release.zip")
+      try zip.write(to: file)
+      XCTAssertEqual(
+        ReleaseSignature.verify(zipAt: file, signature: signature, trusted: [old.publicKey]),
+        .success(old.publicKey))
+      XCTAssertEqual(try signers(release.record.customer.id), [new.keyID])
+    }
+
+    // Without trusted keys the signed indexes can be neither checked nor signed again.
+    try "{}".write(to: configuration, atomically: true, encoding: .utf8)
+    let before = try moto.snapshot(bucket)
+    let unsigned = publish(nil)
+    XCTAssertEqual(unsigned.exitCode, 1, unsigned.allOutput)
+    XCTAssertTrue(
+      unsigned.allOutput.contains(
+        "s3://\(bucket)/sdk/customers/acme/index.json: not an index written by release (it is signed, and this run trusts no key (signing.trustedKeys) to check it and sign it again)"
+      ), unsigned.allOutput)
+    XCTAssertEqual(try moto.snapshot(bucket), before, "nothing published")
+  }
 }
