@@ -4,9 +4,15 @@ import ReleaseSystem
 /// `Cache-Control` values for what the tool publishes. Published files are immutable (a new
 /// version gets a new key), so caches and CDNs may keep them for a year: that is what keeps
 /// egress cheap. Manifests (indexes pointing at the newest files) change, so they are cached briefly.
+/// Releases are for one customer each: they are never marked `public`, so no shared cache
+/// (a CDN, a proxy) keeps a copy another client could be served.
 public enum S3CacheControl {
   public static let immutable = "public, max-age=31536000, immutable"
   public static let manifest = "public, max-age=60"
+  /// A release's immutable files: cached only by the client that fetched them.
+  public static let privateImmutable = "private, max-age=31536000, immutable"
+  /// A release index: never served from a cache without asking the store again.
+  public static let privateManifest = "private, no-cache"
 }
 
 /// `Content-Type` values for what the tool publishes.

@@ -11,6 +11,8 @@ package enum ReleaseRun {
   /// the run's lock once taken.
   static func pipeline(_ pipeline: Pipeline, _ record: inout RunRecord) throws {
     let options = pipeline.context.options
+    // A publishing run that must sign and cannot ends before anything is read or built.
+    try ReleaseSignature.checkCanSign(options)
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
 
     /// What a run does with its customers' releases once they are in dist/.
@@ -28,7 +30,7 @@ package enum ReleaseRun {
     }
 
     if !options.mergeSources.isEmpty {
-      let ota = try pipeline.run(CheckOTAStep(), inputs)
+      let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
       let origins = try pipeline.run(LoadShardsStep(), ())
       var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
       plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))
@@ -58,7 +60,7 @@ package enum ReleaseRun {
       return
     }
 
-    let ota = try pipeline.run(CheckOTAStep(), inputs)
+    let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
     var plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
     let tags = try pipeline.run(TagCheckStep(), plan)
     if let tags { plan = tags.plan }

@@ -4,6 +4,7 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
+import ReleaseSigning
 import ReleaseSystem
 
 /// The content checks of a release in `dist/`, without building anything: the archive is
@@ -209,6 +210,45 @@ package struct ArtifactChecks {
       }
     }
     return problems
+  }
+
+  /// What the release's signature (`<zip>.sig` beside the zip, made at publish time) says.
+  package enum SignatureCheck: Equatable {
+    /// No `.sig` beside the zip.
+    case unsigned
+    /// A `.sig` is there, and no key is trusted to check it with.
+    case unchecked(file: String)
+    /// Made by this trusted key for these bytes.
+    case signed(file: String, key: PublicKey)
+    /// Refused: one line, naming the file.
+    case failed(String)
+  }
+
+  /// Checks `<zip>.sig` against `trusted` when it is there: the namespace, a trusted key and
+  /// the zip's bytes as they are now.
+  package static func signature(releaseDirectory: URL, archive name: String, trusted: [PublicKey])
+    -> SignatureCheck
+  {
+    guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { return .unsigned }
+    let file = name + ReleaseSignature.suffix
+    let url = releaseDirectory.appendingPathComponent(file)
+    guard FileManager.default.fileExists(atPath: url.path) else { return .unsigned }
+    guard !trusted.isEmpty else { return .unchecked(file: file) }
+    let data: Data
+    do {
+      let handle = try RegularFile.handle(url)
+      defer { try? handle.close() }
+      // An armored Ed25519 SSHSIG is under 400 bytes.
+      data = try handle.read(upToCount: 64 * 1024) ?? Data()
+    } catch {
+      return .failed("\(file): cannot be read (\(error))")
+    }
+    switch ReleaseSignature.verify(
+      zipAt: releaseDirectory.appendingPathComponent(name), signature: data, trusted: trusted)
+    {
+    case .success(let key): return .signed(file: file, key: key)
+    case .failure(let error): return .failed("\(file): \(error)")
+    }
   }
 
   private static func duplicates(_ values: [String]) -> [String] {

@@ -78,9 +78,10 @@ package enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
     case releasesRepositories(String)
   }
 
-  /// Makes the destination's store. Fails (exit 2) on what can be checked without writing
-  /// anything: missing credentials, a malformed endpoint. Done before any build starts.
-  package func resolve(_ services: Services) throws -> Resolved {
+  /// Makes the destination's store, for releases (private) or for devices (the over-the-air
+  /// channel). Fails (exit 2) on what can be checked without writing anything: missing
+  /// credentials, a malformed endpoint. Done before any build starts.
+  package func resolve(_ services: Services, audience: StoreAudience = .customers) throws -> Resolved {
     switch self {
     case .directory(let path, let baseURL):
       return .objectStore(
@@ -89,7 +90,7 @@ package enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
       return .objectStore(
         try S3ObjectStore.make(
           bucket: bucket, prefix: prefix, endpoint: endpoint, region: region, baseURL: baseURL,
-          environment: services.environment, origins: origins))
+          environment: services.environment, origins: origins, audience: audience))
     case .releasesRepositories(let template):
       return .releasesRepositories(template)
     }

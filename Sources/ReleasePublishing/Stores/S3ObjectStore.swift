@@ -14,38 +14,45 @@ package struct S3ObjectStore: ObjectStore {
   let prefix: String
   /// Where the prefix is served from, without a trailing `/`; keys are appended.
   let publicBase: String
+  /// Who reads it, which decides the `Cache-Control` of every object it writes.
+  let audience: StoreAudience
 
-  package init(client: S3Client, prefix: String, publicBase: String) {
+  package init(client: S3Client, prefix: String, publicBase: String, audience: StoreAudience = .customers) {
     self.client = client
     self.prefix = prefix
     self.publicBase = publicBase
+    self.audience = audience
   }
 
   package var displayName: String { "s3://\(client.bucket)" + (prefix.isEmpty ? "" : "/\(prefix)") }
 
+  /// A release destination (`.customers`) is private: its indexes name each object by its S3
+  /// URL, readable with credentials or a share link, whatever `baseURL` says; the public URL is
+  /// where devices read the over-the-air destination (`.devices`).
   static func make(
     bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?,
-    environment: [String: String], origins: SettingOrigins = .init(), http: HTTPClient = CurlHTTPClient()
+    environment: [String: String], origins: SettingOrigins = .init(), audience: StoreAudience = .customers,
+    http: HTTPClient = CurlHTTPClient()
   ) throws -> ObjectStore {
     let display = "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
     let client = try S3Settings.client(
       bucket: bucket, endpoint: endpoint, region: region, environment: environment,
       purpose: "--publish \(display)", origins: origins, http: http)
-    var base =
-      baseURL ?? "\(S3Settings.trimmed(client.endpoint.absoluteString))/\(bucket)"
-      + (prefix.isEmpty ? "" : "/\(prefix)")
+    let objectBase =
+      "\(S3Settings.trimmed(client.endpoint.absoluteString))/\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
+    var base = audience == .devices ? baseURL ?? objectBase : objectBase
     while base.hasSuffix("/") { base.removeLast() }
-    if baseURL != nil {
-      guard let url = URL(string: base), let scheme = url.scheme?.lowercased(),
+    if let baseURL {
+      guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(),
         ["http", "https"].contains(scheme),
         url.host?.isEmpty == false
       else {
         throw ReleaseError.usage(
-          "\(origins.publicURL) \(baseURL!): expected an http or https URL, e.g. https://sdk.example.com/releases"
+          "\(origins.publicURL) \(baseURL): expected an http or https URL, e.g. https://sdk.example.com/releases"
         )
       }
     }
-    return S3ObjectStore(client: client, prefix: prefix, publicBase: base)
+    return S3ObjectStore(client: client, prefix: prefix, publicBase: base, audience: audience)
   }
 
   package func key(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix)/\(key)" }
@@ -73,7 +80,7 @@ package struct S3ObjectStore: ObjectStore {
   package func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool {
     do {
       try client.putCreateOnly(
-        self.key(key), file: file, contentType: contentType, cacheControl: S3CacheControl.immutable)
+        self.key(key), file: file, contentType: contentType, cacheControl: audience.immutableCacheControl)
       return true
     } catch NetworkError.alreadyExists {
       return false
@@ -85,7 +92,7 @@ package struct S3ObjectStore: ObjectStore {
     -> Bool
   {
     try client.put(
-      self.key(key), data: data, contentType: contentType, cacheControl: S3CacheControl.manifest,
+      self.key(key), data: data, contentType: contentType, cacheControl: audience.mutableCacheControl,
       ifMatch: expected)
   }
 
@@ -97,6 +104,24 @@ package struct S3ObjectStore: ObjectStore {
     {
       throw S3AccessError.forbidden(location: "\(displayName)/\(key)")
     }
+  }
+}
+
+/// Who reads a destination. Releases (`.customers`) are private, each customer's only through
+/// its share links or credentials: nothing is sent with a `public` Cache-Control. The
+/// over-the-air channel (`.devices`) is read anonymously by every device, cached publicly.
+package enum StoreAudience: Sendable, Equatable {
+  case customers
+  case devices
+
+  /// For create-only objects: published once, never changed.
+  package var immutableCacheControl: String {
+    self == .devices ? S3CacheControl.immutable : S3CacheControl.privateImmutable
+  }
+
+  /// For objects that are replaced (indexes, pointers).
+  package var mutableCacheControl: String {
+    self == .devices ? S3CacheControl.manifest : S3CacheControl.privateManifest
   }
 }
 

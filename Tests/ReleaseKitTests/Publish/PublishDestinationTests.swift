@@ -14,7 +14,7 @@ final class PublishDestinationTests: XCTestCase {
 
   func store(
     _ text: String, endpoint: String? = nil, region: String? = nil, publicURL: String? = nil,
-    environment: [String: String]
+    audience: StoreAudience = .customers, environment: [String: String]
   ) throws -> S3ObjectStore {
     let destination = try PublishDestination.parse(
       text, s3Endpoint: endpoint, region: region, baseURL: publicURL)
@@ -23,7 +23,7 @@ final class PublishDestinationTests: XCTestCase {
     }
     let made = try S3ObjectStore.make(
       bucket: bucket, prefix: prefix, endpoint: endpoint, region: region, baseURL: baseURL,
-      environment: environment)
+      environment: environment, audience: audience)
     return try XCTUnwrap(made as? S3ObjectStore)
   }
 
@@ -38,14 +38,26 @@ final class PublishDestinationTests: XCTestCase {
     XCTAssertEqual(aws.key("index.json"), "sdk/index.json")
     XCTAssertEqual(aws.displayName, "s3://releases/sdk")
 
-    // An explicit endpoint and region (R2) and a public URL for a CDN in front of the prefix.
+    // An explicit endpoint and region (R2) and a public URL for a CDN in front of the
+    // over-the-air prefix, which devices read.
     let r2 = try store(
       "s3://releases", endpoint: "https://acct.r2.cloudflarestorage.com/", region: "auto",
-      publicURL: "https://sdk.example.com/", environment: credentials)
+      publicURL: "https://sdk.example.com/", audience: .devices, environment: credentials)
     XCTAssertEqual(r2.client.region, "auto")
     XCTAssertEqual(r2.client.endpoint.absoluteString, "https://acct.r2.cloudflarestorage.com/")
     XCTAssertEqual(r2.publicURL(for: "index.json"), "https://sdk.example.com/index.json")
     XCTAssertEqual(r2.key("index.json"), "index.json")
+    XCTAssertEqual(r2.audience.immutableCacheControl, "public, max-age=31536000, immutable")
+
+    // A release destination is private: its indexes name the objects' S3 URLs, whatever the
+    // public URL, and nothing it writes is marked public.
+    let releases = try store(
+      "s3://releases/sdk", endpoint: "https://acct.r2.cloudflarestorage.com/", region: "auto",
+      publicURL: "https://sdk.example.com/", environment: credentials)
+    XCTAssertEqual(
+      releases.publicURL(for: "index.json"), "https://acct.r2.cloudflarestorage.com/releases/sdk/index.json")
+    XCTAssertEqual(releases.audience.immutableCacheControl, "private, max-age=31536000, immutable")
+    XCTAssertEqual(releases.audience.mutableCacheControl, "private, no-cache")
 
     let fallback = try store("s3://releases/a/b", environment: credentials)
     XCTAssertEqual(fallback.client.region, "us-east-1")

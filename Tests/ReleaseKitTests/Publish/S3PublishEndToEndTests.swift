@@ -45,10 +45,12 @@ final class S3PublishEndToEndTests: XCTestCase {
       environment: environment)
   }
 
+  /// A release destination on S3 is private: no over-the-air files (devices could not read
+  /// them; they go to publish.otaDestination).
   func expectedKeys(_ releases: [ExpectedRelease]) -> Set<String> {
     var keys: Set<String> = ["sdk/index.json"]
     for release in releases {
-      keys.formUnion((release.artifactKeys + release.otaKeys).map { "sdk/\($0)" })
+      keys.formUnion(release.artifactKeys.map { "sdk/\($0)" })
       keys.insert("sdk/customers/\(release.record.customer.id)/index.json")
     }
     return keys
@@ -100,7 +102,7 @@ final class S3PublishEndToEndTests: XCTestCase {
         XCTAssertEqual(
           metadata["ContentType"] as? String, index == 0 ? "application/zip" : "text/plain; charset=utf-8",
           key)
-        XCTAssertEqual(metadata["CacheControl"] as? String, "public, max-age=31536000, immutable", key)
+        XCTAssertEqual(metadata["CacheControl"] as? String, "private, max-age=31536000, immutable", key)
         XCTAssertEqual(metadata["ContentLength"] as? Int, data.count, key)
       }
       XCTAssertEqual(
@@ -109,7 +111,7 @@ final class S3PublishEndToEndTests: XCTestCase {
       let key = "sdk/customers/\(release.record.customer.id)/index.json"
       let (data, metadata) = try moto.getObject(bucket, key)
       XCTAssertEqual(metadata["ContentType"] as? String, "application/json", key)
-      XCTAssertEqual(metadata["CacheControl"] as? String, "public, max-age=60", key)
+      XCTAssertEqual(metadata["CacheControl"] as? String, "private, no-cache", key)
       // Without --public-url, URLs point at the endpoint, path-style.
       assertJSONEqual(
         try jsonObject(data, key),
@@ -118,7 +120,7 @@ final class S3PublishEndToEndTests: XCTestCase {
         key)
     }
     let (top, topMetadata) = try moto.getObject(bucket, "sdk/index.json")
-    XCTAssertEqual(topMetadata["CacheControl"] as? String, "public, max-age=60")
+    XCTAssertEqual(topMetadata["CacheControl"] as? String, "private, no-cache")
     assertJSONEqual(
       try jsonObject(top, "index.json"),
       [
@@ -201,7 +203,7 @@ final class S3PublishEndToEndTests: XCTestCase {
     let reference = publish(
       workspace, bucket: clean, endpoint: moto.endpoint, environment: moto.credentials, extra)
     XCTAssertEqual(reference.exitCode, 0, reference.allOutput)
-    let expected = try moto.contents(clean)
+    let expected = try contents(clean, moto.endpoint, moto)
     XCTAssertEqual(Set(expected.keys), expectedKeys(releases))
 
     let proxy = try FaultProxy(upstreamPort: moto.port)
@@ -222,7 +224,7 @@ final class S3PublishEndToEndTests: XCTestCase {
       let partial = objects.mapValues { SHA256Digest.hex(of: $0) }
       XCTAssertEqual(partial.count, allowedPuts, "\(allowedPuts): \(partial.keys.sorted())")
       XCTAssertNil(partial["sdk/index.json"], "the top-level index comes last")
-      try assertEveryIndexPointsAtPresentObjects(objects)
+      try assertEveryIndexPointsAtPresentObjects(objects, base: "\(proxy.endpoint)/\(bucket)/sdk")
       if allowedPuts == 5 {
         XCTAssertEqual(
           partial.keys.filter { $0.contains("/artifacts/") }.count, 4, "every artifact before any index")
@@ -237,7 +239,9 @@ final class S3PublishEndToEndTests: XCTestCase {
       XCTAssertTrue(
         rerun.allOutput.contains("\(4 - artifactsPresent) new objects, \(artifactsPresent) already in place"),
         rerun.allOutput)
-      XCTAssertEqual(try moto.contents(bucket), expected, "converged to the clean publish (\(allowedPuts))")
+      XCTAssertEqual(
+        try contents(bucket, proxy.endpoint, moto), expected,
+        "converged to the clean publish (\(allowedPuts))")
     }
 
     // Transient connection failures are retried with backoff, and the publish goes through.
@@ -246,18 +250,32 @@ final class S3PublishEndToEndTests: XCTestCase {
     let retried = publish(
       workspace, bucket: flaky, endpoint: proxy.endpoint, environment: moto.credentials, extra)
     XCTAssertEqual(retried.exitCode, 0, retried.allOutput)
-    XCTAssertEqual(try moto.contents(flaky), expected)
+    XCTAssertEqual(try contents(flaky, proxy.endpoint, moto), expected)
+  }
+
+  /// key → SHA-256 of every object, with the S3 URL of the prefix (`<endpoint>/<bucket>/sdk`,
+  /// in the indexes' url fields) written as `<base>`: buckets published alike compare equal.
+  func contents(_ bucket: String, _ endpoint: String, _ moto: Moto) throws -> [String: String] {
+    try moto.objects(bucket).mapValues {
+      SHA256Digest.hex(
+        of: Data(
+          String(decoding: $0, as: UTF8.self).replacingOccurrences(
+            of: "\(endpoint)/\(bucket)/sdk", with: "<base>"
+          )
+          .utf8))
+    }
   }
 
   /// Every customer index in the bucket lists only versions whose archive is there, with the
-  /// listed size and SHA-256; the top-level index, if any, names only indexes that are there.
-  func assertEveryIndexPointsAtPresentObjects(_ objects: [String: Data]) throws {
+  /// listed size and SHA-256, at its S3 URL below `base` (the public URL is for devices); the
+  /// top-level index, if any, names only indexes that are there.
+  func assertEveryIndexPointsAtPresentObjects(_ objects: [String: Data], base: String) throws {
     for (key, data) in objects where key.hasPrefix("sdk/customers/") {
       let index = try jsonObject(data, key)
       for version in try XCTUnwrap(index["versions"] as? [[String: Any]]) {
         let url = try XCTUnwrap(version["url"] as? String)
-        XCTAssertTrue(url.hasPrefix(Self.publicBase + "/"), url)
-        let objectKey = "sdk/" + url.dropFirst(Self.publicBase.count + 1)
+        XCTAssertTrue(url.hasPrefix(base + "/"), url)
+        let objectKey = "sdk/" + url.dropFirst(base.count + 1)
         let object = try XCTUnwrap(objects[objectKey], "\(key) points at \(objectKey), which is missing")
         XCTAssertEqual(SHA256Digest.hex(of: object), version["sha256"] as? String, objectKey)
         XCTAssertEqual(object.count, version["size"] as? Int, objectKey)

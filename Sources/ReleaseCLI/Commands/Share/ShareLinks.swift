@@ -65,9 +65,13 @@ struct ShareLinks {
       guard let object = try store.read(indexKey) else {
         throw ShareError.neverPublished(location: location, customer: customer, indexKey: indexKey)
       }
+      // Plain or signed (a DSSE envelope): only what it points at is read here, and the
+      // customer checks the signatures.
       let index: CustomerIndex
-      do { index = try JSONDecoder().decode(CustomerIndex.self, from: object.data) } catch {
-        throw ShareError.unreadableIndex(location: location, key: indexKey, reason: "\(error)")
+      do {
+        index = try CustomerIndex.decode(object.data, trusted: nil, location: "\(location)/\(indexKey)")
+      } catch PublishError.unreadableIndex(_, let reason) {
+        throw ShareError.unreadableIndex(location: location, key: indexKey, reason: reason)
       }
       guard let entry = index.versions.first(where: { SemanticVersion($0.version) == version }) else {
         throw ShareError.versionNotPublished(

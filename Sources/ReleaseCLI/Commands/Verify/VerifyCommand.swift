@@ -5,6 +5,7 @@ import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
 import ReleasePipeline
+import ReleaseSigning
 import ReleaseSystem
 
 /// `release verify <zip | release dir | dist dir | release.json>`: checks generated packages
@@ -31,6 +32,9 @@ struct VerifyOptions {
   var publicURL: String?
   /// Its destinations name the releases repository that goes into generated READMEs.
   var configuration: ReleaseConfiguration
+  /// The keys a zip's signature (`<zip>.sig` beside it) is checked against
+  /// (`signing.trustedKeys`); none: a signature is reported, not checked.
+  var trustedKeys: [PublicKey]
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     guard !parsed.positionals.isEmpty else {
@@ -49,6 +53,7 @@ struct VerifyOptions {
     configuration = try ReleaseConfiguration.load(
       explicitPath: parsed.value(Options.config), services: invocation.services)
     publicURL = try ReleaseOptions.checkedPublicURL(parsed, configuration).value
+    trustedKeys = try TrustedKeys.loadForCommand(configuration, services: invocation.services).keys
   }
 }
 
@@ -138,6 +143,20 @@ enum VerifyCommand {
       }
       let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer)
       problems += checks.problems(releaseDirectory: directory, record: record)
+      switch ArtifactChecks.signature(
+        releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)
+      {
+      case .unsigned: break
+      case .unchecked(let file):
+        output.write(
+          line:
+            "  note \(file) not checked: \(options.configuration.path) trusts no key (signing.trustedKeys)",
+          to: .standardOutput)
+      case .signed(let file, let key):
+        output.write(
+          line: "  ok  \(file): signed by key \(key.keyID) (\(key.sshFingerprint))", to: .standardOutput)
+      case .failed(let problem): problems.append(problem)
+      }
       // Before any of its code runs: the package must be exactly what the template makes.
       if problems.isEmpty, let customer {
         problems += reproduction.problems(record: record, customer: customer, releaseDirectory: directory)

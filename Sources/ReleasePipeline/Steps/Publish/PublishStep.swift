@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleasePublishing
+import ReleaseSigning
 import ReleaseSystem
 
 /// Publishes every customer release of the run to each configured destination, in an order
@@ -8,6 +9,12 @@ import ReleaseSystem
 /// (create-only, each read back and checked), then each customer's `index.json`, then the
 /// top-level `index.json`. Runs only when every customer succeeded. A rerun after a failure
 /// uploads only what is missing and converges to the same state.
+///
+/// With trusted keys configured (`signing.trustedKeys`) every zip published to an object store
+/// gets `<zip>.sig` (`ReleaseSignature`), made here with the run's first private key and
+/// written beside the zip in `dist/`, and each customer index is a DSSE envelope
+/// (`CustomerIndex.payloadType`). A run with trusted keys and no private key is refused before
+/// anything is built (`ReleaseSignature.checkCanSign`).
 package struct PublishStep: Step {
   package let name = "publish"
   package let changesState = true
@@ -30,16 +37,32 @@ package struct PublishStep: Step {
   }
 
   package func run(_ results: RunResults, _ context: ReleaseContext) throws {
+    let signing = context.options.signing
+    try ReleaseSignature.checkCanSign(context.options)
+    // Zips go only to object stores; a releases repository holds the package's files.
+    let toObjectStores = results.inputs.publishTargets.contains {
+      if case .objectStore = $0.resolved { return true }
+      return false
+    }
     let releases = try results.shipping.map(\.job).map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
       return PublishedRelease(
         job: job, directory: directory,
-        record: try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)))
+        record: try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName)),
+        signed: signing.hasTrustedKeys && toObjectStores)
+    }
+    // Signed once, before any upload: the same key gives the same bytes (Ed25519 is
+    // deterministic), so a rerun's signature matches what an earlier run published.
+    for release in releases where release.signed {
+      let zip = release.directory.appendingPathComponent(release.record.artifact.file)
+      try AtomicFile.write(
+        try ReleaseSignature.sign(zipAt: zip, signing),
+        to: release.directory.appendingPathComponent(release.record.artifact.file + ReleaseSignature.suffix))
     }
     for target in results.inputs.publishTargets {
       switch target.resolved {
       case .objectStore(let store):
-        try publish(releases, to: store, context)
+        try publish(releases, to: store, signing: signing, context)
       case .releasesRepositories(let locator):
         for release in releases {
           let outcome = try ReleasesRepository(
@@ -68,7 +91,9 @@ package struct PublishStep: Step {
   /// 2. Upload what is missing, create-only, each read back and compared (size and SHA-256).
   /// 3. Each customer's index, then 4. the top-level index: a reader following an index
   ///    only ever finds objects that are complete and checked.
-  private func publish(_ releases: [PublishedRelease], to store: ObjectStore, _ context: ReleaseContext)
+  private func publish(
+    _ releases: [PublishedRelease], to store: ObjectStore, signing: SigningSetup, _ context: ReleaseContext
+  )
     throws
   {
     var missing: [Upload] = []
@@ -80,6 +105,10 @@ package struct PublishStep: Step {
         let upload = Upload(release: release, file: file, sha256: sha256, size: size)
         if let remote = try store.digest(of: upload.key) {
           guard remote.sha256 == sha256, remote.size == size else {
+            if try acceptsPublishedSignature(upload, in: store, signing) {
+              present += 1
+              continue
+            }
             throw PublishError.immutableObjectDiffers(
               location: location(store, upload.key), published: remote.sha256, local: sha256)
           }
@@ -90,7 +119,7 @@ package struct PublishStep: Step {
       }
       // Also when the archive itself is gone: an index listing this version with another
       // archive must not be "repaired" with this one.
-      _ = try customerIndex(for: release, in: store)?.index
+      _ = try customerIndex(for: release, in: store, signing)?.index
     }
 
     var uploaded = 0
@@ -98,16 +127,19 @@ package struct PublishStep: Step {
       let (created, remote) = try store.createOnlyReadBack(
         upload.key, from: upload.localFile, contentType: Self.contentType(upload.file), sha256: upload.sha256,
         size: upload.size)
-      // Another publisher's object under a release's key must be byte-identical.
-      if remote.sha256 != upload.sha256 || remote.size != upload.size {
+      // Another publisher's object under a release's key must be byte-identical (a signature:
+      // made by a trusted key for these bytes).
+      if remote.sha256 != upload.sha256 || remote.size != upload.size,
+        try !acceptsPublishedSignature(upload, in: store, signing)
+      {
         throw PublishError.immutableObjectDiffers(
           location: location(store, upload.key), published: remote.sha256, local: upload.sha256)
       }
       if created { uploaded += 1 } else { present += 1 }
     }
 
-    for release in releases { try publishCustomerIndex(release, to: store) }
-    try publishTopLevelIndex(releases, to: store)
+    for release in releases { try publishCustomerIndex(release, to: store, signing) }
+    try publishTopLevelIndex(releases, to: store, signing)
     context.reporter.report(
       .info(
         "published to \(store.displayName): \(uploaded) new objects, \(present) already in place, "
@@ -115,6 +147,21 @@ package struct PublishStep: Step {
   }
 
   private func location(_ store: ObjectStore, _ key: String) -> String { "\(store.displayName)/\(key)" }
+
+  /// A published signature other than this run's stays as it is when a trusted key made it for
+  /// these very bytes (an earlier run signed with a key since rotated out of the signers).
+  private func acceptsPublishedSignature(_ upload: Upload, in store: ObjectStore, _ signing: SigningSetup)
+    throws -> Bool
+  {
+    guard upload.file.hasSuffix(ReleaseSignature.suffix), let published = try store.read(upload.key) else {
+      return false
+    }
+    let zip = upload.release.directory.appendingPathComponent(upload.release.record.artifact.file)
+    guard
+      case .success = ReleaseSignature.verify(zipAt: zip, signature: published.data, trusted: signing.trusted)
+    else { return false }
+    return true
+  }
 
   package static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
   /// Where a file of a customer's release lives, below the destination's prefix.
@@ -125,15 +172,14 @@ package struct PublishStep: Step {
   /// The customer's published index and its tag, nil when there is none yet. An index that
   /// lists this release's version with another archive is an error: published versions never
   /// change.
-  private func customerIndex(for release: PublishedRelease, in store: ObjectStore) throws
+  private func customerIndex(for release: PublishedRelease, in store: ObjectStore, _ signing: SigningSetup)
+    throws
     -> (index: CustomerIndex, tag: String)?
   {
     let key = Self.customerIndexKey(release.job.id)
     guard let object = try store.read(key) else { return nil }
-    let index: CustomerIndex
-    do { index = try JSONDecoder().decode(CustomerIndex.self, from: object.data) } catch {
-      throw PublishError.unreadableIndex(location: location(store, key), reason: "\(error)")
-    }
+    let index = try CustomerIndex.decode(
+      object.data, trusted: signing.trusted, location: location(store, key))
     if let existing = index.versions.first(where: { $0.version == release.record.version }),
       existing.sha256 != release.record.artifact.sha256
     {
@@ -147,7 +193,9 @@ package struct PublishStep: Step {
   /// overwrites the other.
   static let mergeAttempts = 8
 
-  private func publishCustomerIndex(_ release: PublishedRelease, to store: ObjectStore) throws {
+  private func publishCustomerIndex(
+    _ release: PublishedRelease, to store: ObjectStore, _ signing: SigningSetup
+  ) throws {
     let key = Self.customerIndexKey(release.job.id)
     let record = release.record
     let entry = CustomerIndex.Version(
@@ -162,7 +210,7 @@ package struct PublishStep: Step {
       // The job's notes, made from the state file by this run, not release.json's copy of them.
       releaseNotes: release.job.releaseNotes.note)
     for _ in 0..<Self.mergeAttempts {
-      let current = try customerIndex(for: release, in: store)
+      let current = try customerIndex(for: release, in: store, signing)
       var index =
         current?.index
         ?? CustomerIndex(
@@ -177,7 +225,7 @@ package struct PublishStep: Step {
       index.name = record.customer.name
       index.packageName = record.packageName
       if try store.replace(
-        key, with: try StableJSON.encode(index), contentType: "application/json", ifUnchanged: current?.tag
+        key, with: try index.encoded(signing), contentType: "application/json", ifUnchanged: current?.tag
       ) {
         return
       }
@@ -190,7 +238,9 @@ package struct PublishStep: Step {
   /// index.json too, or will write it after this one (its replace then fails and it reads again),
   /// so `latest` never goes back to what this publisher saw. And it is never lowered from what
   /// index.json already says: versions are only ever added.
-  private func publishTopLevelIndex(_ releases: [PublishedRelease], to store: ObjectStore) throws {
+  private func publishTopLevelIndex(
+    _ releases: [PublishedRelease], to store: ObjectStore, _ signing: SigningSetup
+  ) throws {
     for _ in 0..<Self.mergeAttempts {
       let current = try store.read("index.json")
       var index = TopLevelIndex(customers: [])
@@ -203,7 +253,8 @@ package struct PublishStep: Step {
         let id = release.job.id
         let key = Self.customerIndexKey(id)
         guard let object = try store.read(key),
-          let customerIndex = try? JSONDecoder().decode(CustomerIndex.self, from: object.data)
+          let customerIndex = try? CustomerIndex.decode(
+            object.data, trusted: signing.trusted, location: location(store, key))
         else {
           throw PublishError.readBackMismatch(
             location: location(store, key), expected: "the index just written", found: "none")
@@ -246,11 +297,16 @@ struct PublishedRelease {
   let job: CustomerJob
   let directory: URL
   let record: ReleaseRecord
+  /// Whether the archive's signature (`<zip>.sig`) is published with it.
+  var signed = false
 
   /// The immutable files of a release, in upload order (the archive first). release.json
   /// stays local: it records the toolchain, which may differ on a rebuild of the same bytes;
   /// the customer index carries what clients need.
-  var files: [String] { [record.artifact.file, record.artifact.file + ".sha256"] }
+  var files: [String] {
+    [record.artifact.file, record.artifact.file + ".sha256"]
+      + (signed ? [record.artifact.file + ReleaseSignature.suffix] : [])
+  }
 
   func key(_ file: String) -> String {
     PublishStep.artifactKey(customer: job.id, version: job.version, file: file)

@@ -12,8 +12,13 @@ import ReleasePublishing
 /// there. Bad input ends the run with exit 2 and nothing written.
 package struct CheckOTAStep: Step {
   package let name = "check rollouts"
+  /// A release run (`all`, `customer`, `merge`) publishes releases to `--publish`, which are
+  /// private; `ota publish` publishes only the over-the-air channel there.
+  let releaseRun: Bool
 
-  package init() {}
+  package init(releaseRun: Bool = false) {
+    self.releaseRun = releaseRun
+  }
 
   package func skipReason(_ inputs: ReleaseInputs, _ context: ReleaseContext) -> String? {
     context.options.publish.isEmpty ? PublishOTAStep.noDestination : nil
@@ -24,6 +29,7 @@ package struct CheckOTAStep: Step {
     let store = inputs.modelStore
     let catalog = inputs.signals
     let options = context.options
+    if releaseRun { try OTADestination.checkSeparation(options) }
     let rollouts = try RolloutState.load(
       from: context.services.resolve(options.rolloutsPath), displayPath: options.rolloutsPath)
     try OTAInputs.check(rollouts, against: manifest, displayPath: options.rolloutsPath)
@@ -67,8 +73,21 @@ package struct CheckOTAStep: Step {
         }
       }
     }
-    let stores = try OTADestination.stores(inputs.publishTargets, context)
-    if stores.isEmpty && !rollouts.customers.isEmpty {
+    let stores = try OTADestination.stores(inputs.publishTargets, context, releaseRun: releaseRun)
+    let privateDestination = inputs.publishTargets.first {
+      if case .s3 = $0.destination { return true }
+      return false
+    }
+    if releaseRun, options.otaDestination == nil, OTADestination.offersAnything(rollouts),
+      let privateDestination
+    {
+      problems.append(
+        Diagnostic(
+          file: options.rolloutsPath, path: "",
+          message:
+            "models are offered over the air, and \(privateDestination.destination) holds releases, which are private; name the public destination devices read them from in release.config.json as publish.otaDestination"
+        ))
+    } else if stores.isEmpty && !rollouts.customers.isEmpty && privateDestination == nil {
       problems.append(
         Diagnostic(
           file: options.rolloutsPath, path: "",
@@ -104,17 +123,55 @@ package struct OTAPlan: Sendable {
   var customers: [Customer]
 }
 
-/// Where the OTA manifests of a run go: every object-store destination of the run, or, when
-/// the run publishes only to releases repositories, `publish.otaDestination` of the config.
+/// Where the OTA manifests and models of a run go, every store made for devices (public
+/// caching, the public URL). A release run: `publish.otaDestination` of the config when it
+/// names one, and only there; without it, beside its releases only in directory destinations
+/// (an S3 release destination is private, so devices could not read it; with anything offered
+/// it needs `otaDestination`). `ota publish`: its destinations, or `otaDestination` when they
+/// are all releases repositories.
 enum OTADestination {
-  static func stores(_ targets: [PublishTarget], _ context: ReleaseContext) throws -> [ObjectStore] {
-    var stores: [ObjectStore] = targets.compactMap {
-      if case .objectStore(let store) = $0.resolved { return store }
-      return nil
+  static func stores(_ targets: [PublishTarget], _ context: ReleaseContext, releaseRun: Bool) throws
+    -> [ObjectStore]
+  {
+    let services = context.services
+    let otaStore = try context.options.otaDestination.flatMap { destination -> ObjectStore? in
+      guard case .objectStore(let store) = try destination.resolve(services, audience: .devices) else {
+        return nil
+      }
+      return store
     }
-    if stores.isEmpty, let destination = context.options.otaDestination {
-      if case .objectStore(let store) = try destination.resolve(context.services) { stores.append(store) }
+    if releaseRun, context.options.otaDestination != nil { return otaStore.map { [$0] } ?? [] }
+    let stores = try targets.compactMap { target -> ObjectStore? in
+      guard case .objectStore(let store) = target.resolved else { return nil }
+      guard case .s3 = target.destination else { return store }
+      if releaseRun { return nil }
+      guard case .objectStore(let forDevices) = try target.destination.resolve(services, audience: .devices)
+      else { return nil }
+      return forDevices
     }
+    if stores.isEmpty && !releaseRun { return otaStore.map { [$0] } ?? [] }
     return stores
+  }
+
+  /// Refuses (exit 2, one line) a configuration that would make a release destination public:
+  /// `publish.otaDestination` in the same bucket with one prefix holding the other, or a public
+  /// URL that serves a release destination.
+  static func checkSeparation(_ options: ReleaseOptions) throws {
+    for release in options.publish {
+      if let ota = options.otaDestination, let reason = ChannelSeparation.overlap(ota: ota, release: release)
+      {
+        throw ReleaseError.usage("publish.otaDestination \(reason)")
+      }
+      if let publicURL = options.publicURL,
+        let reason = ChannelSeparation.publicURLServes(publicURL, release: release)
+      {
+        throw ReleaseError.usage("\(options.origins.publicURL) \(publicURL): \(reason)")
+      }
+    }
+  }
+
+  /// Whether any flow of `rollouts` offers a model.
+  static func offersAnything(_ rollouts: RolloutState) -> Bool {
+    rollouts.customers.values.contains { $0.values.contains { !$0.models.isEmpty } }
   }
 }
