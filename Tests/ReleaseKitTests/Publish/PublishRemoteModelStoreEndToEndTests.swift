@@ -12,20 +12,14 @@ import XCTest
 /// is downloaded through libcurl into `<cache>/models/<sha256>.mlmodel` and used only when
 /// its SHA-256 is the index's. Served by python's http.server and by moto_server on 127.0.0.1.
 final class PublishRemoteModelStoreEndToEndTests: XCTestCase {
-  private static let server = Locked<Result<Moto, Error>?>(nil)
+  private static let server = SharedMoto()
 
   static func moto() throws -> Moto {
-    try server.withLock { started in
-      if started == nil { started = Result { try Moto() } }
-      return started!
-    }.get()
+    try server.moto()
   }
 
   override class func tearDown() {
-    server.withLock { started in
-      if case .success(let moto)? = started { moto.shutDown() }
-      started = nil
-    }
+    server.shutDown()
     super.tearDown()
   }
 

@@ -554,3 +554,23 @@ enum ScriptPort {
     return Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
   }
 }
+
+/// One moto_server for a test class (or the classes that share one), started by the first test
+/// that needs it; the class's tearDown shuts it down, so none outlives the test process.
+final class SharedMoto: Sendable {
+  private let started = Locked<Result<Moto, Error>?>(nil)
+
+  func moto() throws -> Moto {
+    try started.withLock { started in
+      if started == nil { started = Result { try Moto() } }
+      return started!
+    }.get()
+  }
+
+  func shutDown() {
+    started.withLock { started in
+      if case .success(let moto)? = started { moto.shutDown() }
+      started = nil
+    }
+  }
+}

@@ -9,23 +9,17 @@ import XCTest
 /// read back with the aws CLI. moto_server and aws are installed by `Scripts/setup --test`;
 /// without them these tests fail (never skip).
 final class S3PublishEndToEndTests: XCTestCase {
-  private static let server = Locked<Result<Moto, Error>?>(nil)
+  private static let server = SharedMoto()
 
   /// Stops the shared moto_server; every class that used it calls this in its class tearDown,
   /// so none outlives the test process.
   static func shutDownMoto() {
-    server.withLock { started in
-      if case .success(let moto)? = started { moto.shutDown() }
-      started = nil
-    }
+    server.shutDown()
   }
 
   /// One moto_server for the class, started by the first test that needs it.
   static func moto() throws -> Moto {
-    try server.withLock { started in
-      if started == nil { started = Result { try Moto() } }
-      return started!
-    }.get()
+    try server.moto()
   }
 
   override class func tearDown() {

@@ -12,21 +12,15 @@ import XCTest
 /// `ota/…`, each customer index names only its customer, and each zip's signature is accepted
 /// by OpenSSH's `ssh-keygen -Y verify` and `release verify` until a byte of the zip changes.
 final class SignedPublishEndToEndTests: XCTestCase {
-  private static let server = Locked<Result<Moto, Error>?>(nil)
+  private static let server = SharedMoto()
   private static let shared = Locked<Result<Published, Error>?>(nil)
 
   static func moto() throws -> Moto {
-    try server.withLock { started in
-      if started == nil { started = Result { try Moto() } }
-      return started!
-    }.get()
+    try server.moto()
   }
 
   override class func tearDown() {
-    server.withLock { started in
-      if case .success(let moto)? = started { moto.shutDown() }
-      started = nil
-    }
+    server.shutDown()
     shared.set(nil)
     super.tearDown()
   }
