@@ -75,9 +75,7 @@ enum RolloutCommand {
     let lock =
       dryRun
       ? nil
-      : try FileLock(
-        inputs.rolloutsURL.deletingLastPathComponent().appendingPathComponent(
-          ".\(inputs.rolloutsURL.lastPathComponent).lock"), timeout: 10)
+      : try RolloutState.lock(inputs.rolloutsURL)
     defer { withExtendedLifetime(lock) {} }
     let current =
       dryRun
@@ -283,7 +281,12 @@ struct OTAPublishOptions: Equatable {
   var release: ReleaseOptions
 
   static let groups = [
-    OptionGroup("OPTIONS", [Options.otaPublish, Options.publicURL, Options.dryRun, Options.json]),
+    OptionGroup(
+      "OPTIONS",
+      [
+        Options.otaPublish, Options.publicURL, Options.manifestExpires, Options.refresh, Options.dryRun,
+        Options.json,
+      ]),
     OptionGroup.inputs.without(Options.dist), OptionGroup.s3, OptionGroup.signing,
   ]
 
@@ -309,6 +312,11 @@ struct OTAPublishOptions: Equatable {
         "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
     }
     release = try ReleaseOptions(parsed, services: invocation.services)
+    if release.refresh && !release.hasSignedChannel {
+      throw ReleaseError.usage(
+        "\(Options.refresh.name): re-signs the signed channel, and this run has none; it needs release.config.json's signing.trustedKeys and a public URL (--public-url or publish.publicURL)"
+      )
+    }
     if release.publish.isEmpty {
       throw ReleaseError.usage(
         "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
