@@ -108,9 +108,14 @@ extension ReleaseOptions {
     if let expiry { manifestExpiry = try Self.manifestExpiry(expiry, origin: expiryOrigin) }
     guard let publicURL else { return }
     let origin = origins.publicURL
-    if let url = URL(string: publicURL), url.scheme?.lowercased() == "http",
-      !LoopbackHost.contains(url.host ?? "")
-    {
+    guard let url = URL(string: publicURL), let scheme = url.scheme?.lowercased(),
+      ["http", "https"].contains(scheme),
+      url.host?.isEmpty == false
+    else {
+      throw ReleaseError.usage(
+        "\(origin) \(publicURL): expected an http or https URL, e.g. https://sdk.example.com/releases")
+    }
+    if scheme == "http", !LoopbackHost.contains(url.host ?? "") {
       throw ReleaseError.usage(
         "\(origin) \(publicURL): plain http:// is built into every package and lets anyone on the way change what devices fetch; expected https:// (http:// only to 127.0.0.1, ::1 or localhost, for tests)"
       )
