@@ -160,9 +160,10 @@ final class OverTheAirEndToEndTests: XCTestCase {
     let state = try ReleaseStateFile.channels(workspace)
     let channel = try XCTUnwrap(state["acme"])
     let pointer = published.appendingPathComponent("ota/\(channel)/manifest.json")
-    let offered = published.appendingPathComponent("ota/\(channel)/manifest-1.json")
+    // The release published revision 1 (nothing offered), the rollout revision 2.
     let genuine = try Data(contentsOf: pointer)
-    XCTAssertEqual(genuine, try Data(contentsOf: offered))
+    XCTAssertEqual(
+      genuine, try Data(contentsOf: published.appendingPathComponent("ota/\(channel)/manifest-2.json")))
 
     let work = workspace.file("ota-devices")
     let (rolledOut, _) = try devices(workspace, work: work, count: count)
@@ -172,6 +173,11 @@ final class OverTheAirEndToEndTests: XCTestCase {
 
     // The same manifest offering v74 to every device, signed by a key no package pins.
     let envelope = try jsonObject(genuine, "manifest.json")
+    XCTAssertEqual(
+      try jsonObject(
+        try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "payload")[
+          "revision"]
+        as? Int, 2)
     var payload = try jsonObject(
       try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "payload")
     var flows = try XCTUnwrap(payload["flows"] as? [String: Any])
