@@ -37,9 +37,13 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     let releases = try PublishFixtures.customers.map { try ExpectedRelease(dist: workspace.dist, id: $0) }
     // The lock publishers into this directory share while they merge indexes.
     var expectedFiles: Set<String> = ["index.json", ".release-publish.lock"]
+    // Each customer's signed channel, under the id the run recorded for it.
+    let channels = try ReleaseStateFile.channels(workspace)
     for release in releases {
       expectedFiles.formUnion(release.artifactKeys + release.otaKeys)
       expectedFiles.insert("customers/\(release.record.customer.id)/index.json")
+      let channel = try XCTUnwrap(channels[release.record.customer.id])
+      expectedFiles.formUnion(["ota/\(channel)/manifest.json", "ota/\(channel)/manifest-1.json"])
     }
     let snapshot = Workspace.snapshot(published)
     XCTAssertEqual(Set(snapshot.keys), expectedFiles, "exactly the artifacts and indexes, no temporary files")

@@ -143,7 +143,13 @@ enum OTACommand {
         all git: releases repositories, publish.otaDestination. Refused before anything is \
         published (exit 2): no destination, an offered model that is missing from the store, \
         that the SDK being released cannot run or whose metadata disagrees with where it is \
-        offered, a published models.json this tool did not write.
+        offered, a published models.json this tool did not write. With trusted keys and a public \
+        URL, each customer with a channel id also gets its signed channel the same way \
+        (ota/<channel>/manifest-<revision>.json, then ota/<channel>/manifest.json), each a DSSE \
+        envelope expiring after --manifest-expires; refused then: no private key to sign with \
+        (exit 2), a pointer no trusted key signed (exit 2), a pointer holding a newer revision \
+        than rollouts.json records (exit 1). --refresh re-signs each manifest as published with \
+        a new expiry. The revisions published are recorded in rollouts.json: commit it.
         """,
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
