@@ -89,7 +89,7 @@ public struct GeneratedPackage: Equatable, Sendable {
 }
 
 /// A public key a package trusts, as its `customer.json` pins it.
-public struct PinnedKey: Equatable, Sendable, Encodable {
+public struct PinnedKey: Equatable, Sendable, Codable {
   /// Lower-case hex SHA-256 of the raw 32-byte Ed25519 key.
   public var keyID: String
   /// Standard base64 (with padding) of the raw 32-byte key.

@@ -12,7 +12,9 @@ import ReleaseManifest
 ///     "s3Endpoint": "https://<account>.r2.cloudflarestorage.com",
 ///     "s3Region": "auto",
 ///     "publicURL": "https://sdk.example.com/sdk",
-///     "publishPassed": false
+///     "publishPassed": false,
+///     "manifestExpiry": "7d",
+///     "legacyManifests": true
 ///   },
 ///   "models": "s3://contextsdk-models/store",
 ///   "signing": {"trustedKeys": ["keys/ota-2026.pub"]},
@@ -38,6 +40,11 @@ struct ReleaseConfiguration: Equatable {
   var publishPassed: Bool?
   /// Where over-the-air manifests go when every destination is a releases repository.
   var otaDestination: String?
+  /// How long a signed OTA manifest is believed after publishing (`--manifest-expires`).
+  var manifestExpiry: String?
+  /// Whether the legacy unsigned `ota/<id>/models.json` is still published (and its URL put in
+  /// packages) beside the signed channel; absent: true.
+  var legacyManifests: Bool?
   /// `signing.trustedKeys`: the public keys (PEM files, relative to this file) releases and
   /// manifests are signed for; read by `TrustedKeys.load`.
   var trustedKeys: [String]?
@@ -67,6 +74,7 @@ struct ReleaseConfiguration: Equatable {
   static let keys = ["publish", "models", "signing", "rollouts"]
   static let publishKeys = [
     "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
+    "manifestExpiry", "legacyManifests",
   ]
   static let signingKeys = ["trustedKeys"]
 
@@ -124,6 +132,8 @@ extension ReleaseConfiguration: JSONValueDecodable {
           case "otaDestination": otaDestination = value.nonEmptyString
           case "publicURL": publicURL = value.nonEmptyString
           case "publishPassed": publishPassed = value.bool()
+          case "manifestExpiry": manifestExpiry = value.nonEmptyString
+          case "legacyManifests": legacyManifests = value.bool()
           default: break
           }
         }

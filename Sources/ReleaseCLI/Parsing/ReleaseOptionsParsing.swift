@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseManifest
+import ReleaseNetwork
 import ReleasePipeline
 import ReleasePublishing
 import ReleaseSigning
@@ -94,6 +95,51 @@ extension ReleaseOptions {
     skipTests = parsed.flag(Options.skipTests)
     try read(publishing: parsed, configuration)
     if let services { try read(signing: parsed, configuration, services: services) }
+    try read(signedChannel: parsed, configuration)
+  }
+
+  /// The signed channel's settings, and the refusals of a public URL devices could not trust:
+  /// one with no trusted key (packages would get no channel anyone can sign), and plain
+  /// `http://` to anything but this machine (it is built into every package).
+  private mutating func read(signedChannel parsed: Arguments, _ configuration: ReleaseConfiguration) throws {
+    legacyManifests = configuration.legacyManifests ?? true
+    refresh = parsed.flag(Options.refresh)
+    let (expiry, expiryOrigin) = parsed.setting(Options.manifestExpires, configuration)
+    if let expiry { manifestExpiry = try Self.manifestExpiry(expiry, origin: expiryOrigin) }
+    guard let publicURL else { return }
+    let origin = origins.publicURL
+    guard let url = URL(string: publicURL), let scheme = url.scheme?.lowercased(),
+      ["http", "https"].contains(scheme),
+      url.host?.isEmpty == false
+    else {
+      throw ReleaseError.usage(
+        "\(origin) \(publicURL): expected an http or https URL, e.g. https://sdk.example.com/releases")
+    }
+    if scheme == "http", !LoopbackHost.contains(url.host ?? "") {
+      throw ReleaseError.usage(
+        "\(origin) \(publicURL): plain http:// is built into every package and lets anyone on the way change what devices fetch; expected https:// (http:// only to 127.0.0.1, ::1 or localhost, for tests)"
+      )
+    }
+    if !signing.hasTrustedKeys {
+      throw ReleaseError.usage(
+        "\(origin) \(publicURL): packages get over-the-air models only through a signed channel, and \(configuration.path) trusts no key; add a key: release keys generate keys, then list keys/signing.pub in \(configuration.path) signing.trustedKeys"
+      )
+    }
+  }
+
+  /// A manifest's lifetime: a whole number of days or hours (`7d`, `36h`), at most 366 days.
+  static func manifestExpiry(_ text: String, origin: String) throws -> Double {
+    for (suffix, factor) in [("d", 86_400.0), ("h", 3600.0)] where text.hasSuffix(suffix) {
+      let digits = text.dropLast()
+      if !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+        let number = Double(digits), number > 0, number * factor <= 366 * 86_400
+      {
+        return number * factor
+      }
+    }
+    throw ReleaseError.usage(
+      "\(origin) \"\(text.prefix(40))\": expected a duration in days or hours such as 7d or 36h (at most 366d)"
+    )
   }
 
   /// The trusted keys of release.config.json and the private keys of `--signing-key` or

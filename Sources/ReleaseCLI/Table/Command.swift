@@ -14,6 +14,7 @@ enum ConfigurationKey: String, Sendable {
   case s3Region = "publish.s3Region"
   case publicURL = "publish.publicURL"
   case publishPassed = "publish.publishPassed"
+  case manifestExpiry = "publish.manifestExpiry"
 
   /// The key's value in `configuration`, as text (nil: the key is absent).
   func value(in configuration: ReleaseConfiguration) -> String? {
@@ -24,6 +25,7 @@ enum ConfigurationKey: String, Sendable {
     case .s3Region: return configuration.s3Region
     case .publicURL: return configuration.publicURL
     case .publishPassed: return configuration.publishPassed.map { $0 ? "true" : "false" }
+    case .manifestExpiry: return configuration.manifestExpiry
     }
   }
 }

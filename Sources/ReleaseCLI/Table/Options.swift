@@ -98,6 +98,16 @@ enum Options {
       "an Ed25519 private key (PKCS#8 PEM, as 'release keys generate' writes it) whose public half is in release.config.json's signing.trustedKeys; repeatable",
     default: "the PEM text of RELEASE_SIGNING_KEY")
 
+  static let manifestExpires = Option.value(
+    "--manifest-expires", "duration",
+    help: "how long devices believe a signed over-the-air manifest after it is published, e.g. 36h or 7d",
+    default: "7d", configuration: .manifestExpiry)
+  static let refresh = Option.flag(
+    "--refresh",
+    help:
+      "re-sign every signed channel's manifest as published at the destination with a new expiry, as its next revision"
+  )
+
   // Keys and share links.
   static let keyName = Option.value(
     "--name", "name", help: "file name of the pair, without .pem / .pub", default: "signing")
@@ -162,8 +172,8 @@ extension OptionGroup {
   static let publishing = OptionGroup(
     "PUBLISHING (after every customer succeeded and passed the content checks)",
     [
-      Options.publish, Options.noPublish, Options.publishPassed, Options.publicURL, Options.tag, Options.push,
-      Options.remote, Options.allowDirty,
+      Options.publish, Options.noPublish, Options.publishPassed, Options.publicURL, Options.manifestExpires,
+      Options.tag, Options.push, Options.remote, Options.allowDirty,
     ], name: "publishing")
   /// What the over-the-air commands read: the manifest, the store, the template, the state
   /// and rollouts.json.

@@ -10,11 +10,15 @@ package enum OTAPublishError: Error, CustomStringConvertible {
   case unverifiedManifest(location: String, reason: String)
   /// `ota/models/<sha256>.mlmodel` holding bytes with another digest.
   case modelDiffers(location: String, sha256: String, size: Int64)
+  /// A signed channel's pointer holding a newer revision than the work tree's rollouts.json
+  /// records as published (`known`, 0: none): publishing would undo someone's newer change.
+  case stalePublisher(location: String, found: Int, known: Int, rolloutsPath: String)
 
   package var description: String {
     switch self {
     case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _),
-      .unverifiedManifest(let location, _), .modelDiffers(let location, _, _):
+      .unverifiedManifest(let location, _), .modelDiffers(let location, _, _),
+      .stalePublisher(let location, _, _, _):
       return "\(location): \(message)"
     }
   }
@@ -32,6 +36,10 @@ package enum OTAPublishError: Error, CustomStringConvertible {
     case .unverifiedManifest(_, let reason):
       return
         "not a manifest signed by a trusted key (\(reason)); someone other than this tool wrote it, or with another key: find out who before publishing over it"
+    case .stalePublisher(_, let found, let known, let rolloutsPath):
+      let knows = known == 0 ? "records no published revision" : "records revision \(known)"
+      return
+        "holds revision \(found), and \(rolloutsPath) \(knows): another publisher's newer change is there; nothing was published: update this work tree (pull \(rolloutsPath)), then publish again"
     case .modelDiffers(_, let sha256, let size):
       return
         "holds bytes with sha256 \(sha256) (\(size) bytes), not the model its name says; a published model is never overwritten: find out what wrote it"

@@ -63,6 +63,15 @@ package enum SignedOTAChannel {
     return bytes
   }
 
+  /// Whether a manifest read from the channel offers what `desired` (made from rollouts.json)
+  /// does: the schema, expiry and revision aside, which only a new revision changes.
+  package static func offersTheSame(_ published: OTAManifest, as desired: OTAManifest) -> Bool {
+    var normalized = published
+    normalized.schemaVersion = desired.schemaVersion
+    normalized.expires = desired.expires
+    return normalized.at(revision: desired.revision) == desired
+  }
+
   /// What an envelope read from `location` says, once it is shown to be signed by a trusted
   /// key and to be `customer`'s schema 2 manifest with an expiry; an `unverifiedManifest`
   /// error otherwise. Expiry itself is the caller's to judge (a publisher re-signs an expired

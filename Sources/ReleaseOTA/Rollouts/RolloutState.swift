@@ -13,7 +13,9 @@ import ReleaseSystem
 ///   {"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "<32 hex digits>",
 ///    "since": "2026-11-02"}]}}}}
 /// ```
-/// A missing file means nothing is offered over the air yet.
+/// A missing file means nothing is offered over the air yet. `"published": {"acme": 7}` (left out
+/// while empty) records the revision each customer's signed manifest was last published as:
+/// `release ota publish` refuses to publish over a newer one (a stale work tree would undo it).
 package struct RolloutState: Equatable, Sendable {
   package static let defaultPath = "rollouts.json"
 
@@ -55,8 +57,14 @@ package struct RolloutState: Equatable, Sendable {
 
   /// Customer id → flow name → flow.
   package var customers: [String: [String: Flow]]
+  /// Customer id → the revision of its signed channel's manifest this work tree last published
+  /// (or refreshed); absent: none yet.
+  package var published: [String: Int]
 
-  init(customers: [String: [String: Flow]] = [:]) { self.customers = customers }
+  init(customers: [String: [String: Flow]] = [:], published: [String: Int] = [:]) {
+    self.customers = customers
+    self.published = published
+  }
 
   package func flow(_ customer: String, _ flowName: String) -> Flow? { customers[customer]?[flowName] }
 
@@ -102,8 +110,19 @@ package struct RolloutState: Equatable, Sendable {
   /// Stable bytes: sorted keys, two-space indentation and a trailing newline, so a rollout is
   /// a small, reviewable diff.
   package func encoded() throws -> Data {
-    struct File: Encodable { var customers: [String: [String: Flow]] }
-    return try StableJSON.encode(File(customers: customers))
+    struct File: Encodable {
+      var customers: [String: [String: Flow]]
+      var published: [String: Int]?
+    }
+    return try StableJSON.encode(File(customers: customers, published: published.isEmpty ? nil : published))
+  }
+
+  /// The file's own lock, `.<name>.lock` beside it: everything that writes the file takes it and
+  /// reads the file again under it, so none drops another's change.
+  package static func lock(_ url: URL, timeout: Double = 10) throws -> FileLock {
+    try FileLock(
+      url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).lock"),
+      timeout: timeout)
   }
 
   /// A fresh salt: 16 random bytes as lower-case hex.
@@ -119,11 +138,26 @@ package struct RolloutState: Equatable, Sendable {
 }
 
 extension RolloutState: JSONValueDecodable {
-  /// `{"customers": {"<id>": {"<flow>": <Flow>, …}, …}}`.
+  /// `{"customers": {"<id>": {"<flow>": <Flow>, …}, …}, "published": {"<id>": <revision>}}`,
+  /// `published` optional.
   package init?(from decoder: JSONValueDecoder) {
     guard let root = decoder.object(expected: "an object {\"customers\": {…}}") else { return nil }
-    root.refuseUnknownKeys(known: ["customers"]) { _, member in
-      member.report("unknown key; expected only \"customers\"")
+    root.refuseUnknownKeys(known: ["customers", "published"]) { _, member in
+      member.report("unknown key; expected \"customers\" and \"published\"")
+    }
+    var published: [String: Int] = [:]
+    for (member, revision) in root["published"]?.object(expected: "an object of customer id to revision")?
+      .entries ?? []
+    {
+      guard Customer.isValidID(member.key) else {
+        revision.report("not a customer id (a lower-case slug)")
+        continue
+      }
+      if let number = revision.integer(
+        expected: "a positive whole number (a published revision)", where: { $0 > 0 })
+      {
+        published[member.key] = number
+      }
     }
     guard let customersDecoder = root.required("customers", missing: "missing; expected an object", at: nil)
     else { return nil }
@@ -142,7 +176,7 @@ extension RolloutState: JSONValueDecodable {
       }
       customers[member.key] = flows
     }
-    self.init(customers: customers)
+    self.init(customers: customers, published: published)
   }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA
@@ -72,6 +73,15 @@ package struct ReleaseOptions: Equatable, Sendable {
   /// The keys packages pin and the private keys this run signs with (`signing.trustedKeys`,
   /// `--signing-key`, `RELEASE_SIGNING_KEY`); the steps that sign say when a key is missing.
   package var signing = SigningSetup()
+  /// Keep publishing the legacy unsigned `ota/<id>/models.json` beside the signed channel, and
+  /// keep its URL in packages (`publish.legacyManifests`, default true): packages already in
+  /// the field poll it.
+  package var legacyManifests = true
+  /// Seconds a signed manifest is believed after it is published (`--manifest-expires`,
+  /// `publish.manifestExpiry`; 7 days).
+  package var manifestExpiry: Double = 7 * 86_400
+  /// `release ota publish --refresh`: re-sign every signed channel's manifest as published.
+  package var refresh = false
 
   package init() {}
 }
@@ -97,11 +107,37 @@ package struct ShardSelection: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension ReleaseOptions {
-  /// `<public URL>/ota/<id>/models.json`, the customer's over-the-air manifest as its SDK
-  /// fetches it; nil without a public URL (the package then has no manifest to follow).
+  /// `<public URL>/ota/<id>/models.json`, the customer's legacy unsigned over-the-air manifest
+  /// as its SDK fetches it; nil without a public URL (the package then has no manifest to
+  /// follow), and nil on the signed channel once `publish.legacyManifests` is false.
   package func modelManifestURL(for customer: String) -> String? {
+    guard let base = publicBase else { return nil }
+    if hasSignedChannel && !legacyManifests { return nil }
+    return "\(base)/\(OTAManifest.pointerKey(customer))"
+  }
+
+  /// Whether packages get the signed channel: trusted keys and a public URL to serve it from.
+  package var hasSignedChannel: Bool { signing.hasTrustedKeys && publicURL != nil }
+
+  /// `<public URL>/ota/<channel>/manifest.json`: the signed manifest a package follows; nil
+  /// without the signed channel.
+  package func manifestURL(channel: String) -> String? {
+    guard hasSignedChannel, let base = publicBase else { return nil }
+    return "\(base)/\(SignedOTAChannel.pointerKey(channel: channel))"
+  }
+
+  /// The keys every package of the signed channel pins, in the configuration's order; nil
+  /// without the signed channel.
+  package var pinnedKeys: [PinnedKey]? {
+    guard hasSignedChannel else { return nil }
+    return signing.trusted.map {
+      PinnedKey(keyID: $0.keyID, publicKey: $0.rawRepresentation.base64EncodedString())
+    }
+  }
+
+  private var publicBase: String? {
     guard var base = publicURL else { return nil }
     while base.hasSuffix("/") { base.removeLast() }
-    return "\(base)/\(OTAManifest.pointerKey(customer))"
+    return base
   }
 }

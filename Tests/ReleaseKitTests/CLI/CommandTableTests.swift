@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
@@ -111,14 +112,39 @@ final class CommandTableTests: XCTestCase {
 
   func testOTAPublishReadsItsOptionsOnce() throws {
     let publish = try XCTUnwrap(Command.named("ota")?.subcommands.first { $0.name == "publish" })
-    let invocation = CommandInvocation(arguments: [], services: services(), reporter: DiscardingReporter())
+    // A public URL needs a trusted key.
+    let root = try TemporaryDirectory()
+    try SigningKey.generate().publicKey.pemEncoded.write(
+      to: root.url.appendingPathComponent("ota.pub"), atomically: true, encoding: .utf8)
+    try #"{"signing": {"trustedKeys": ["ota.pub"]}, "publish": {"manifestExpiry": "36h"}}"#.write(
+      to: root.url.appendingPathComponent("release.config.json"), atomically: true, encoding: .utf8)
+    let invocation = CommandInvocation(
+      arguments: [], services: services(root: root.url), reporter: DiscardingReporter())
     let options = try OTAPublishOptions(
       Arguments(
-        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--dry-run"], command: publish),
+        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--dry-run", "--refresh"],
+        command: publish),
       invocation)
     XCTAssertEqual(options.release.publish.count, 1)
     XCTAssertEqual(options.release.publicURL, "https://sdk.example.com")
     XCTAssertTrue(options.release.dryRun)
+    XCTAssertTrue(options.release.refresh)
+    XCTAssertTrue(options.release.legacyManifests)
+    XCTAssertEqual(options.release.manifestExpiry, 36 * 3600)
+    let flagged = try OTAPublishOptions(
+      Arguments(
+        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--manifest-expires", "2d"],
+        command: publish),
+      invocation)
+    XCTAssertEqual(flagged.release.manifestExpiry, 2 * 86_400)
+    XCTAssertThrowsError(
+      try OTAPublishOptions(
+        Arguments(["--publish", "dir:out", "--manifest-expires", "30m"], command: publish), invocation)
+    ) { error in
+      XCTAssertEqual(
+        (error as? ReleaseError)?.lines,
+        [#"--manifest-expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
+    }
     XCTAssertThrowsError(try Arguments(["--tag"], command: publish))
   }
 }

@@ -52,6 +52,8 @@ final class VerifyCommandEndToEndTests: XCTestCase {
   /// regenerates the package with the same option (as `release all` takes it) to compare.
   func testAReleaseBuiltWithAPublicURLVerifiesWithTheSameURL() throws {
     let workspace = try Workspace(manifest: OverTheAirEndToEndTests.manifest)
+    // A public URL needs a trusted key; the package pins it and its signed channel's URL.
+    try workspace.trustSigningKey()
     let url = "http://127.0.0.1:8000"
     let release = workspace.run(["all", "--skip-tests", "--public-url", url])
     XCTAssertEqual(release.exitCode, 0, release.allOutput)

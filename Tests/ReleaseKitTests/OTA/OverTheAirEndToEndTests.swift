@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseEvaluation
+import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
@@ -39,14 +40,16 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// against the customer's package in the workspace's dist/ and runs the SDK's updater as
   /// each device. Device → (version or "bundled", SHA-256 of the file in use), from its
   /// per-device lines; and its summary lines.
-  private func devices(_ workspace: Workspace, work: URL) throws -> (
-    devices: [String: (version: String, sha256: String)], summary: [String]
-  ) {
+  private func devices(_ workspace: Workspace, work: URL, count: Int = OverTheAirEndToEndTests.devices) throws
+    -> (
+      devices: [String: (version: String, sha256: String)], summary: [String]
+    )
+  {
     let result = try SystemProcessRunner().run(
       ProcessInvocation(
         RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
         [
-          "acme", "--devices", String(Self.devices), "--list", "--work", work.path, "--downloads",
+          "acme", "--devices", String(count), "--list", "--work", work.path, "--downloads",
           work.appendingPathComponent("devices").path,
         ], in: workspace.root, timeLimit: 900))
     XCTAssertEqual(result.exitCode, 0, result.standardOutput.suffix(2000) + result.standardError)
@@ -62,8 +65,33 @@ final class OverTheAirEndToEndTests: XCTestCase {
       XCTAssertNotEqual(fields[1], "error", line)
       if fields.count == 4 { devices[fields[0]] = (fields[2], fields[3]) }
     }
-    XCTAssertEqual(devices.count, Self.devices)
+    XCTAssertEqual(devices.count, count)
     return (devices, summary)
+  }
+
+  /// `Scripts/ota-devices` against a manifest every device must refuse: it exits 1, each device
+  /// reports why on its line, and keeps what it had. The refusals, and the install ids whose
+  /// downloads folder holds `flow`'s `version` afterwards (read from disk, not from the tool).
+  private func refusingDevices(
+    _ workspace: Workspace, work: URL, count: Int, flow: String = "onboarding_upsell", version: Int = 74
+  ) throws -> (refusals: [String], holding: Set<String>) {
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation(
+        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
+        [
+          "acme", "--devices", String(count), "--list", "--work", work.path, "--downloads",
+          work.appendingPathComponent("devices").path,
+        ], in: workspace.root, timeLimit: 900))
+    XCTAssertEqual(result.exitCode, 1, result.standardOutput.suffix(2000) + result.standardError)
+    let refusals = result.standardOutput.split(separator: "\n").map(String.init).filter {
+      $0.hasPrefix("install-") && $0.split(separator: " ").dropFirst().first == "error"
+    }
+    let holding = Set(
+      (0..<count).map { "install-\($0)" }.filter { device in
+        FileManager.default.fileExists(
+          atPath: work.appendingPathComponent("devices/\(device)/\(flow)/\(version).mlmodel").path)
+      })
+    return (refusals, holding)
   }
 
   func testAChallengerAt10PercentReachesExactlyItsDevicesAndARollbackTakesItBack() throws {
@@ -73,7 +101,8 @@ final class OverTheAirEndToEndTests: XCTestCase {
     let server = try StaticHTTPServer(directory: published)
     defer { server.shutDown() }
     try assertAChallengerReachesItsDevicesAndARollbackTakesItBack(
-      workspace, destination: ["--publish", "dir:published", "--public-url", server.baseURL], environment: [:]
+      workspace, destination: ["--publish", "dir:published", "--public-url", server.baseURL],
+      environment: try workspace.trustSigningKey()
     ) { key in try Data(contentsOf: published.appendingPathComponent(key)) }
   }
 
@@ -86,10 +115,11 @@ final class OverTheAirEndToEndTests: XCTestCase {
     let server = try StaticHTTPServer(directory: published)
     defer { server.shutDown() }
     let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
+    let signer = try workspace.trustSigningKey()
     try GitFixture.commitAll(workspace.root)
-    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination)
+    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: signer)
     run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
-    run(workspace, ["ota", "publish"] + destination)
+    run(workspace, ["ota", "publish"] + destination, environment: signer)
     let work = workspace.file("ota-devices")
     let (before, _) = try devices(workspace, work: work)
     XCTAssertTrue(before.values.contains { $0.version == "74" }, "some devices took the challenger")
@@ -100,14 +130,89 @@ final class OverTheAirEndToEndTests: XCTestCase {
       .write(to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
     let evaluation = run(
       workspace,
-      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--since", start.description, "--apply"] + destination
-    )
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--since", start.description, "--apply"]
+        + destination,
+      environment: signer)
     XCTAssertTrue(evaluation.standardOutput.contains("  decision     rollback"), evaluation.allOutput)
     let (after, summary) = try devices(workspace, work: work)
     let everyone = String(format: "%d of %d devices (%.1f%%)", Self.devices, Self.devices, 100.0)
     XCTAssertEqual(
       summary, ["onboarding_upsell: \(everyone) on the bundled model", "model files on the devices: 0"])
     XCTAssertTrue(after.values.allSatisfy { $0.version == "bundled" })
+  }
+
+  /// Issue 19's proof, on the signed channel: a pointer forged with another key moves no
+  /// device, and after a rollback the older signed revision served as the pointer (a replay)
+  /// puts the rolled-back model back on none.
+  func testAForgedOrReplayedSignedManifestMovesNoDevice() throws {
+    let count = 400
+    let workspace = try Workspace(manifest: Self.manifest)
+    let published = workspace.file("published")
+    try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
+    let server = try StaticHTTPServer(directory: published)
+    defer { server.shutDown() }
+    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
+    let signer = try workspace.trustSigningKey()
+    try GitFixture.commitAll(workspace.root)
+    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: signer)
+    run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
+    run(workspace, ["ota", "publish"] + destination, environment: signer)
+    let state = try ReleaseStateFile.channels(workspace)
+    let channel = try XCTUnwrap(state["acme"])
+    let pointer = published.appendingPathComponent("ota/\(channel)/manifest.json")
+    // The release published revision 1 (nothing offered), the rollout revision 2.
+    let genuine = try Data(contentsOf: pointer)
+    XCTAssertEqual(
+      genuine, try Data(contentsOf: published.appendingPathComponent("ota/\(channel)/manifest-2.json")))
+
+    let work = workspace.file("ota-devices")
+    let (rolledOut, _) = try devices(workspace, work: work, count: count)
+    let challengers = Set(rolledOut.filter { $0.value.version == "74" }.keys)
+    XCTAssertFalse(challengers.isEmpty, "some devices took the challenger")
+    XCTAssertLessThan(challengers.count, count)
+
+    // The same manifest offering v74 to every device, signed by a key no package pins.
+    let envelope = try jsonObject(genuine, "manifest.json")
+    XCTAssertEqual(
+      try jsonObject(
+        try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "payload")[
+          "revision"]
+        as? Int, 2)
+    var payload = try jsonObject(
+      try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "payload")
+    var flows = try XCTUnwrap(payload["flows"] as? [String: Any])
+    var upsell = try XCTUnwrap(flows["onboarding_upsell"] as? [String: Any])
+    var models = try XCTUnwrap(upsell["models"] as? [[String: Any]])
+    models[0]["rolloutPercent"] = 100
+    upsell["models"] = models
+    flows["onboarding_upsell"] = upsell
+    payload["flows"] = flows
+    payload["revision"] = 99
+    let forger = try SigningKey.generate()
+    let forged = try DSSEEnvelope.sign(
+      payload: try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]),
+      payloadType: "application/vnd.contextsdk.ota-manifest+json", with: [forger])
+    try forged.jsonData().write(to: pointer)
+    let forgery = try refusingDevices(workspace, work: work, count: count)
+    XCTAssertEqual(forgery.refusals.count, count, "every device refused the forgery")
+    XCTAssertEqual(forgery.holding, challengers, "the forgery moved no device")
+
+    // Back to the genuine pointer; roll back and publish: every device on the bundled model.
+    try genuine.write(to: pointer)
+    run(workspace, ["rollback", "acme", "onboarding_upsell", "74"])
+    run(workspace, ["ota", "publish"] + destination, environment: signer)
+    XCTAssertNotEqual(try Data(contentsOf: pointer), genuine)
+    let (rolledBack, _) = try devices(workspace, work: work, count: count)
+    XCTAssertTrue(rolledBack.values.allSatisfy { $0.version == "bundled" })
+
+    // The older revision, validly signed and not expired, replayed as the pointer.
+    try genuine.write(to: pointer)
+    let replay = try refusingDevices(workspace, work: work, count: count)
+    XCTAssertEqual(replay.refusals.count, count, "every device refused the replay")
+    XCTAssertEqual(replay.holding, [], "the rolled-back model is back on no device")
+    print(
+      "OverTheAirEndToEndTests: \(challengers.count) of \(count) devices on the challenger; forged pointer: \(forgery.refusals.count) refusals; replayed revision: \(replay.refusals.count) refusals, first: \(replay.refusals.first ?? "-")"
+    )
   }
 
   /// The same against moto_server with signatures checked: the release and the manifests are
@@ -123,7 +228,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
       workspace,
       destination: [
         "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint, "--public-url", proxy.baseURL,
-      ], environment: moto.credentials
+      ], environment: moto.credentials.merging(try workspace.trustSigningKey()) { $1 }
     ) { key in try moto.getObject(bucket, "sdk/" + key).data }
   }
 

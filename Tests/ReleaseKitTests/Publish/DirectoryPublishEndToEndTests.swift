@@ -9,10 +9,11 @@ import XCTest
 final class DirectoryPublishEndToEndTests: XCTestCase {
   static let publicBase = "https://sdk.example.com/releases"
 
-  func publish(_ workspace: Workspace, _ extra: [String] = []) -> Workspace.Run {
+  /// A public URL needs a trusted key, and publishing the signed channel its private half.
+  func publish(_ workspace: Workspace, _ extra: [String] = []) throws -> Workspace.Run {
     workspace.run(
       ["all", "--skip-tests", "--allow-dirty", "--publish", "dir:published", "--public-url", Self.publicBase]
-        + extra)
+        + extra, environment: try workspace.trustSigningKey())
   }
 
   /// The customer index a set of releases of one customer must produce, newest last.
@@ -28,7 +29,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
 
   func testLayoutIndexesAndChecksumsMatchDistAndARepublishChangesNothing() throws {
     let workspace = try BuiltFixture.shared.get().copy()
-    let first = publish(workspace)
+    let first = try publish(workspace)
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     XCTAssertTrue(first.allOutput.contains("4 new objects, 0 already in place"), first.allOutput)
 
@@ -36,9 +37,13 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     let releases = try PublishFixtures.customers.map { try ExpectedRelease(dist: workspace.dist, id: $0) }
     // The lock publishers into this directory share while they merge indexes.
     var expectedFiles: Set<String> = ["index.json", ".release-publish.lock"]
+    // Each customer's signed channel, under the id the run recorded for it.
+    let channels = try ReleaseStateFile.channels(workspace)
     for release in releases {
       expectedFiles.formUnion(release.artifactKeys + release.otaKeys)
       expectedFiles.insert("customers/\(release.record.customer.id)/index.json")
+      let channel = try XCTUnwrap(channels[release.record.customer.id])
+      expectedFiles.formUnion(["ota/\(channel)/manifest.json", "ota/\(channel)/manifest-1.json"])
     }
     let snapshot = Workspace.snapshot(published)
     XCTAssertEqual(Set(snapshot.keys), expectedFiles, "exactly the artifacts and indexes, no temporary files")
@@ -93,7 +98,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
       ]
     }
     let identities = try releases.flatMap(\.artifactKeys).map(identity)
-    let second = publish(workspace)
+    let second = try publish(workspace)
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     XCTAssertTrue(second.allOutput.contains("0 new objects, 4 already in place"), second.allOutput)
     XCTAssertEqual(Workspace.snapshot(published), snapshot)
@@ -102,7 +107,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
 
   func testANewVersionJoinsTheCustomerIndexAndBecomesLatest() throws {
     let workspace = try BuiltFixture.shared.get().copy()
-    let first = publish(workspace)
+    let first = try publish(workspace)
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     let published = workspace.file("published")
     let acmeIndexBefore = try Data(contentsOf: published.appendingPathComponent("customers/acme/index.json"))
@@ -110,7 +115,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
 
     // bluebird's model changes: a patch release, built and published beside the old one.
     try ReleaseAllEndToEndTests.touchModel(workspace.file("models/onboarding_upsell/72.mlmodel"))
-    let second = publish(workspace)
+    let second = try publish(workspace)
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     let newBluebird = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
     XCTAssertNotEqual(newBluebird.record.version, oldBluebird.record.version)
@@ -141,12 +146,13 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
 
   func testConfigFileChoosesDestinationsAndFlagsOverrideIt() throws {
     let workspace = try BuiltFixture.shared.get().copy()
-    try #"""
-    {"publish": {"destinations": ["dir:from-config"], "publicURL": "https://cdn.example.com/sdk"}}
-    """#.write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
+    let signer = try workspace.trustSigningKey(
+      configuration:
+        #"{"publish": {"destinations": ["dir:from-config"], "publicURL": "https://cdn.example.com/sdk"}}"#
+    )
 
     // No flag: the configured destination and public URL.
-    let configured = workspace.run(["all", "--skip-tests", "--allow-dirty"])
+    let configured = workspace.run(["all", "--skip-tests", "--allow-dirty"], environment: signer)
     XCTAssertEqual(configured.exitCode, 0, configured.allOutput)
     let acme = try ExpectedRelease(dist: workspace.dist, id: "acme")
     let index = try jsonObject(
@@ -161,7 +167,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
       [
         "all", "--skip-tests", "--allow-dirty", "--publish", "dir:from-flag", "--public-url",
         "https://other.example.com",
-      ])
+      ], environment: signer)
     XCTAssertEqual(flagged.exitCode, 0, flagged.allOutput)
     let rebuilt = try ExpectedRelease(dist: workspace.dist, id: "acme")
     XCTAssertNotEqual(rebuilt.record.version, acme.record.version)
@@ -203,7 +209,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
       run.standardError.sorted(),
       [
         "release.config.json: extra: unknown key; expected one of: publish, models, signing, rollouts",
-        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed, otaDestination",
+        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed, otaDestination, manifestExpiry, legacyManifests",
         "release.config.json: publish.s3Endpoint: expected a non-empty string, found 5",
       ].map { "error: \($0)" }.sorted(), run.allOutput)
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "nothing written")

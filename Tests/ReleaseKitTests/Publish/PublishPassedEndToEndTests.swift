@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
@@ -11,19 +12,26 @@ final class PublishPassedEndToEndTests: XCTestCase {
   func testPassedCustomersShipAndARerunAfterTheFixConvergesOnAnAllGreenRun() throws {
     // The all-green reference, through the same two-run flow (record, commit, publish).
     // Published URLs come from the committed config, not from each workspace's path.
+    // A public URL needs a trusted key: the same key and channels in both workspaces.
     let config = #"{"publish": {"publicURL": "https://sdk.example.com/releases"}}"#
+    let key = try SigningKey.generate()
+    let channels = [
+      "acme": String(repeating: "a1", count: 16), "bluebird": String(repeating: "b2", count: 16),
+    ]
     let green = try Workspace(manifest: PublishFixtures.manifest)
-    try config.write(to: green.file("release.config.json"), atomically: true, encoding: .utf8)
+    let signer = try green.trustSigningKey(configuration: config, key: key)
+    try green.recordChannels(channels)
     try GitFixture.commitAll(green.root)
     let greenBuild = green.run(["all", "--skip-tests"])
     XCTAssertEqual(greenBuild.exitCode, 0, greenBuild.allOutput)
     try GitFixture.commitAll(green.root, message: "release")
-    let greenPublish = green.run(["all", "--skip-tests", "--publish", "dir:published"])
+    let greenPublish = green.run(["all", "--skip-tests", "--publish", "dir:published"], environment: signer)
     XCTAssertEqual(greenPublish.exitCode, 0, greenPublish.allOutput)
 
     // bluebird cannot be staged: a file stands where its release directory goes.
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
-    try config.write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
+    try workspace.trustSigningKey(configuration: config, key: key)
+    try workspace.recordChannels(channels)
     try FileManager.default.createDirectory(at: workspace.dist, withIntermediateDirectories: true)
     let blocker = workspace.dist.appendingPathComponent("bluebird")
     try "not a directory\n".write(to: blocker, atomically: true, encoding: .utf8)
@@ -36,7 +44,8 @@ final class PublishPassedEndToEndTests: XCTestCase {
     try GitFixture.commitAll(workspace.root, message: "release acme")
 
     let partial = workspace.run(
-      ["all", "--skip-tests", "--publish", "dir:published", "--publish-passed", "--json"])
+      ["all", "--skip-tests", "--publish", "dir:published", "--publish-passed", "--json"], environment: signer
+    )
     XCTAssertEqual(partial.exitCode, 1, partial.allOutput)
     let published = workspace.file("published")
     let index = try jsonObject(
@@ -76,7 +85,7 @@ final class PublishPassedEndToEndTests: XCTestCase {
     }
     XCTAssertEqual(built, ["bluebird"], fixed.allOutput)
     try GitFixture.commitAll(workspace.root, message: "release bluebird")
-    let rest = workspace.run(["all", "--skip-tests", "--publish", "dir:published"])
+    let rest = workspace.run(["all", "--skip-tests", "--publish", "dir:published"], environment: signer)
     XCTAssertEqual(rest.exitCode, 0, rest.allOutput)
 
     // Converged: the same published files, byte for byte, and the same state, as all green.
@@ -86,7 +95,13 @@ final class PublishPassedEndToEndTests: XCTestCase {
     let ours = publishedFiles(workspace)
     let theirs = publishedFiles(green)
     XCTAssertEqual(Set(ours.keys), Set(theirs.keys))
-    for (path, digest) in ours where theirs[path] != digest {
+    // A signed manifest says when it was signed (its expiry): the same manifest otherwise.
+    for path in ours.keys where path.contains("/manifest") {
+      XCTAssertEqual(
+        try Workspace.signedPayloadWithoutExpiry(workspace.file("published/\(path)"), key: key.publicKey),
+        try Workspace.signedPayloadWithoutExpiry(green.file("published/\(path)"), key: key.publicKey), path)
+    }
+    for (path, digest) in ours where theirs[path] != digest && !path.contains("/manifest") {
       XCTFail(
         "\(path) differs from the all-green run's:\n"
           + (try String(contentsOf: workspace.file("published/\(path)"), encoding: .utf8)) + "\nexpected:\n"

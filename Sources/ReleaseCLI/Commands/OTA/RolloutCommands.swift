@@ -75,9 +75,7 @@ enum RolloutCommand {
     let lock =
       dryRun
       ? nil
-      : try FileLock(
-        inputs.rolloutsURL.deletingLastPathComponent().appendingPathComponent(
-          ".\(inputs.rolloutsURL.lastPathComponent).lock"), timeout: 10)
+      : try RolloutState.lock(inputs.rolloutsURL)
     defer { withExtendedLifetime(lock) {} }
     let current =
       dryRun
@@ -145,7 +143,13 @@ enum OTACommand {
         all git: releases repositories, publish.otaDestination. Refused before anything is \
         published (exit 2): no destination, an offered model that is missing from the store, \
         that the SDK being released cannot run or whose metadata disagrees with where it is \
-        offered, a published models.json this tool did not write.
+        offered, a published models.json this tool did not write. With trusted keys and a public \
+        URL, each customer with a channel id also gets its signed channel the same way \
+        (ota/<channel>/manifest-<revision>.json, then ota/<channel>/manifest.json), each a DSSE \
+        envelope expiring after --manifest-expires; refused then: no private key to sign with \
+        (exit 2), a pointer no trusted key signed (exit 2), a pointer holding a newer revision \
+        than rollouts.json records (exit 1). --refresh re-signs each manifest as published with \
+        a new expiry. The revisions published are recorded in rollouts.json: commit it.
         """,
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
@@ -284,7 +288,12 @@ struct OTAPublishOptions: Equatable {
   var release: ReleaseOptions
 
   static let groups = [
-    OptionGroup("OPTIONS", [Options.otaPublish, Options.publicURL, Options.dryRun, Options.json]),
+    OptionGroup(
+      "OPTIONS",
+      [
+        Options.otaPublish, Options.publicURL, Options.manifestExpires, Options.refresh, Options.dryRun,
+        Options.json,
+      ]),
     OptionGroup.inputs.without(Options.dist), OptionGroup.s3, OptionGroup.signing,
   ]
 
@@ -310,6 +319,11 @@ struct OTAPublishOptions: Equatable {
         "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
     }
     release = try ReleaseOptions(parsed, services: invocation.services)
+    if release.refresh && !release.hasSignedChannel {
+      throw ReleaseError.usage(
+        "\(Options.refresh.name): re-signs the signed channel, and this run has none; it needs release.config.json's signing.trustedKeys and a public URL (--public-url or publish.publicURL)"
+      )
+    }
     if release.publish.isEmpty {
       throw ReleaseError.usage(
         "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"

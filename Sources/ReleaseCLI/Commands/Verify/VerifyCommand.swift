@@ -101,6 +101,10 @@ enum VerifyCommand {
     let configuration = options.configuration
     var urls = ReleaseOptions()
     urls.publicURL = options.publicURL
+    // The keys packages pin and whether they keep the legacy manifest: both in every package.
+    urls.signing = SigningSetup(
+      trusted: try TrustedKeys.loadForCommand(configuration, services: services).keys)
+    urls.legacyManifests = configuration.legacyManifests ?? true
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
@@ -233,6 +237,7 @@ enum VerifyCommand {
           ReleasesRepository.url(template: $0, id: customer.id, root: root)
         }
         let modelManifestURL = options.modelManifestURL(for: customer.id)
+        let manifestURL = state.channels[customer.id].flatMap { options.manifestURL(channel: $0) }
         let features = template.features.features(of: customer)
         let notes = CustomerReleaseNotes(
           customer: customer, version: version, sdkVersion: sdk, models: facts,
@@ -241,7 +246,9 @@ enum VerifyCommand {
           repositoryURL: repositoryURL, features: features.map(\.name))
         let input = GenerationInput(
           customer: customer, version: record.version, sdkVersion: template.sdkVersion, models: models,
-          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL, signals: signals,
+          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL,
+          trustedKeys: manifestURL == nil ? nil : options.pinnedKeys, manifestURL: manifestURL,
+          signals: signals,
           releaseNotes: notes.notes)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),

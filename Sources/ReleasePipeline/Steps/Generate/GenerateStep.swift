@@ -26,6 +26,7 @@ struct GenerateStep: CustomerStep {
     return GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
+      trustedKeys: job.digest.trustedKeys, manifestURL: job.digest.manifestURL,
       signals: inputs.signals.introduced.mapValues(\.description),
       releaseNotes: job.releaseNotes.notes)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
 import ReleaseSystem
@@ -26,6 +27,11 @@ struct InputDigest: Codable, Equatable, Sendable {
   var repositoryURL: String?
   /// The over-the-air manifest URL the package's customer.json carries; nil without a public URL.
   var modelManifestURL: String?
+  /// The keys the package pins for its signed channel (customer.json); nil without one.
+  var trustedKeys: [PinnedKey]? = nil
+  /// The signed channel's manifest URL (`<public URL>/ota/<channel>/manifest.json`); nil
+  /// without one.
+  var manifestURL: String? = nil
   var tool: String
   var toolchain: String
   /// The archive entries' modification time: the same sources zipped with another time are
@@ -47,7 +53,8 @@ struct InputDigest: Codable, Equatable, Sendable {
   init(
     customer: Customer, features: [String], models: [ModelReference: ModelFacts], templateDigest: String,
     sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil,
-    modelManifestURL: String? = nil, archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
+    modelManifestURL: String? = nil, trustedKeys: [PinnedKey]? = nil, manifestURL: String? = nil,
+    archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
   ) {
     let entry = CanonicalEntry(
       id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
@@ -63,6 +70,8 @@ struct InputDigest: Codable, Equatable, Sendable {
     self.sdkVersion = sdkVersion.description
     self.repositoryURL = repositoryURL
     self.modelManifestURL = modelManifestURL
+    self.trustedKeys = trustedKeys
+    self.manifestURL = manifestURL
     self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
     self.toolchain = toolchain
     self.archiveModificationTime = archiveModificationTime
@@ -75,6 +84,8 @@ struct InputDigest: Codable, Equatable, Sendable {
     var sdkVersion: String
     var repositoryURL: String?
     var modelManifestURL: String?
+    var trustedKeys: [PinnedKey]?
+    var manifestURL: String?
   }
 
   var source: String {
@@ -82,7 +93,8 @@ struct InputDigest: Codable, Equatable, Sendable {
       of: StableJSON.canonical(
         SourceParts(
           entry: entry, models: models, template: template, sdkVersion: sdkVersion,
-          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL)))
+          repositoryURL: repositoryURL, modelManifestURL: modelManifestURL, trustedKeys: trustedKeys,
+          manifestURL: manifestURL)))
   }
 
   var build: String { SHA256Digest.hex(of: StableJSON.canonical(self)) }
@@ -98,6 +110,8 @@ struct InputDigest: Codable, Equatable, Sendable {
     if sdkVersion != earlier.sdkVersion { changes.append("SDK version") }
     if repositoryURL != earlier.repositoryURL { changes.append("releases repository URL") }
     if modelManifestURL != earlier.modelManifestURL { changes.append("over-the-air manifest URL") }
+    if trustedKeys != earlier.trustedKeys { changes.append("trusted keys") }
+    if manifestURL != earlier.manifestURL { changes.append("signed manifest URL") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }
     if releaseNotes != earlier.releaseNotes { changes.append("release notes") }

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseManifest
+import ReleaseOTA
 import ReleaseSystem
 
 /// Decides, per selected customer, the version and whether to build: a customer whose
@@ -29,6 +30,8 @@ package struct PlanStep: RequiredStep {
     // The first process the run starts: every input check before it runs none.
     let toolchain = try Self.toolchainVersion(context.services)
     var limitReached: [String] = []
+    let channels = try Self.channels(of: manifest.customers, state: state, context)
+    let pinnedKeys = context.options.pinnedKeys
     let customers = manifest.customers.map { customer in
       let features = inputs.template.features.features(of: customer)
       var digest = InputDigest(
@@ -38,6 +41,8 @@ package struct PlanStep: RequiredStep {
         repositoryURL: context.options.releasesRepository.map {
           ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
         }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
+        trustedKeys: pinnedKeys,
+        manifestURL: channels[customer.id].flatMap { context.options.manifestURL(channel: $0) },
         archiveModificationTime: context.options.archiveModificationTime)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,
@@ -94,6 +99,51 @@ package struct PlanStep: RequiredStep {
       context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
     }
     return ReleasePlan(inputs: inputs, toolchain: toolchain, customers: customers)
+  }
+
+  /// Each customer's signed channel id, when packages get the signed channel (trusted keys and
+  /// a public URL): the one release-state.json records, else a new one, recorded there (under
+  /// the state file's lock, read again under it, written atomically) before any package is
+  /// generated, so a package never names a channel the committed state does not hold. A dry run
+  /// says which it would make and writes nothing.
+  static func channels(of customers: [Customer], state: ReleaseState, _ context: ReleaseContext) throws
+    -> [String: String]
+  {
+    let options = context.options
+    guard options.hasSignedChannel else { return [:] }
+    for (id, channel) in state.channels.sorted(by: { $0.key < $1.key })
+    where !SignedOTAChannel.isChannelID(channel) {
+      throw ReleaseError.invalidInput(
+        "\(options.statePath): channels.\(id): found \"\(channel.prefix(40))\", expected 32 lower-case hex digits (a channel id the tool made)"
+      )
+    }
+    let missing = customers.map(\.id).filter { state.channels[$0] == nil }
+    if missing.isEmpty { return state.channels }
+    if options.dryRun {
+      var channels = state.channels
+      for id in missing {
+        context.reporter.report(.info("would make a channel for \(id)"))
+        channels[id] = SignedOTAChannel.makeChannelID()
+      }
+      return channels
+    }
+    let url = context.services.resolve(options.statePath)
+    let lock = try ReleaseState.lock(url)
+    return try withExtendedLifetime(lock) {
+      var current = try ReleaseState.load(from: url, displayPath: options.statePath)
+      var made: [String] = []
+      for id in missing where current.channels[id] == nil {
+        current.channels[id] = SignedOTAChannel.makeChannelID()
+        made.append(id)
+      }
+      if !made.isEmpty {
+        try AtomicFile.write(try current.encoded(), to: url)
+        context.reporter.report(
+          .info(
+            "made a signed channel for \(made.joined(separator: ", ")) in \(options.statePath); commit it"))
+      }
+      return current.channels
+    }
   }
 
   private func decide(

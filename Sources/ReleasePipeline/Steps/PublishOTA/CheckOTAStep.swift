@@ -95,9 +95,31 @@ package struct CheckOTAStep: Step {
             "models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
         ))
     }
+    // The signed channel needs a private key whose public half is trusted: refused before
+    // anything is built or uploaded.
+    if !stores.isEmpty, options.hasSignedChannel, !options.signing.canSign {
+      throw ReleaseError.usage(
+        "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
+      )
+    }
     // A published pointer that is not this customer's manifest as this tool writes it would
-    // stop the publish halfway: found here, nothing is published (or built).
-    for store in stores {
+    // stop the publish halfway: found here, nothing is published (or built). The same holds
+    // for a signed channel's pointer no trusted key signed: never published over.
+    for store in stores where options.hasSignedChannel {
+      for customer in manifest.customers {
+        guard let channel = inputs.state.channels[customer.id] else { continue }
+        let key = SignedOTAChannel.pointerKey(channel: channel)
+        let location = "\(store.displayName)/\(key)"
+        guard let current = try store.read(key) else { continue }
+        do {
+          _ = try SignedOTAChannel.open(
+            current.data, trusted: options.signing.trusted, customer: customer.id, location: location)
+        } catch let error as OTAPublishError {
+          problems.append(Diagnostic(file: location, path: "", message: error.message))
+        }
+      }
+    }
+    for store in stores where !options.hasSignedChannel || options.legacyManifests {
       for customer in manifest.customers {
         let key = OTAManifest.pointerKey(customer.id)
         let location = "\(store.displayName)/\(key)"

@@ -20,6 +20,11 @@ import ReleaseSystem
 /// pointer (it only ever moves up from what it held): a publish died or lost the race before
 /// it could name it. It stays as it is, and the next number is taken, so an interrupted
 /// publish never blocks the next one.
+///
+/// With trusted keys and a public URL, each customer with a channel id also gets its signed
+/// channel, the same way (see `SignedChannelPublisher`): `ota/<channel>/manifest-<n>.json`, then
+/// the pointer `ota/<channel>/manifest.json`; the legacy `models.json` is kept while
+/// `publish.legacyManifests` is true.
 package struct PublishOTAStep: Step {
   package let name = "publish over the air"
   package let changesState = true
@@ -54,8 +59,19 @@ package struct PublishOTAStep: Step {
 
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     let ota = input.ota
+    let options = context.options
+    // Channel ids are not printed: they are what keeps a channel from being found.
+    let signed = options.hasSignedChannel ? customers(input).map(\.id) : []
+    if options.refresh {
+      return ota.stores.flatMap { store in
+        signed.map { "would re-sign \($0)'s signed manifest as published at \(store.displayName)" }
+      }
+    }
     return ota.stores.flatMap { store in
-      customers(input).map { "would publish \(OTAManifest.pointerKey($0.id)) to \(store.displayName)" }
+      (options.hasSignedChannel && !options.legacyManifests
+        ? []
+        : customers(input).map { "would publish \(OTAManifest.pointerKey($0.id)) to \(store.displayName)" })
+        + signed.map { "would publish \($0)'s signed manifest to \(store.displayName)" }
         + ota.offered.keys.sorted().map { "would upload \($0) as ota/models/… to \(store.displayName)" }
     }
   }
@@ -65,6 +81,27 @@ package struct PublishOTAStep: Step {
     let catalog = input.inputs.signals
     let models = input.inputs.modelStore
     let customers = customers(input)
+    let signed = try SignedChannelPublisher(context, rollouts: ota.rollouts)
+    // A newer revision than this work tree knows of, anywhere: nothing is published.
+    for store in ota.stores {
+      for customer in customers { try signed?.refuseStale(customer.id, on: store) }
+    }
+    if let signed, context.options.refresh {
+      for store in ota.stores {
+        var refreshed: [String] = []
+        for customer in customers {
+          if let revision = try signed.publish(nil, customer: customer.id, to: store) {
+            refreshed.append("\(customer.id) r\(revision)")
+          }
+        }
+        context.reporter.report(
+          .info(
+            "signed manifests at \(store.displayName) re-signed until \(SignedOTAChannel.timestamp(signed.expires)): "
+              + (refreshed.isEmpty ? "none published yet" : refreshed.joined(separator: ", "))))
+      }
+      try signed.record(context)
+      return
+    }
     for store in ota.stores {
       // Every model's key is checked before anything is written: one holding other bytes
       // fails the publish with the store as it was.
@@ -83,10 +120,18 @@ package struct PublishOTAStep: Step {
       }
       var changed: [String] = []
       for customer in customers {
-        if let revision = try publishManifest(
-          for: customer, ota: ota, catalog: catalog, to: store)
+        if signed == nil || context.options.legacyManifests,
+          let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store)
         {
           changed.append("\(customer.id) r\(revision)")
+        }
+        if let signed {
+          let desired = OTAManifest.make(
+            customer: customer, rollouts: ota.rollouts, offered: ota.offered, catalog: catalog, revision: 0,
+            modelURL: store.publicURL(for:))
+          if let revision = try signed.publish(desired, customer: customer.id, to: store) {
+            changed.append("\(customer.id) signed r\(revision)")
+          }
         }
       }
       context.reporter.report(
@@ -95,6 +140,7 @@ package struct PublishOTAStep: Step {
             + (changed.isEmpty
               ? "every manifest unchanged" : "new revisions: \(changed.joined(separator: ", "))")))
     }
+    try signed?.record(context)
   }
 
   /// Every customer of `release ota publish`; those that ship in a release run.
@@ -148,7 +194,7 @@ package struct PublishOTAStep: Step {
     var bytes = try desired.at(revision: next).encoded()
     // Ends: each pass either publishes the revision file or steps over one that exists, and
     // a store holds finitely many.
-    while !(try createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store)) {
+    while !(try Self.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store)) {
       // Another publisher's, named by the pointer now, or an orphan (see above) when the
       // pointer still holds what was read.
       let now = try store.read(pointer)
@@ -174,7 +220,7 @@ package struct PublishOTAStep: Step {
 
   /// Creates the immutable revision file; false when the key holds other contents. The same
   /// bytes there (a rerun of a publish that died before the pointer) count as created.
-  private func createRevision(_ bytes: Data, key: String, in store: ObjectStore) throws -> Bool {
+  static func createRevision(_ bytes: Data, key: String, in store: ObjectStore) throws -> Bool {
     let scratch = try TemporaryFiles.shared.makeDirectory(prefix: "release-ota")
     defer { try? FileManager.default.removeItem(at: scratch) }
     let file = scratch.appendingPathComponent("models.json")

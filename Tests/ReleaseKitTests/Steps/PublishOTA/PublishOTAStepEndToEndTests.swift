@@ -184,9 +184,12 @@ final class OTAPublishedFormatEndToEndTests: XCTestCase {
     try
       #"{"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [{"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "00000000000000000000000000000001"}]}}}}"#
       .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
-    let result = workspace.run([
-      "ota", "publish", "--publish", "dir:published", "--public-url", OTAGolden.publicURL,
-    ])
+    // A public URL needs a trusted key (the legacy manifest is still published beside the
+    // signed channel, which acme, with no channel id yet, does not have).
+    let signer = try workspace.trustSigningKey()
+    let result = workspace.run(
+      ["ota", "publish", "--publish", "dir:published", "--public-url", OTAGolden.publicURL],
+      environment: signer)
     XCTAssertEqual(result.exitCode, 0, result.allOutput)
     let published = try Data(contentsOf: workspace.file("published/ota/acme/models.json"))
     let model = try Data(contentsOf: workspace.file("models/onboarding_upsell/74.mlmodel"))
