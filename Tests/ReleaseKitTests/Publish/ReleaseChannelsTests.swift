@@ -106,13 +106,14 @@ final class ReleaseChannelsTests: XCTestCase {
       containing: [
         "error: publish.otaDestination s3://releases/sdk/ota lies inside the release destination s3://releases/sdk"
       ])
-    try #"{"publish": {"otaDestination": "s3://sdk-ota/public"}}"#.write(
-      to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
+    // A public URL needs a trusted key (else that is refused first).
+    let signing = try workspace.trustSigningKey(
+      configuration: #"{"publish": {"otaDestination": "s3://sdk-ota/public"}}"#)
     assertRefused(
       workspace, publish + ["--public-url", "http://127.0.0.1:9/releases"],
       containing: [
         "error: --public-url http://127.0.0.1:9/releases: serves the release destination s3://releases/sdk"
-      ])
+      ], environment: Self.credentials.merging(signing) { _, signing in signing })
   }
 
   func testPublishingWithTrustedKeysAndNoPrivateKeyIsRefused() throws {
