@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
@@ -9,7 +10,8 @@ import XCTest
 final class DirectoryPublishEndToEndTests: XCTestCase {
   static let publicBase = "https://sdk.example.com/releases"
 
-  /// A public URL needs a trusted key, and publishing the signed channel its private half.
+  /// A public URL needs a trusted key, and publishing the signed channel its private half; with
+  /// it, every zip gets its `.sig` and every customer index is signed.
   func publish(_ workspace: Workspace, _ extra: [String] = []) throws -> Workspace.Run {
     workspace.run(
       ["all", "--skip-tests", "--allow-dirty", "--publish", "dir:published", "--public-url", Self.publicBase]
@@ -31,7 +33,9 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     let workspace = try BuiltFixture.shared.get().copy()
     let first = try publish(workspace)
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
-    XCTAssertTrue(first.allOutput.contains("4 new objects, 0 already in place"), first.allOutput)
+    // Per customer its zip, checksum file and signature.
+    XCTAssertTrue(first.allOutput.contains("6 new objects, 0 already in place"), first.allOutput)
+    let key = try Workspace.trustedKey(workspace)
 
     let published = workspace.file("published")
     let releases = try PublishFixtures.customers.map { try ExpectedRelease(dist: workspace.dist, id: $0) }
@@ -40,7 +44,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     // Each customer's signed channel, under the id the run recorded for it.
     let channels = try ReleaseStateFile.channels(workspace)
     for release in releases {
-      expectedFiles.formUnion(release.artifactKeys + release.otaKeys)
+      expectedFiles.formUnion(release.artifactKeys + [release.artifactKeys[0] + ".sig"] + release.otaKeys)
       expectedFiles.insert("customers/\(release.record.customer.id)/index.json")
       let channel = try XCTUnwrap(channels[release.record.customer.id])
       expectedFiles.formUnion(["ota/\(channel)/manifest.json", "ota/\(channel)/manifest-1.json"])
@@ -71,10 +75,10 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
         contentsOf: published.appendingPathComponent(release.artifactKeys[1]), encoding: .utf8)
       XCTAssertEqual(checksumLine, "\(release.record.artifact.sha256)  \(release.record.artifact.file)\n")
 
-      let key = "customers/\(release.record.customer.id)/index.json"
+      let index = "customers/\(release.record.customer.id)/index.json"
       assertJSONEqual(
-        try jsonObject(try Data(contentsOf: published.appendingPathComponent(key)), key),
-        Self.expectedCustomerIndex([release], publicBase: Self.publicBase), key)
+        try signedIndex(try Data(contentsOf: published.appendingPathComponent(index)), index, key: key),
+        Self.expectedCustomerIndex([release], publicBase: Self.publicBase), index)
     }
     assertJSONEqual(
       try jsonObject(try Data(contentsOf: published.appendingPathComponent("index.json")), "index.json"),
@@ -100,7 +104,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     let identities = try releases.flatMap(\.artifactKeys).map(identity)
     let second = try publish(workspace)
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
-    XCTAssertTrue(second.allOutput.contains("0 new objects, 4 already in place"), second.allOutput)
+    XCTAssertTrue(second.allOutput.contains("0 new objects, 6 already in place"), second.allOutput)
     XCTAssertEqual(Workspace.snapshot(published), snapshot)
     XCTAssertEqual(try releases.flatMap(\.artifactKeys).map(identity), identities)
   }
@@ -119,11 +123,13 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     let newBluebird = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
     XCTAssertNotEqual(newBluebird.record.version, oldBluebird.record.version)
-    XCTAssertTrue(second.allOutput.contains("2 new objects, 2 already in place"), second.allOutput)
+    // bluebird's new zip, checksum and signature; acme's three are in place.
+    XCTAssertTrue(second.allOutput.contains("3 new objects, 3 already in place"), second.allOutput)
 
     assertJSONEqual(
-      try jsonObject(
-        try Data(contentsOf: published.appendingPathComponent("customers/bluebird/index.json")), "bluebird"),
+      try signedIndex(
+        try Data(contentsOf: published.appendingPathComponent("customers/bluebird/index.json")), "bluebird",
+        key: try Workspace.trustedKey(workspace)),
       Self.expectedCustomerIndex([oldBluebird, newBluebird], publicBase: Self.publicBase), "bluebird index")
     XCTAssertEqual(
       try Data(contentsOf: published.appendingPathComponent("customers/acme/index.json")), acmeIndexBefore,
@@ -155,8 +161,10 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     let configured = workspace.run(["all", "--skip-tests", "--allow-dirty"], environment: signer)
     XCTAssertEqual(configured.exitCode, 0, configured.allOutput)
     let acme = try ExpectedRelease(dist: workspace.dist, id: "acme")
-    let index = try jsonObject(
-      try Data(contentsOf: workspace.file("from-config/customers/acme/index.json")), "from-config acme index")
+    let key = try Workspace.trustedKey(workspace)
+    let index = try signedIndex(
+      try Data(contentsOf: workspace.file("from-config/customers/acme/index.json")), "from-config acme index",
+      key: key)
     assertJSONEqual(
       index, Self.expectedCustomerIndex([acme], publicBase: "https://cdn.example.com/sdk"), "configured")
     let fromConfig = Workspace.snapshot(workspace.file("from-config"))
@@ -172,8 +180,9 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     let rebuilt = try ExpectedRelease(dist: workspace.dist, id: "acme")
     XCTAssertNotEqual(rebuilt.record.version, acme.record.version)
     assertJSONEqual(
-      try jsonObject(
-        try Data(contentsOf: workspace.file("from-flag/customers/acme/index.json")), "from-flag acme index"),
+      try signedIndex(
+        try Data(contentsOf: workspace.file("from-flag/customers/acme/index.json")), "from-flag acme index",
+        key: key),
       Self.expectedCustomerIndex([rebuilt], publicBase: "https://other.example.com"), "flagged")
     XCTAssertEqual(
       Workspace.snapshot(workspace.file("from-config")), fromConfig, "the configured destination was not used"

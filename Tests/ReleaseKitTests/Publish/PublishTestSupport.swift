@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
@@ -167,6 +168,14 @@ struct ExpectedRelease {
 func jsonObject(_ data: Data, _ what: String) throws -> [String: Any] {
   try XCTUnwrap(
     try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(what) is not a JSON object")
+}
+
+/// A customer index as a signing run publishes it: the payload of its DSSE envelope, which
+/// must verify with `key`.
+func signedIndex(_ data: Data, _ what: String, key: PublicKey) throws -> [String: Any] {
+  let verified = try DSSEEnvelope.verify(
+    json: data, payloadType: "application/vnd.contextsdk.release-index+json", trustedKeys: [key])
+  return try jsonObject(verified.payload, what)
 }
 
 func assertJSONEqual(

@@ -35,6 +35,11 @@ extension Workspace {
     return ["RELEASE_SIGNING_KEY": key.pemEncoded]
   }
 
+  /// The public half of the key `trustSigningKey` made for the workspace.
+  static func trustedKey(_ workspace: Workspace) throws -> PublicKey {
+    try PublicKey(pem: try String(contentsOf: workspace.file("keys/ota.pub"), encoding: .utf8))
+  }
+
   /// Gives customers their signed channel ids in release-state.json, as a run that made them
   /// would have recorded them.
   func recordChannels(_ channels: [String: String]) throws {
