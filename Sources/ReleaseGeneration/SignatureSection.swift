@@ -10,22 +10,23 @@ enum SignatureSection {
     ## Checking the signature
 
     Each release zip comes with its signature, the file of the same name ending in `.sig`: an
-    OpenSSH file signature, which `ssh-keygen` checks (it is on every Mac and Linux machine).
-    The zip is signed by one of these keys, named by their fingerprints as `ssh-keygen -l`
-    prints them:
+    OpenSSH file signature, which `ssh-keygen` checks (it is on every Mac and Linux machine). The
+    zip is signed by one of these keys, shown by their fingerprints as `ssh-keygen -l` prints them:
 
     {{fingerprints}}
 
-    {{allowedSigners}} Check that its key is one of the above: `ssh-keygen -l -f allowed_signers`
-    prints its fingerprint. Then, before you unpack a zip, check its signature (the signer
-    identity is {{identity}}); for this release's zip:
+    {{allowedSigners}}
+    Check that the line's key is one of the above: `ssh-keygen -l -f allowed_signers` prints its
+    fingerprint. The signer identity is {{identity}}. Before you unpack a zip, check its
+    signature; for this release's zip:
 
     ```sh
     ssh-keygen -Y verify -f allowed_signers -I {{identityWord}} -n {{namespaceWord}} -s {{signatureWord}} < {{archiveWord}}
     ```
 
-    It prints {{goodSignature}} and the key's fingerprint. Any other output, or an exit status
-    other than 0, means the zip is not one we signed: do not use it.
+    It prints {{goodSignature}}
+    and the key's fingerprint. Any other output, or an exit status other than 0, means the zip is
+    not one we signed: do not use it.
 
     """
 
@@ -33,13 +34,15 @@ enum SignatureSection {
   static func render(_ check: SignatureCheck, archiveName: String) throws -> String {
     let allowedSigners: MarkdownText
     if let url = check.allowedSignersURL {
-      allowedSigners = .concatenating([
-        .literal("We publish our `allowed_signers` line at "), .escaping(url),
-        .literal("; save it as the file `allowed_signers`."),
+      allowedSigners = .lines([
+        .concatenating([
+          .literal("We publish the `allowed_signers` line of these keys at "), .escaping(url), .literal("."),
+        ]),
+        .literal("Save it as the file `allowed_signers`."),
       ])
     } else {
       allowedSigners = .literal(
-        "Ask us for our `allowed_signers` line and save it as the file `allowed_signers`.")
+        "Ask us for the `allowed_signers` line of these keys and save it as the file\n`allowed_signers`.")
     }
     return try TemplateRenderer.render(
       template, file: "README.md (Checking the signature)",
