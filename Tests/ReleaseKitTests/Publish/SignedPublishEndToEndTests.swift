@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseArchive
 import ReleaseSigning
 import ReleaseSystem
 import XCTest
@@ -154,6 +155,22 @@ final class SignedPublishEndToEndTests: XCTestCase {
     ]
     let accepted = try KeysCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
+
+    // The package's README says so: the key's fingerprint and this command for this zip.
+    var readme: String?
+    try ZipReader.forEachFile(in: zip) { entry, data in
+      guard entry.path == release.record.packageName + "/README.md" else { return }
+      var bytes = Data()
+      try data.forEachBlock { bytes.append(contentsOf: $0) }
+      readme = String(decoding: bytes, as: UTF8.self)
+    }
+    let text = try XCTUnwrap(readme, "no README.md in \(zip.lastPathComponent)")
+    XCTAssertTrue(text.contains("\n## Checking the signature\n"), text)
+    XCTAssertTrue(text.contains("- `\(published.key.publicKey.sshFingerprint)`"), text)
+    XCTAssertTrue(
+      text.contains(
+        "\n" + (["ssh-keygen"] + verify).joined(separator: " ") + " < \(zip.lastPathComponent)\n"),
+      text)
 
     var bytes = try Data(contentsOf: zip)
     bytes[bytes.count / 2] ^= 0x01
