@@ -53,7 +53,8 @@ final class SignedPublishEndToEndTests: XCTestCase {
     try key.publicKey.pemEncoded.write(
       to: workspace.file("keys/release.pub"), atomically: true, encoding: .utf8)
     try #"""
-    {"signing": {"trustedKeys": ["keys/release.pub"]},
+    {"signing": {"trustedKeys": ["keys/release.pub"],
+                 "allowedSignersURL": "https://example.com/contextsdk/allowed_signers"},
      "publish": {"otaDestination": "s3://\#(otaBucket)/public"}}
     """#.write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
     try
@@ -167,6 +168,8 @@ final class SignedPublishEndToEndTests: XCTestCase {
     let text = try XCTUnwrap(readme, "no README.md in \(zip.lastPathComponent)")
     XCTAssertTrue(text.contains("\n## Checking the signature\n"), text)
     XCTAssertTrue(text.contains("- `\(published.key.publicKey.sshFingerprint)`"), text)
+    // release verify below regenerates this README from release.config.json, URL included.
+    XCTAssertTrue(text.contains("at `https://example.com/contextsdk/allowed_signers`."), text)
     XCTAssertTrue(
       text.contains(
         "\n" + (["ssh-keygen"] + verify).joined(separator: " ") + " < \(zip.lastPathComponent)\n"),
