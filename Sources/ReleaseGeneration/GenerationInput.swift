@@ -50,6 +50,9 @@ public struct GenerationInput: Equatable, Sendable {
   /// The customer's signed manifest (`<public URL>/ota/<channel>/manifest.json`), followed only
   /// with `trustedKeys`; nil: none.
   public var manifestURL: String?
+  /// How a customer checks the release zip's signature, for the README's section "Checking
+  /// the signature"; nil (no trusted keys): the README has no such section.
+  public var signatureCheck: SignatureCheck?
   /// The signals the SDK computes and since which version (the template's signals.json), for
   /// the SDK's own table `SDKSignals`.
   public var signals: [String: String]
@@ -60,7 +63,8 @@ public struct GenerationInput: Equatable, Sendable {
   public init(
     customer: Customer, version: String, sdkVersion: String, models: [EmbeddedModel],
     repositoryURL: String? = nil, modelManifestURL: String? = nil, trustedKeys: [PinnedKey]? = nil,
-    manifestURL: String? = nil, signals: [String: String] = [:], releaseNotes: [ReleaseNote] = []
+    manifestURL: String? = nil, signatureCheck: SignatureCheck? = nil, signals: [String: String] = [:],
+    releaseNotes: [ReleaseNote] = []
   ) {
     self.customer = customer
     self.packageName = customer.packageName
@@ -71,6 +75,7 @@ public struct GenerationInput: Equatable, Sendable {
     self.modelManifestURL = modelManifestURL
     self.trustedKeys = trustedKeys
     self.manifestURL = manifestURL
+    self.signatureCheck = signatureCheck
     self.signals = signals
     self.releaseNotes = releaseNotes
   }
@@ -98,5 +103,26 @@ public struct PinnedKey: Equatable, Sendable, Codable {
   public init(keyID: String, publicKey: String) {
     self.keyID = keyID
     self.publicKey = publicKey
+  }
+}
+
+/// What a customer needs to check a release zip's OpenSSH signature (`<zip>.sig`) with
+/// `ssh-keygen -Y verify`: shown in the package's README.
+public struct SignatureCheck: Equatable, Sendable, Codable {
+  /// Each trusted key's fingerprint as `ssh-keygen -l` prints it (`SHA256:` and unpadded
+  /// base64), in the configuration's order.
+  public var fingerprints: [String]
+  /// The signer identity of the vendor's `allowed_signers` line (`-I`).
+  public var identity: String
+  /// The signature's namespace (`-n`).
+  public var namespace: String
+  /// Where the vendor publishes its `allowed_signers` line; nil: the README says to ask for it.
+  public var allowedSignersURL: String?
+
+  public init(fingerprints: [String], identity: String, namespace: String, allowedSignersURL: String? = nil) {
+    self.fingerprints = fingerprints
+    self.identity = identity
+    self.namespace = namespace
+    self.allowedSignersURL = allowedSignersURL
   }
 }

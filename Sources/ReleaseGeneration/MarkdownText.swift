@@ -66,6 +66,21 @@ public struct MarkdownText: Equatable, Sendable, CustomStringConvertible {
     MarkdownText(code.source)
   }
 
+  /// Text inside a line of a fenced code block, where Markdown is not interpreted, after fixed
+  /// text of that line: line breaks and other control characters become spaces, so the text
+  /// can neither start a line nor close the fence.
+  public static func codeBlockText(_ text: String) -> MarkdownText {
+    var flattened = ""
+    for scalar in text.unicodeScalars {
+      switch scalar.properties.generalCategory {
+      case .control, .lineSeparator, .paragraphSeparator: flattened += " "
+      case .format: flattened += visible(scalar)
+      default: flattened.unicodeScalars.append(scalar)
+      }
+    }
+    return MarkdownText(flattened)
+  }
+
   /// One item per line.
   public static func lines(_ lines: [MarkdownText]) -> MarkdownText {
     MarkdownText(lines.map(\.markdown).joined(separator: "\n"))

@@ -102,6 +102,12 @@ public enum PackageGenerator {
     return outputs
   }
 
+  /// The file name of a release's zip, `<package name>-<version>.zip` (its signature is the
+  /// same name with `.sig`).
+  public static func archiveName(packageName: String, version: String) -> String {
+    "\(packageName)-\(version).zip"
+  }
+
   /// The version in the template's `SDKVersion.swift`, which must sit on one line shaped
   /// `public let contextSDKVersion = "<version>"` (the release bump rewrites that line).
   public static func templateSDKVersion(_ templateDirectory: URL) throws -> String {
@@ -144,8 +150,12 @@ public enum PackageGenerator {
       return try TemplateRenderer.render(
         template, file: file, values: try registryValues(features: features))
     case readmeTemplate:
-      return try TemplateRenderer.render(
+      let readme = try TemplateRenderer.render(
         template, file: file, values: readmeValues(input, features: features))
+      guard let check = input.signatureCheck else { return readme }
+      return readme
+        + (try SignatureSection.render(
+          check, archiveName: archiveName(packageName: input.packageName, version: input.version)))
     case signalsTemplate:
       // Only what the build's features compute: a signal of a feature the customer does not
       // have is not part of its SDK.

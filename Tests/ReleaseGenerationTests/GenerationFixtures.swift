@@ -83,6 +83,38 @@ enum GenerationFixtures {
     keyID: "21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9",
     publicKey: "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
 
+  /// RFC 8032's first and second test keys (raw, base64): the keys a signed release's README
+  /// names by their fingerprints.
+  static let signingKeys = [
+    "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=", "PUAXw+hDiVqStwqnTRt+vJyYLM8uxJaMwM1V8Sr0Zgw=",
+  ]
+
+  /// The fingerprint `ssh-keygen -l -f` prints for a raw Ed25519 key (standard base64), written
+  /// in OpenSSH's public key form by hand (`string("ssh-ed25519") || string(key)`): computed by
+  /// OpenSSH, not by the tool.
+  static func sshKeygenFingerprint(ofRawKey base64: String) throws -> String {
+    let raw = try XCTUnwrap(Data(base64Encoded: base64))
+    XCTAssertEqual(raw.count, 32)
+    func sshString(_ bytes: Data) -> Data {
+      withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { Data($0) } + bytes
+    }
+    let blob = sshString(Data("ssh-ed25519".utf8)) + sshString(raw)
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ReleaseGenerationTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("key.pub")
+    try Data("ssh-ed25519 \(blob.base64EncodedString())\n".utf8).write(to: file)
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation("ssh-keygen", ["-l", "-f", file.path], in: directory))
+    XCTAssertEqual(result.exitCode, 0, result.standardError)
+    // "256 SHA256:<fingerprint> no comment (ED25519)"
+    let fields = result.standardOutput.split(separator: " ")
+    return try XCTUnwrap(
+      fields.count >= 2 && fields[1].hasPrefix("SHA256:") ? String(fields[1]) : nil,
+      "ssh-keygen -l printed \(result.standardOutput.debugDescription)")
+  }
+
   /// Two releases of the fixture customer: the first, then a model change, a removed and an
   /// added model, new bundle identifiers and a new SDK version whose changelog item and model
   /// description carry Markdown, a link and a bidi override (escaped in the golden CHANGELOG.md).

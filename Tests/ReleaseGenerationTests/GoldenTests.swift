@@ -27,15 +27,33 @@ final class GoldenTests: XCTestCase {
       "att-conversion", customer: GenerationFixtures.bothFeaturesCustomer, features: ["att", "conversion"])
   }
 
+  /// A signed release's README: the section on checking the zip's signature, with two trusted
+  /// keys whose fingerprints OpenSSH computes (`ssh-keygen -l`), not the tool.
+  func testSignedPackageReadmeMatchesGoldenFiles() throws {
+    let check = SignatureCheck(
+      fingerprints: try GenerationFixtures.signingKeys.map(
+        GenerationFixtures.sshKeygenFingerprint(ofRawKey:)),
+      identity: "release@contextsdk", namespace: "contextsdk-release",
+      allowedSignersURL: "https://sdk.example.com/contextsdk/allowed_signers")
+    XCTAssertEqual(check.fingerprints.count, 2)
+    XCTAssertEqual(Set(check.fingerprints).count, 2)
+    try checkGolden(
+      "conversion-signed", customer: GenerationFixtures.customer, features: ["conversion"],
+      signatureCheck: check)
+  }
+
   /// - Parameter features: the features the package must hold, named here rather than taken
   ///   from the generator, so that the file checks below do not trust what they check.
-  private func checkGolden(_ name: String, customer: Customer, features: Set<String>) throws {
+  private func checkGolden(
+    _ name: String, customer: Customer, features: Set<String>, signatureCheck: SignatureCheck? = nil
+  ) throws {
     let golden = GenerationFixtures.goldenDirectory.appendingPathComponent(name, isDirectory: true)
     let scratch = try GenerationFixtures.temporaryDirectory(self, keepOnFailure: true)
     let template = try pinnedTemplate(in: scratch)
     let output = scratch.appendingPathComponent("ContextSDK", isDirectory: true)
     var input = try GenerationFixtures.input(for: customer)
     input.sdkVersion = goldenSDKVersion
+    input.signatureCheck = signatureCheck
     let package = try PackageGenerator.generate(
       input, template: try PackageTemplate.load(template), into: output)
     let modelPrefix = PackageGenerator.modelsDirectory + "/"

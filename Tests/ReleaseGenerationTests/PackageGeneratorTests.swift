@@ -74,6 +74,37 @@ final class PackageGeneratorTests: XCTestCase {
     }
   }
 
+  /// The README's signature section without a published `allowed_signers` line, and with
+  /// values that would break out of their code block or shell word if inserted as they are.
+  func testSignatureSectionWithoutURLSaysToAskAndKeepsValuesInPlace() throws {
+    var input = try GenerationFixtures.input()
+    let readme = { (input: GenerationInput) throws -> String in
+      let files = try PackageGenerator.files(input, template: try PackageTemplate.load(self.template))
+      guard case .contents(let bytes)? = files["README.md"] else { throw CocoaError(.fileReadNoSuchFile) }
+      return String(decoding: bytes, as: UTF8.self)
+    }
+    let keyless = try readme(input)
+    input.signatureCheck = SignatureCheck(
+      fingerprints: ["SHA256:first"], identity: "ops team\n```\n# x", namespace: "ns")
+    let signed = try readme(input)
+
+    XCTAssertFalse(keyless.contains("Checking the signature"))
+    XCTAssertTrue(signed.hasPrefix(keyless), "the section only adds to the README")
+    let section = String(signed.dropFirst(keyless.count))
+    XCTAssertTrue(section.hasPrefix("\n## Checking the signature\n"), section)
+    XCTAssertTrue(section.contains("\n- `SHA256:first`\n"), section)
+    XCTAssertTrue(section.contains("Ask us for the `allowed_signers` line"), section)
+    XCTAssertFalse(section.contains("We publish"), section)
+    // The identity's line break is a space and the whole identity one quoted shell word: the
+    // fence is closed only by the template's own line, and no heading is added.
+    XCTAssertTrue(
+      section.contains(
+        "\nssh-keygen -Y verify -f allowed_signers -I 'ops team ``` # x' -n ns -s ContextSDK_FixtureCo-3.1.0.zip.sig < ContextSDK_FixtureCo-3.1.0.zip\n```\n"
+      ), section)
+    XCTAssertEqual(section.components(separatedBy: "\n```").count, 3, section)
+    XCTAssertEqual(section.components(separatedBy: "\n#").count, 2, section)
+  }
+
   func testSameInputGivesTheSameBytes() throws {
     let root = try GenerationFixtures.temporaryDirectory(self)
     let input = try GenerationFixtures.input()

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseManifest
+import ReleasePublishing
 
 /// `release.config.json`: committed publishing defaults, so CI and people run the same
 /// `release all`. Every key is optional; command-line flags override each one.
@@ -17,7 +18,8 @@ import ReleaseManifest
 ///     "legacyManifests": true
 ///   },
 ///   "models": "s3://contextsdk-models/store",
-///   "signing": {"trustedKeys": ["keys/ota-2026.pub"]},
+///   "signing": {"trustedKeys": ["keys/ota-2026.pub"],
+///               "allowedSignersURL": "https://example.com/contextsdk/allowed_signers"},
 ///   "rollouts": {"margin": 0.02, "minimumConversions": 100, "schedule": [10, 25, 50, 100],
 ///                "customers": {"acme": {"margin": 0.05}}}
 /// }
@@ -48,6 +50,9 @@ struct ReleaseConfiguration: Equatable {
   /// `signing.trustedKeys`: the public keys (PEM files, relative to this file) releases and
   /// manifests are signed for; read by `TrustedKeys.load`.
   var trustedKeys: [String]?
+  /// `signing.allowedSignersURL`: where customers read the `allowed_signers` line of the
+  /// trusted keys (an https URL), named in every signed package's README.
+  var allowedSignersURL: String?
   /// How `release ota evaluate` judges and promotes challengers (`rollouts`).
   var rollouts: RolloutPolicyConfiguration?
 
@@ -76,7 +81,7 @@ struct ReleaseConfiguration: Equatable {
     "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
     "manifestExpiry", "legacyManifests",
   ]
-  static let signingKeys = ["trustedKeys"]
+  static let signingKeys = ["trustedKeys", "allowedSignersURL"]
 
   static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
     let document = try JSONDocument.parse(data, file: displayPath)
@@ -140,13 +145,43 @@ extension ReleaseConfiguration: JSONValueDecodable {
       case "signing":
         guard let signing = field.object(expected: "an object") else { continue }
         Self.refuseUnknownKeys(of: signing, known: Self.signingKeys)
-        for (setting, value) in signing.entries where setting.key == "trustedKeys" {
-          trustedKeys = value.array(expected: "an array of public key files (.pub)")?.compactMap(
-            \.nonEmptyString)
+        for (setting, value) in signing.entries {
+          switch setting.key {
+          case "trustedKeys":
+            trustedKeys = value.array(expected: "an array of public key files (.pub)")?.compactMap(
+              \.nonEmptyString)
+          case "allowedSignersURL":
+            allowedSignersURL = value.string(
+              expected: "an https URL", rule: Self.allowedSignersURLProblem)
+          default: break
+          }
         }
       default: break
       }
     }
+  }
+}
+
+extension ReleaseConfiguration {
+  /// Why `text` cannot be `signing.allowedSignersURL`, or nil: it goes into every signed
+  /// package's README, so it must be an https URL a customer can open, without a credential.
+  static func allowedSignersURLProblem(_ text: String) -> String? {
+    let shown = "\"\(URLCredentials.redacted(String(text.prefix(80))))\""
+    if text.contains("@") {
+      return
+        "found \(shown): a credential in a URL ends up in every package's README; expected a URL without one"
+    }
+    let unprintable = text.unicodeScalars.contains {
+      $0.properties.isWhitespace || $0.properties.generalCategory == .control
+        || $0.properties.generalCategory == .format
+    }
+    guard !unprintable, let url = URL(string: text), url.scheme?.lowercased() == "https",
+      url.host?.isEmpty == false
+    else {
+      return
+        "found \(shown), expected an https URL where customers read the allowed_signers line, e.g. https://example.com/contextsdk/allowed_signers"
+    }
+    return nil
   }
 }
 

@@ -156,6 +156,7 @@ extension ReleaseOptions {
       required: false,
       services: services)
     signing = SigningSetup(trusted: trusted.keys, signers: signers.keys)
+    allowedSignersURL = configuration.allowedSignersURL
   }
 
   /// The publishing group: destinations, the public URL, tags and pushes.

@@ -61,7 +61,9 @@ package struct CustomerJob: Sendable {
   func releaseDirectory(in dist: URL) -> URL {
     dist.appendingPathComponent(customer.id).appendingPathComponent(version.description)
   }
-  var archiveName: String { "\(customer.packageName)-\(version).zip" }
+  var archiveName: String {
+    PackageGenerator.archiveName(packageName: customer.packageName, version: version.description)
+  }
   /// Where the customer steps write the job's log; it moves to `dist/logs/` when the job ends.
   func scratchLog(in cache: URL) -> URL {
     cache.appendingPathComponent("logs").appendingPathComponent("\(id).log")

@@ -73,6 +73,10 @@ package struct ReleaseOptions: Equatable, Sendable {
   /// The keys packages pin and the private keys this run signs with (`signing.trustedKeys`,
   /// `--signing-key`, `RELEASE_SIGNING_KEY`); the steps that sign say when a key is missing.
   package var signing = SigningSetup()
+  /// Where the vendor publishes the `allowed_signers` line of the trusted keys
+  /// (`signing.allowedSignersURL`), named in every signed package's README; nil: the README
+  /// says to ask for the line.
+  package var allowedSignersURL: String?
   /// Keep publishing the legacy unsigned `ota/<id>/models.json` beside the signed channel, and
   /// keep its URL in packages (`publish.legacyManifests`, default true): packages already in
   /// the field poll it.
@@ -133,6 +137,16 @@ extension ReleaseOptions {
     return signing.trusted.map {
       PinnedKey(keyID: $0.keyID, publicKey: $0.rawRepresentation.base64EncodedString())
     }
+  }
+
+  /// How a customer checks a release zip's signature, shown in every package's README: the
+  /// trusted keys' fingerprints, the signer identity and where the `allowed_signers` line is
+  /// published; nil without trusted keys (the README is then as it was before signing).
+  package var signatureCheck: SignatureCheck? {
+    guard signing.hasTrustedKeys else { return nil }
+    return SignatureCheck(
+      fingerprints: signing.trusted.map(\.sshFingerprint), identity: ReleaseSignature.defaultIdentity,
+      namespace: ReleaseSignature.namespace, allowedSignersURL: allowedSignersURL)
   }
 
   private var publicBase: String? {

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseArchive
 import ReleaseSigning
 import ReleaseSystem
 import XCTest
@@ -52,7 +53,8 @@ final class SignedPublishEndToEndTests: XCTestCase {
     try key.publicKey.pemEncoded.write(
       to: workspace.file("keys/release.pub"), atomically: true, encoding: .utf8)
     try #"""
-    {"signing": {"trustedKeys": ["keys/release.pub"]},
+    {"signing": {"trustedKeys": ["keys/release.pub"],
+                 "allowedSignersURL": "https://example.com/contextsdk/allowed_signers"},
      "publish": {"otaDestination": "s3://\#(otaBucket)/public"}}
     """#.write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
     try
@@ -154,6 +156,24 @@ final class SignedPublishEndToEndTests: XCTestCase {
     ]
     let accepted = try KeysCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
+
+    // The package's README says so: the key's fingerprint and this command for this zip.
+    var readme: String?
+    try ZipReader.forEachFile(in: zip) { entry, data in
+      guard entry.path == release.record.packageName + "/README.md" else { return }
+      var bytes = Data()
+      try data.forEachBlock { bytes.append(contentsOf: $0) }
+      readme = String(decoding: bytes, as: UTF8.self)
+    }
+    let text = try XCTUnwrap(readme, "no README.md in \(zip.lastPathComponent)")
+    XCTAssertTrue(text.contains("\n## Checking the signature\n"), text)
+    XCTAssertTrue(text.contains("- `\(published.key.publicKey.sshFingerprint)`"), text)
+    // release verify below regenerates this README from release.config.json, URL included.
+    XCTAssertTrue(text.contains("at `https://example.com/contextsdk/allowed_signers`."), text)
+    XCTAssertTrue(
+      text.contains(
+        "\n" + (["ssh-keygen"] + verify).joined(separator: " ") + " < \(zip.lastPathComponent)\n"),
+      text)
 
     var bytes = try Data(contentsOf: zip)
     bytes[bytes.count / 2] ^= 0x01

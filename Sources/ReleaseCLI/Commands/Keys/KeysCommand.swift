@@ -1,12 +1,14 @@
 import Foundation
 import ReleaseCore
+import ReleasePipeline
 import ReleaseSigning
 import ReleaseSystem
 
 /// `release keys generate`, `release keys allowed-signers` and `release keys check`.
 enum KeysCommand {
-  /// The signer identity of the `allowed_signers` line when `--identity` is not given.
-  static let defaultIdentity = "release@contextsdk"
+  /// The signer identity of the `allowed_signers` line when `--identity` is not given, the one
+  /// every signed package's README names.
+  static let defaultIdentity = ReleaseSignature.defaultIdentity
 
   static let subcommands = [
     Command(

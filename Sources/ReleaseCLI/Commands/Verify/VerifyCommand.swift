@@ -105,6 +105,8 @@ enum VerifyCommand {
     urls.signing = SigningSetup(
       trusted: try TrustedKeys.loadForCommand(configuration, services: services).keys)
     urls.legacyManifests = configuration.legacyManifests ?? true
+    // With trusted keys, the README says how to check the zip's signature.
+    urls.allowedSignersURL = configuration.allowedSignersURL
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
       repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
@@ -248,7 +250,7 @@ enum VerifyCommand {
           customer: customer, version: record.version, sdkVersion: template.sdkVersion, models: models,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL,
           trustedKeys: manifestURL == nil ? nil : options.pinnedKeys, manifestURL: manifestURL,
-          signals: signals,
+          signatureCheck: options.signatureCheck, signals: signals,
           releaseNotes: notes.notes)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),

@@ -20,13 +20,15 @@ struct GenerateStep: CustomerStep {
   }
 
   /// What the customer's package is generated from: its entry, version, the SDK version, its
-  /// models as the load step read them, and the releases repository URL its README shows.
+  /// models as the load step read them, and what its README shows: the releases repository URL
+  /// and, with trusted keys, how to check the zip's signature.
   static func input(for job: CustomerJob, inputs: ReleaseInputs) -> GenerationInput {
     let models = job.customer.customModels.map { inputs.models[$0.reference]!.embedded(as: $0) }
     return GenerationInput(
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
       trustedKeys: job.digest.trustedKeys, manifestURL: job.digest.manifestURL,
+      signatureCheck: job.digest.signatureCheck,
       signals: inputs.signals.introduced.mapValues(\.description),
       releaseNotes: job.releaseNotes.notes)
   }

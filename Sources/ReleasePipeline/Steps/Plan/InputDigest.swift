@@ -32,6 +32,10 @@ struct InputDigest: Codable, Equatable, Sendable {
   /// The signed channel's manifest URL (`<public URL>/ota/<channel>/manifest.json`); nil
   /// without one.
   var manifestURL: String? = nil
+  /// How the package's README tells the customer to check the zip's signature (the trusted
+  /// keys' fingerprints, the signer identity, where the `allowed_signers` line is published);
+  /// nil without trusted keys, and then left out of every digest.
+  var signatureCheck: SignatureCheck? = nil
   var tool: String
   var toolchain: String
   /// The archive entries' modification time: the same sources zipped with another time are
@@ -54,7 +58,7 @@ struct InputDigest: Codable, Equatable, Sendable {
     customer: Customer, features: [String], models: [ModelReference: ModelFacts], templateDigest: String,
     sdkVersion: SemanticVersion, toolchain: String, repositoryURL: String? = nil,
     modelManifestURL: String? = nil, trustedKeys: [PinnedKey]? = nil, manifestURL: String? = nil,
-    archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
+    signatureCheck: SignatureCheck? = nil, archiveModificationTime: Int64 = SourceDateEpoch.defaultValue
   ) {
     let entry = CanonicalEntry(
       id: customer.id, name: customer.name, appID: customer.appID.lowercased(),
@@ -72,6 +76,7 @@ struct InputDigest: Codable, Equatable, Sendable {
     self.modelManifestURL = modelManifestURL
     self.trustedKeys = trustedKeys
     self.manifestURL = manifestURL
+    self.signatureCheck = signatureCheck
     self.tool = "\(ReleaseTool.name) \(ReleaseTool.version)"
     self.toolchain = toolchain
     self.archiveModificationTime = archiveModificationTime
@@ -86,6 +91,7 @@ struct InputDigest: Codable, Equatable, Sendable {
     var modelManifestURL: String?
     var trustedKeys: [PinnedKey]?
     var manifestURL: String?
+    var signatureCheck: SignatureCheck?
   }
 
   var source: String {
@@ -94,7 +100,7 @@ struct InputDigest: Codable, Equatable, Sendable {
         SourceParts(
           entry: entry, models: models, template: template, sdkVersion: sdkVersion,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL, trustedKeys: trustedKeys,
-          manifestURL: manifestURL)))
+          manifestURL: manifestURL, signatureCheck: signatureCheck)))
   }
 
   var build: String { SHA256Digest.hex(of: StableJSON.canonical(self)) }
@@ -112,6 +118,7 @@ struct InputDigest: Codable, Equatable, Sendable {
     if modelManifestURL != earlier.modelManifestURL { changes.append("over-the-air manifest URL") }
     if trustedKeys != earlier.trustedKeys { changes.append("trusted keys") }
     if manifestURL != earlier.manifestURL { changes.append("signed manifest URL") }
+    if signatureCheck != earlier.signatureCheck { changes.append("signature check (README)") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }
     if releaseNotes != earlier.releaseNotes { changes.append("release notes") }

@@ -43,6 +43,7 @@ package struct PlanStep: RequiredStep {
         }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
         trustedKeys: pinnedKeys,
         manifestURL: channels[customer.id].flatMap { context.options.manifestURL(channel: $0) },
+        signatureCheck: context.options.signatureCheck,
         archiveModificationTime: context.options.archiveModificationTime)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,

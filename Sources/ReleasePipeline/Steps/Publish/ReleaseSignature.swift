@@ -10,6 +10,9 @@ import ReleaseSystem
 package enum ReleaseSignature {
   package static let namespace = "contextsdk-release"
   package static let suffix = ".sig"
+  /// The signer identity of the `allowed_signers` line customers check releases with
+  /// (`release keys allowed-signers` without `--identity`), named in every signed package's README.
+  package static let defaultIdentity = "release@contextsdk"
 
   /// Why publishing refuses to start: trusted keys and no private key to sign with.
   package static let missingSigner =
