@@ -149,9 +149,11 @@ package struct OTAPlan: Sendable {
 /// caching, the public URL). A release run: `publish.otaDestination` of the config when it
 /// names one, and only there; without it, beside its releases only in directory destinations
 /// (an S3 release destination is private, so devices could not read it; with anything offered
-/// it needs `otaDestination`). `ota publish`: its destinations, or `otaDestination` when they
-/// are all releases repositories.
-enum OTADestination {
+/// it needs `otaDestination`). `ota publish`: its destinations (`--publish`, else
+/// `otaDestination`, else the release destinations, of which an S3 one is refused when the
+/// command line is read: `ReleaseOptions.overTheAir`), or `otaDestination` when they are all
+/// releases repositories.
+package enum OTADestination {
   static func stores(_ targets: [PublishTarget], _ context: ReleaseContext, releaseRun: Bool) throws
     -> [ObjectStore]
   {
@@ -177,9 +179,11 @@ enum OTADestination {
 
   /// Refuses (exit 2, one line) a configuration that would make a release destination public:
   /// `publish.otaDestination` in the same bucket with one prefix holding the other, or a public
-  /// URL that serves a release destination.
-  static func checkSeparation(_ options: ReleaseOptions) throws {
-    for release in options.publish {
+  /// URL that serves a release destination. `releases`: the release destinations, by default
+  /// the run's own (`ota publish` names those of release.config.json).
+  package static func checkSeparation(_ options: ReleaseOptions, releases: [PublishDestination]? = nil) throws
+  {
+    for release in releases ?? options.publish {
       if let ota = options.otaDestination, let reason = ChannelSeparation.overlap(ota: ota, release: release)
       {
         throw ReleaseError.usage("publish.otaDestination \(reason)")
