@@ -20,6 +20,10 @@ package struct CheckOTAStep: Step {
     self.releaseRun = releaseRun
   }
 
+  /// Why publishing the signed channel cannot start: trusted keys and no private key.
+  package static let missingSigner =
+    "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
+
   package func skipReason(_ inputs: ReleaseInputs, _ context: ReleaseContext) -> String? {
     context.options.publish.isEmpty ? PublishOTAStep.noDestination : nil
   }
@@ -96,11 +100,13 @@ package struct CheckOTAStep: Step {
         ))
     }
     // The signed channel needs a private key whose public half is trusted: refused before
-    // anything is built or uploaded.
+    // anything is built or uploaded. A dry run shows the refusal and goes on (a release run
+    // has shown its own, `ReleaseSignature.checkCanSign`).
     if !stores.isEmpty, options.hasSignedChannel, !options.signing.canSign {
-      throw ReleaseError.usage(
-        "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
-      )
+      if !options.dryRun { throw ReleaseError.usage(Self.missingSigner) }
+      if !releaseRun {
+        context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
+      }
     }
     // A published pointer that is not this customer's manifest as this tool writes it would
     // stop the publish halfway: found here, nothing is published (or built). The same holds
