@@ -177,4 +177,25 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
       XCTAssertEqual(Workspace.snapshot(workspace.root), before, "nothing published")
     }
   }
+
+  /// `ota evaluate --apply --publish --dry-run` says the same of its publish.
+  func testEvaluatesDryRunSaysItWouldRefuseTheMissingKey() throws {
+    let workspace = try Workspace()
+    try workspace.trustSigningKey(configuration: #"{"publish": {"publicURL": "http://127.0.0.1:8000"}}"#)
+    try FileManager.default.copyItem(
+      at: RepositoryRoot.url.appendingPathComponent("docs/examples/rollouts.json"),
+      to: workspace.file("rollouts.json"))
+    let before = Workspace.snapshot(workspace.root)
+    let outcomes = RepositoryRoot.url.appendingPathComponent("docs/examples/outcomes-worse.csv").path
+    let result = workspace.run(
+      [
+        "ota", "evaluate", "acme", "--outcomes", outcomes, "--apply", "--dry-run", "--publish",
+        "dir:published",
+      ],
+      environment: ["RELEASE_SIGNING_KEY": ""])
+    XCTAssertEqual(result.exitCode, 0, result.allOutput)
+    XCTAssertTrue(
+      result.standardError.contains("dry run: would refuse: \(CheckOTAStep.missingSigner)"), result.allOutput)
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before, "a dry run writes nothing")
+  }
 }
