@@ -198,4 +198,23 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
       result.standardError.contains("dry run: would refuse: \(CheckOTAStep.missingSigner)"), result.allOutput)
     XCTAssertEqual(Workspace.snapshot(workspace.root), before, "a dry run writes nothing")
   }
+
+  /// Run end to end in process: with a directory release destination and an otaDestination,
+  /// the manifests and models reach only the otaDestination.
+  func testOtaPublishWritesOnlyToTheOtaDestination() throws {
+    let workspace = try Workspace()
+    try #"{"publish": {"destinations": ["dir:releases"], "otaDestination": "dir:ota-published"}}"#
+      .write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
+    XCTAssertEqual(
+      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"]).exitCode, 0)
+    let result = workspace.run(["ota", "publish"])
+    XCTAssertEqual(result.exitCode, 0, result.allOutput)
+    let sha256 = try SHA256Digest.hex(ofFileAt: workspace.file("models/onboarding_upsell/74.mlmodel"))
+    XCTAssertTrue(
+      FileManager.default.fileExists(
+        atPath: workspace.file("ota-published/ota/models/\(sha256).mlmodel").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: workspace.file("ota-published/ota/acme/models.json").path))
+    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("releases").path), result.allOutput)
+  }
 }
