@@ -170,23 +170,14 @@ extension ReleaseOptions {
       throw ReleaseError.usage("\(Options.noPublish.name): cannot be combined with \(Options.publish.name)")
     }
     let settings = self
-    func destination(_ text: String) throws -> PublishDestination {
-      try PublishDestination.parse(
-        text, s3Endpoint: settings.s3Endpoint, region: settings.s3Region, baseURL: publicURL,
-        origins: settings.origins)
-    }
+    let destination = { (text: String) throws -> PublishDestination in try settings.destination(text) }
     let configured = configuration.destinations ?? []
-    let key = ConfigurationKey.destinations.rawValue
     if noPublish {
       publish = []
     } else if !given.isEmpty {
       publish = try given.map(destination)
     } else {
-      publish = try configured.enumerated().map { index, text in
-        do { return try destination(text) } catch ReleaseError.usage(let message) {
-          throw ReleaseError.usage("\(configuration.path): \(key)[\(index)]: \(message)")
-        }
-      }
+      publish = try configuredDestinations(configuration)
     }
     // The releases repository's URL goes into generated READMEs (and so into source digests)
     // also under --no-publish, so that run makes the same packages as the publishing one.
@@ -232,6 +223,53 @@ extension ReleaseOptions {
     if push && !tag {
       throw ReleaseError.usage("--push: pushes tags, so it needs --tag or --publish")
     }
+  }
+
+  /// A destination as typed, with this run's S3 settings and public URL.
+  private func destination(_ text: String) throws -> PublishDestination {
+    try PublishDestination.parse(
+      text, s3Endpoint: s3Endpoint, region: s3Region, baseURL: publicURL, origins: origins)
+  }
+
+  /// release.config.json's `publish.destinations`, each refused value named by its index.
+  private func configuredDestinations(_ configuration: ReleaseConfiguration) throws -> [PublishDestination] {
+    let key = ConfigurationKey.destinations.rawValue
+    return try (configuration.destinations ?? []).enumerated().map { index, text in
+      do { return try destination(text) } catch ReleaseError.usage(let message) {
+        throw ReleaseError.usage("\(configuration.path): \(key)[\(index)]: \(message)")
+      }
+    }
+  }
+
+  /// `release ota publish`'s and `ota evaluate --publish`'s options: a release's, whose
+  /// `publish` is where the over-the-air channel goes: `--publish` when given, else
+  /// release.config.json's `publish.otaDestination`, else its `publish.destinations` (beside
+  /// the releases in a directory, as a release run puts them there). Devices read the channel
+  /// anonymously and releases are private, so a target that is, holds or lies inside an S3
+  /// release destination is refused (exit 2, naming publish.otaDestination), as is every
+  /// overlap a release run refuses (`OTADestination.checkSeparation`).
+  static func overTheAir(_ parsed: Arguments, services: Services) throws -> ReleaseOptions {
+    var options = try ReleaseOptions(parsed, services: services)
+    let configuration = try ReleaseConfiguration.load(
+      explicitPath: parsed.value(Options.config), services: services)
+    let given = parsed.given(Options.publish)
+    let releases = given ? try options.configuredDestinations(configuration) : options.publish
+    try OTADestination.checkSeparation(options, releases: releases)
+    if !given, let ota = options.otaDestination { options.publish = [ota] }
+    for (index, target) in options.publish.enumerated() {
+      for release in releases {
+        guard let reason = ChannelSeparation.overlap(ota: target, release: release) else { continue }
+        if given {
+          throw ReleaseError.usage(
+            "\(Options.publish.name) \(reason); name the over-the-air channel's own destination in \(configuration.path) as publish.otaDestination"
+          )
+        }
+        throw ReleaseError.usage(
+          "\(configuration.path): \(ConfigurationKey.destinations.rawValue)[\(index)]: \(target) holds releases, which are private, and devices read the over-the-air files anonymously; name the over-the-air channel's own destination in \(configuration.path) as publish.otaDestination (or give --publish)"
+        )
+      }
+    }
+    return options
   }
 
   /// The public URL as every command takes it (`--public-url`, else release.config.json's),

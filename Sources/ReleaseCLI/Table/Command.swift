@@ -15,6 +15,7 @@ enum ConfigurationKey: String, Sendable {
   case publicURL = "publish.publicURL"
   case publishPassed = "publish.publishPassed"
   case manifestExpiry = "publish.manifestExpiry"
+  case otaDestination = "publish.otaDestination"
 
   /// The key's value in `configuration`, as text (nil: the key is absent).
   func value(in configuration: ReleaseConfiguration) -> String? {
@@ -26,6 +27,7 @@ enum ConfigurationKey: String, Sendable {
     case .publicURL: return configuration.publicURL
     case .publishPassed: return configuration.publishPassed.map { $0 ? "true" : "false" }
     case .manifestExpiry: return configuration.manifestExpiry
+    case .otaDestination: return configuration.otaDestination
     }
   }
 }

@@ -69,8 +69,11 @@ enum Options {
     repeatable: true, configuration: .destinations)
   /// `release ota publish`'s destinations: manifests and models go to files or buckets only.
   static let otaPublish = Option.value(
-    "--publish", "dest", help: "dir:<path> | s3://<bucket>[/<prefix>]; repeatable", repeatable: true,
-    configuration: .destinations)
+    "--publish", "dest",
+    help:
+      "dir:<path> | s3://<bucket>[/<prefix>], never a release destination in S3 (releases are private); repeatable",
+    default: "the dir: destinations of publish.destinations", repeatable: true,
+    configuration: .otaDestination)
   static let noPublish = Option.flag("--no-publish", help: "ignore the destinations of release.config.json")
   static let publishPassed = Option.flag(
     "--publish-passed",

@@ -55,8 +55,9 @@ package struct ReleaseOptions: Equatable, Sendable {
   package var publicURL: String?
   /// How messages name where the settings above came from.
   package var origins = SettingOrigins()
-  /// Where OTA manifests go when every destination is a releases repository
-  /// (`publish.otaDestination` of release.config.json).
+  /// The over-the-air channel's own destination (`publish.otaDestination` of
+  /// release.config.json), the only one meant to be public: a release run publishes the
+  /// manifests and models there and nowhere else; `ota publish` there unless `--publish`.
   package var otaDestination: PublishDestination?
   /// Every archive entry's modification time (`SOURCE_DATE_EPOCH`, else a fixed default).
   package var archiveModificationTime = SourceDateEpoch.defaultValue

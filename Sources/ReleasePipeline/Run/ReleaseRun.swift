@@ -11,8 +11,12 @@ package enum ReleaseRun {
   /// the run's lock once taken.
   static func pipeline(_ pipeline: Pipeline, _ record: inout RunRecord) throws {
     let options = pipeline.context.options
-    // A publishing run that must sign and cannot ends before anything is read or built.
-    try ReleaseSignature.checkCanSign(options)
+    // A publishing run that must sign and cannot ends before anything is read or built; a dry
+    // run (usually previewed where the CI secret is not) shows the refusal and goes on.
+    do { try ReleaseSignature.checkCanSign(options) } catch let error as ReleaseError where options.dryRun {
+      pipeline.context.reporter.report(
+        .dryRun(step: PublishStep().name, lines: error.lines.map { "would refuse: \($0)" }))
+    }
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
 
     /// What a run does with its customers' releases once they are in dist/.

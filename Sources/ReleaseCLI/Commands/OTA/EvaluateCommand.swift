@@ -29,7 +29,9 @@ enum EvaluateCommand {
       it to the schedule's next percentage, only when the outcomes hold a date after its \
       'since' (new evidence); the raise starts a new split on today's date. Bad outcomes (every \
       problem with its line) change nothing; under --dry-run nothing is written (no rollouts.json, \
-      report, step summary or publish).
+      report, step summary or publish). --publish then publishes as 'release ota publish' does, \
+      signing the signed channel with --signing-key (else RELEASE_SIGNING_KEY) and expiring it \
+      after --manifest-expires.
       """,
     positionals: [
       Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),
@@ -132,6 +134,9 @@ enum EvaluateCommand {
     }
     if let release = options.publish {
       if options.dryRun {
+        if release.hasSignedChannel, !release.signing.canSign {
+          output.write(line: "dry run: would refuse: \(CheckOTAStep.missingSigner)", to: .standardError)
+        }
         output.write(
           line:
             "dry run: would publish the over-the-air manifests to \(release.publish.map(\.description).joined(separator: ", "))",
@@ -396,9 +401,9 @@ struct EvaluateOptions {
       "OPTIONS",
       [
         Options.outcomes, Options.since, Options.evaluateJSON, Options.report, Options.apply, Options.dryRun,
-        Options.evaluatePublish, Options.publicURL,
+        Options.evaluatePublish, Options.publicURL, Options.manifestExpires,
       ]),
-    OptionGroup.otaInputs,
+    OptionGroup.otaInputs, OptionGroup.signing,
   ]
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
@@ -437,7 +442,7 @@ struct EvaluateOptions {
     configPath = parsed.value(Options.config)
     inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
     if publishing {
-      var release = try ReleaseOptions(parsed, services: invocation.services)
+      var release = try ReleaseOptions.overTheAir(parsed, services: invocation.services)
       release.json = json
       release.dryRun = dryRun
       publish = release

@@ -139,17 +139,23 @@ enum OTACommand {
         ota/models/<sha256>.mlmodel (create-only), then, for each customer whose offer changed, \
         the next revision as ota/<id>/models-<revision>.json and the pointer \
         ota/<id>/models.json, replaced only if it still holds the revision that was read. \
-        Destinations: --publish, else release.config.json's publish.destinations; when those are \
-        all git: releases repositories, publish.otaDestination. Refused before anything is \
-        published (exit 2): no destination, an offered model that is missing from the store, \
-        that the SDK being released cannot run or whose metadata disagrees with where it is \
-        offered, a published models.json this tool did not write. With trusted keys and a public \
-        URL, each customer with a channel id also gets its signed channel the same way \
-        (ota/<channel>/manifest-<revision>.json, then ota/<channel>/manifest.json), each a DSSE \
-        envelope expiring after --manifest-expires; refused then: no private key to sign with \
-        (exit 2), a pointer no trusted key signed (exit 2), a pointer holding a newer revision \
-        than rollouts.json records (exit 1). --refresh re-signs each manifest as published with \
-        a new expiry. The revisions published are recorded in rollouts.json: commit it.
+        Destinations: --publish, else release.config.json's publish.otaDestination (the \
+        channel's own, public destination), else the dir: destinations of its \
+        publish.destinations (beside the releases, as a release run puts them there); with only \
+        git: releases repositories given, publish.otaDestination. Refused before anything is \
+        published (exit 2): no destination; a destination that is, holds or lies inside an s3: \
+        release destination of publish.destinations (releases are private, devices read this \
+        channel anonymously: name its own in publish.otaDestination); an offered model that is \
+        missing from the store, that the SDK being released cannot run or whose metadata \
+        disagrees with where it is offered; a published models.json this tool did not write. \
+        With trusted keys and a public URL, each customer with a channel id also gets its \
+        signed channel the same way (ota/<channel>/manifest-<revision>.json, then \
+        ota/<channel>/manifest.json), each a DSSE envelope expiring after --manifest-expires; \
+        refused then: no private key to sign with (exit 2; under --dry-run shown as 'would \
+        refuse: …' and the preview goes on), a pointer no trusted key signed (exit 2), a pointer \
+        holding a newer revision than rollouts.json records (exit 1). --refresh re-signs each \
+        manifest as published with a new expiry. The revisions published are recorded in \
+        rollouts.json: commit it.
         """,
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
@@ -318,7 +324,7 @@ struct OTAPublishOptions: Equatable {
       throw ReleaseError.usage(
         "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
     }
-    release = try ReleaseOptions(parsed, services: invocation.services)
+    release = try ReleaseOptions.overTheAir(parsed, services: invocation.services)
     if release.refresh && !release.hasSignedChannel {
       throw ReleaseError.usage(
         "\(Options.refresh.name): re-signs the signed channel, and this run has none; it needs release.config.json's signing.trustedKeys and a public URL (--public-url or publish.publicURL)"
@@ -326,7 +332,7 @@ struct OTAPublishOptions: Equatable {
     }
     if release.publish.isEmpty {
       throw ReleaseError.usage(
-        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
+        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or name one in release.config.json as publish.otaDestination"
       )
     }
   }

@@ -20,6 +20,10 @@ package struct CheckOTAStep: Step {
     self.releaseRun = releaseRun
   }
 
+  /// Why publishing the signed channel cannot start: trusted keys and no private key.
+  package static let missingSigner =
+    "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
+
   package func skipReason(_ inputs: ReleaseInputs, _ context: ReleaseContext) -> String? {
     context.options.publish.isEmpty ? PublishOTAStep.noDestination : nil
   }
@@ -96,11 +100,13 @@ package struct CheckOTAStep: Step {
         ))
     }
     // The signed channel needs a private key whose public half is trusted: refused before
-    // anything is built or uploaded.
+    // anything is built or uploaded. A dry run shows the refusal and goes on (a release run
+    // has shown its own, `ReleaseSignature.checkCanSign`).
     if !stores.isEmpty, options.hasSignedChannel, !options.signing.canSign {
-      throw ReleaseError.usage(
-        "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
-      )
+      if !options.dryRun { throw ReleaseError.usage(Self.missingSigner) }
+      if !releaseRun {
+        context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
+      }
     }
     // A published pointer that is not this customer's manifest as this tool writes it would
     // stop the publish halfway: found here, nothing is published (or built). The same holds
@@ -149,9 +155,11 @@ package struct OTAPlan: Sendable {
 /// caching, the public URL). A release run: `publish.otaDestination` of the config when it
 /// names one, and only there; without it, beside its releases only in directory destinations
 /// (an S3 release destination is private, so devices could not read it; with anything offered
-/// it needs `otaDestination`). `ota publish`: its destinations, or `otaDestination` when they
-/// are all releases repositories.
-enum OTADestination {
+/// it needs `otaDestination`). `ota publish`: its destinations (`--publish`, else
+/// `otaDestination`, else the release destinations, of which an S3 one is refused when the
+/// command line is read: `ReleaseOptions.overTheAir`), or `otaDestination` when they are all
+/// releases repositories.
+package enum OTADestination {
   static func stores(_ targets: [PublishTarget], _ context: ReleaseContext, releaseRun: Bool) throws
     -> [ObjectStore]
   {
@@ -177,9 +185,11 @@ enum OTADestination {
 
   /// Refuses (exit 2, one line) a configuration that would make a release destination public:
   /// `publish.otaDestination` in the same bucket with one prefix holding the other, or a public
-  /// URL that serves a release destination.
-  static func checkSeparation(_ options: ReleaseOptions) throws {
-    for release in options.publish {
+  /// URL that serves a release destination. `releases`: the release destinations, by default
+  /// the run's own (`ota publish` names those of release.config.json).
+  package static func checkSeparation(_ options: ReleaseOptions, releases: [PublishDestination]? = nil) throws
+  {
+    for release in releases ?? options.publish {
       if let ota = options.otaDestination, let reason = ChannelSeparation.overlap(ota: ota, release: release)
       {
         throw ReleaseError.usage("publish.otaDestination \(reason)")

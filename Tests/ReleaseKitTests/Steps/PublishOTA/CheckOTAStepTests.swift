@@ -57,7 +57,7 @@ final class CheckOTAStepTests: XCTestCase {
     assertRefused(
       workspace, ["ota", "publish"],
       [
-        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or publish.destinations in release.config.json"
+        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or name one in release.config.json as publish.otaDestination"
       ])
 
     try offer([99], in: workspace)
