@@ -26,11 +26,13 @@ struct BuildCustomersStep: Step {
   func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
       root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs)
+    let compiled = CompiledTests(directory: context.cacheDirectory.appendingPathComponent("compiled"))
     let inputs = plan.inputs
     let pipeline = CustomerPipeline { job, steps in
       let package = try steps.run(GenerateStep(inputs: inputs), job)
-      let tested = try steps.run(SwiftBuildStep(slots: slots), package)
-      return try steps.afterTests(ran: tested.testCount) {
+      let tested = try steps.run(
+        SwiftBuildStep(slots: slots, compiled: compiled, toolchain: plan.toolchain), package)
+      return try steps.afterTests(ran: tested.testCount, by: tested.testedBy) {
         let archived = try steps.run(ArchiveStep(), tested)
         return try steps.run(StageStep(inputs: inputs), archived)
       }
