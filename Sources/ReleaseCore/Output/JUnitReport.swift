@@ -44,8 +44,13 @@ enum JUnitReport {
           "      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
       default:
         if let tests = outcome.testCount {
-          let method = outcome.testedBy ?? .swiftTest
-          lines.append("      <system-out>\(method) ran \(tests) tests</system-out>")
+          switch outcome.testedBy ?? .swiftTest {
+          case .swiftTest: lines.append("      <system-out>swift test ran \(tests) tests</system-out>")
+          case .testBinary(let key):
+            lines.append(
+              "      <system-out>\(tests) tests: those of the customer's data run on the test binary of compile key \(key), the others once for the key</system-out>"
+            )
+          }
         }
       }
       lines.append("    </testcase>")

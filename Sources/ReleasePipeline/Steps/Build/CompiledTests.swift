@@ -12,6 +12,35 @@ final class CompiledTests: @unchecked Sendable {
     let key: CompileKey
     let executable: URL
     let bundleName: String
+    /// The test classes that read the customer's data (`Module.Class`), run for every customer;
+    /// the others ran once, in the key's first customer's `swift test`.
+    var dataTests: [String] = []
+    /// How many tests `dataTests` hold.
+    var dataTestCount = 0
+    /// How many tests the key's first customer's `swift test` ran: every test of the package,
+    /// what a further customer's record counts too (the same with `--full-build`).
+    var testCount: Int?
+  }
+
+  /// The test modules whose tests read a customer's data: the tests of `ContextSDK`, the only
+  /// target with resources (its `Bundle.module` is the only way to them). Every other test
+  /// module depends on compiled code only, the same for every customer of a key.
+  static let customerDataTestModules: Set<String> = ["ContextSDKTests"]
+
+  /// From `<binary> --list-tests` (`Module.Class/test` lines): the classes of the customer-data
+  /// modules, and how many tests they hold.
+  static func dataTests(listed: String) -> (classes: [String], count: Int) {
+    var classes: Set<String> = []
+    var count = 0
+    for line in listed.split(separator: "\n") {
+      let name = line.trimmingCharacters(in: .whitespaces)
+      guard let slash = name.firstIndex(of: "/"), let dot = name.firstIndex(of: "."), dot < slash,
+        customerDataTestModules.contains(String(name[..<dot]))
+      else { continue }
+      classes.insert(String(name[..<slash]))
+      count += 1
+    }
+    return (classes.sorted(), count)
   }
 
   /// What a customer does with its key.
@@ -67,6 +96,7 @@ final class CompiledTests: @unchecked Sendable {
 
   /// Copies the test binary out of `slot` after a proven build.
   func keep(_ key: CompileKey, testBinary: URL, bundleName: String) throws -> Binary {
+    // Copied, not linked: the slot's next link of the binary may write it in place.
     let destination = directory.appendingPathComponent(key.digest)
     try? FileManager.default.removeItem(at: destination)
     try AtomicFile.createDirectory(destination)

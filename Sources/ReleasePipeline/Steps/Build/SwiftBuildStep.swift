@@ -34,7 +34,7 @@ struct SwiftBuildStep: CustomerStep {
     case .run(let binary):
       try runTestBinary(binary, source, job, context)
       return TestedPackage(
-        source: source, testCount: TestCount.parse(log: log), testedBy: .testBinary(compileKey: key.short))
+        source: source, testCount: binary.testCount, testedBy: .testBinary(compileKey: key.short))
     case .fallBack:
       try inSlot(source, job, context, refreshBundles: true) { try swift($0, job, context) }
     case .prove:
@@ -83,7 +83,22 @@ struct SwiftBuildStep: CustomerStep {
       // The bundle is as predicted: a failure is this customer's own (its models, its
       // configuration), and the next customer of the key proves it.
       if let failure { throw failure }
-      return .run(try compiled.keep(key, testBinary: testBinary, bundleName: bundles[0].lastPathComponent))
+      var binary = try compiled.keep(key, testBinary: testBinary, bundleName: bundles[0].lastPathComponent)
+      let listed = try context.services.processRunner.run(
+        ProcessInvocation(
+          binary.executable.path, ["--list-tests"],
+          environment: ChildEnvironment.withoutSecrets(context.services.environment)))
+      (binary.dataTests, binary.dataTestCount) = CompiledTests.dataTests(listed: listed.standardOutput)
+      binary.testCount = TestCount.parse(log: job.scratchLog(in: context.cacheDirectory))
+      guard listed.exitCode == 0, !binary.dataTests.isEmpty, binary.testCount != nil else {
+        let difference = "no customer-data tests listed by the test binary, or no test count from swift test"
+        context.reporter.report(
+          .info(
+            "compile key \(key.short) (\(job.id) first): \(difference); every customer of this key is tested with swift test"
+          ))
+        return .fallBack(difference)
+      }
+      return .run(binary)
     }
   }
 
@@ -112,8 +127,10 @@ struct SwiftBuildStep: CustomerStep {
       at: directory.appendingPathComponent(binary.bundleName))
     let shown = TestMethod.testBinary(compileKey: binary.key.short).description
     context.reporter.report(.customerProgress(id: job.id, step: shown))
+    // Only the tests that read the customer's data: the others ran in the key's first
+    // customer's `swift test`, on the same binary.
     let invocation = ProcessInvocation(
-      executable.path, [], in: directory,
+      executable.path, [binary.dataTests.joined(separator: ",")], in: directory,
       environment: ChildEnvironment.withoutSecrets(context.services.environment),
       logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.options.timeout,
       timeLimitOption: "--timeout", shownAs: shown)
@@ -121,6 +138,12 @@ struct SwiftBuildStep: CustomerStep {
     guard result.exitCode == 0 else {
       throw SystemError.processFailed(
         command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
+    }
+    // A filter that matches nothing runs nothing and passes: the count must be the listed one.
+    let ran = TestCount.parse(log: job.scratchLog(in: context.cacheDirectory))
+    guard ran == binary.dataTestCount else {
+      throw SwiftBuildFailure.testsMissing(
+        command: invocation.commandLine, ran: ran ?? 0, listed: binary.dataTestCount)
     }
   }
 
@@ -188,5 +211,17 @@ package enum TestCount {
       }
     }
     return counts.max()
+  }
+}
+
+/// A test binary that ran other tests than it listed.
+enum SwiftBuildFailure: Error, CustomStringConvertible {
+  case testsMissing(command: String, ran: Int, listed: Int)
+
+  var description: String {
+    switch self {
+    case .testsMissing(let command, let ran, let listed):
+      "\(command) ran \(ran) tests of the customer's data, not the \(listed) it lists"
+    }
   }
 }

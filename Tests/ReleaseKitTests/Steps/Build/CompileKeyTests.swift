@@ -148,4 +148,21 @@ final class CompileKeyTests: XCTestCase {
     XCTAssertEqual(reason, "planted")
     XCTAssertEqual(other.short, "cdcdcdcdcdcd")
   }
+
+  /// A further customer runs the classes of the customer-data modules only, and must run
+  /// exactly as many tests as they hold.
+  func testTheCustomerDataTestsAreTheClassesOfTheDataModules() {
+    let listed = """
+      Listing 5 tests in ContextSDKPackageTests.xctest:
+
+      ContextSDKTests.CustomerBuildTests/testRegistry
+      ContextSDKTests.CustomerBuildTests/testModels
+      ContextSDKTests.OtherTests/testOne
+      ContextSDKCoreTests.ModelUpdaterTests/testRollout
+      ContextSDKConversionTests.ConversionMomentTests/testMoments
+      """
+    let data = CompiledTests.dataTests(listed: listed)
+    XCTAssertEqual(data.classes, ["ContextSDKTests.CustomerBuildTests", "ContextSDKTests.OtherTests"])
+    XCTAssertEqual(data.count, 3)
+  }
 }
