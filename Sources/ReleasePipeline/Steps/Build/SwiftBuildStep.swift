@@ -122,6 +122,7 @@ struct SwiftBuildStep: CustomerStep {
     } catch {
       throw SystemError.cannotWrite(path: executable.path, reason: SystemError.reason(error))
     }
+    context.reporter.report(.customerProgress(id: job.id, step: "assemble bundle"))
     try ResourceBundle.assemble(
       try ResourceBundle.predicted(forPackage: source.directory),
       at: directory.appendingPathComponent(binary.bundleName))

@@ -46,9 +46,13 @@ struct BuildCustomersStep: Step {
       return result
     }
     // Customers with the same features one after another on a worker: its warm slot then
-    // keeps its build plan and modules (see BuildSlots).
+    // keeps its build plan and modules (see BuildSlots). Only the first customer of a compile
+    // key takes a slot unless every customer is built: a worker done with its set then joins
+    // another at once.
+    let everyCustomerBuilds = context.options.fullBuild || context.options.skipTests
     return pipeline.run(
-      customers, context, affinity: \.slotAffinity, worthJoining: BuildSlots.customersWorthASwitch
+      customers, context, affinity: \.slotAffinity,
+      worthJoining: everyCustomerBuilds ? BuildSlots.customersWorthASwitch : 1
     ) { result in
       // Logs are streams, so they are written in scratch space and only moved into dist/
       // once the job is over, whatever its outcome.
