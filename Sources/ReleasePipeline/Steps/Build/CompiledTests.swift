@@ -82,13 +82,15 @@ final class CompiledTests: @unchecked Sendable {
   }
 
   /// Ends a proof: a binary, a reason to fall back, or (`.none`) nothing learnt (the customer
-  /// failed on its own account): the next customer of the key proves it.
+  /// failed on its own account): the next customer of the key proves it. A key once decided
+  /// stays so.
   func resolve(_ key: CompileKey, _ outcome: Claim?) {
     condition.lock()
     switch outcome {
     case .run(let binary): entries[key] = .proven(binary)
     case .fallBack(let reason): entries[key] = .fallBack(reason)
-    case .prove, nil: entries[key] = nil
+    case .prove, nil:
+      if case .proving = entries[key] { entries[key] = nil }
     }
     condition.broadcast()
     condition.unlock()

@@ -72,8 +72,9 @@ struct SwiftBuildStep: CustomerStep {
           .info(
             "compile key \(key.short) (\(job.id) first): \(difference); every customer of this key is tested with swift test"
           ))
-        // This customer's tests read SwiftPM's bundle, not the prediction: test it again as
-        // every other customer of the key will be.
+        // Decided whatever this customer's tests say: its tests read SwiftPM's bundle, not
+        // the prediction, so it is tested again as every other customer of the key will be.
+        compiled.resolve(key, .fallBack(difference))
         try BuildSlots.refreshResourceBundles(
           resources: source.directory.appendingPathComponent(PackageGenerator.resourcesDirectory),
           below: slot.appendingPathComponent(".build"))

@@ -26,7 +26,11 @@ struct BuildCustomersStep: Step {
   func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
       root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs)
-    let compiled = CompiledTests(directory: context.cacheDirectory.appendingPathComponent("compiled"))
+    // A key is proven again in every run (its binary is only trusted after this run's proof), so
+    // the binaries an earlier run kept are only space.
+    let compiledDirectory = context.cacheDirectory.appendingPathComponent("compiled")
+    try? FileManager.default.removeItem(at: compiledDirectory)
+    let compiled = CompiledTests(directory: compiledDirectory)
     let inputs = plan.inputs
     let pipeline = CustomerPipeline { job, steps in
       let package = try steps.run(GenerateStep(inputs: inputs), job)

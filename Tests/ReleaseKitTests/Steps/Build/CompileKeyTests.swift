@@ -146,6 +146,9 @@ final class CompileKeyTests: XCTestCase {
       return XCTFail("a difference falls back")
     }
     XCTAssertEqual(reason, "planted")
+    // A first customer that then fails its own tests leaves the key decided.
+    compiled.resolve(other, nil)
+    guard case .fallBack = compiled.claim(other) else { return XCTFail("a decided key stays decided") }
     XCTAssertEqual(other.short, "cdcdcdcdcdcd")
   }
 
