@@ -58,6 +58,17 @@ final class CompileKeyEndToEndTests: XCTestCase {
     XCTAssertTrue(
       report.contains(#"<property name="tested_by" value="test binary of compile key \#(key)"/>"#))
 
+    // The key's binary, kept aside: every run proves its keys again and removes the last
+    // run's binaries.
+    let cache = Workspace.sharedCache
+    let compiled = cache.appendingPathComponent("compiled")
+    let keyDirectory = try XCTUnwrap(
+      try FileManager.default.contentsOfDirectory(atPath: compiled.path).first { $0.hasPrefix(key) })
+    let binary = workspace.file("ContextSDKPackageTests.xctest")
+    try FileManager.default.copyItem(
+      at: compiled.appendingPathComponent(keyDirectory).appendingPathComponent(binary.lastPathComponent),
+      to: binary)
+
     // --full-build: `swift test` for both, and the same bytes in every release file.
     let full = workspace.run(customers + ["--full-build", "--force", "--dist", "full"])
     XCTAssertEqual(full.exitCode, 0, full.allOutput)
@@ -69,14 +80,6 @@ final class CompileKeyEndToEndTests: XCTestCase {
     // Planted in bluebird's resources: another model's bytes under its model's name, and
     // acme's configuration (its app, bundle identifiers and models). Each must fail the same
     // tests on the key's binary as under `swift test`.
-    let cache = Workspace.sharedCache
-    let binary = cache.appendingPathComponent("compiled")
-      .appendingPathComponent(
-        try XCTUnwrap(
-          try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("compiled").path)
-            .first { $0.hasPrefix(key) })
-      )
-      .appendingPathComponent("ContextSDKPackageTests.xctest")
     let generated = cache.appendingPathComponent("packages/bluebird/ContextSDK_Bluebird")
     let acmeConfiguration = try Data(
       contentsOf: cache.appendingPathComponent(
