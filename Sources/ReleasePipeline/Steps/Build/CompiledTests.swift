@@ -125,6 +125,10 @@ enum BuildProducts {
     debugDirectory(of: package).appendingPathComponent("\(packageName)PackageTests.xctest")
   }
 
+  /// The name SwiftPM gives the `ContextSDK` target's bundle on Linux
+  /// (`<Package>_<Target>.resources`).
+  static let bundleName = "ContextSDK_ContextSDK.resources"
+
   /// The resource bundles beside the binaries (`<Package>_<Target>.resources`).
   static func resourceBundles(of package: URL) -> [URL] {
     let debug = debugDirectory(of: package)

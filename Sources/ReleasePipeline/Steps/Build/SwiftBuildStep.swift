@@ -54,30 +54,40 @@ struct SwiftBuildStep: CustomerStep {
     try inSlot(source, job, context, refreshBundles: false) { slot in
       var failure: Error?
       do { try swift(slot, job, context) } catch { failure = error }
+      let testBinary = BuildProducts.testBinary(of: slot)
+      guard FileManager.default.isExecutableFile(atPath: testBinary.path) else {
+        // Nothing built to prove: a failure is the build's (this customer's own), and a build
+        // that passed without a test binary (not SwiftPM on Linux) leaves `swift test` to all.
+        if let failure { throw failure }
+        let difference = "no test binary at \(testBinary.path)"
+        report(key, job, difference, context)
+        return .fallBack(difference)
+      }
       let predicted = try ResourceBundle.predicted(forPackage: source.directory)
       let bundles = BuildProducts.resourceBundles(of: slot)
-      let testBinary = BuildProducts.testBinary(of: slot)
       var difference: String?
       if context.services.environment[Self.simulateDifference] != nil {
         difference = "a difference simulated by \(Self.simulateDifference)"
       } else if bundles.count != 1 {
         difference = "SwiftPM made \(bundles.count) resource bundles, the prediction one"
-      } else if !FileManager.default.isExecutableFile(atPath: testBinary.path) {
-        difference = "no test binary at \(testBinary.path)"
       } else {
         difference = try ResourceBundle.difference(predicted: predicted, bundle: bundles[0])
       }
       if let difference {
-        context.reporter.report(
-          .info(
-            "compile key \(key.short) (\(job.id) first): \(difference); every customer of this key is tested with swift test"
-          ))
         // Decided whatever this customer's tests say: its tests read SwiftPM's bundle, not
-        // the prediction, so it is tested again as every other customer of the key will be.
+        // the prediction, so it is tested again as every other customer of the key will be,
+        // with its bundle made to hold its resources (made, when SwiftPM made none).
         compiled.resolve(key, .fallBack(difference))
-        try BuildSlots.refreshResourceBundles(
-          resources: source.directory.appendingPathComponent(PackageGenerator.resourcesDirectory),
-          below: slot.appendingPathComponent(".build"))
+        report(key, job, difference, context)
+        if bundles.isEmpty {
+          try ResourceBundle.assemble(
+            predicted,
+            at: BuildProducts.debugDirectory(of: slot).appendingPathComponent(BuildProducts.bundleName))
+        } else {
+          try BuildSlots.refreshResourceBundles(
+            resources: source.directory.appendingPathComponent(PackageGenerator.resourcesDirectory),
+            below: slot.appendingPathComponent(".build"))
+        }
         try swift(slot, job, context)
         return .fallBack(difference)
       }
@@ -93,14 +103,20 @@ struct SwiftBuildStep: CustomerStep {
       binary.testCount = TestCount.parse(log: job.scratchLog(in: context.cacheDirectory))
       guard listed.exitCode == 0, !binary.dataTests.isEmpty, binary.testCount != nil else {
         let difference = "no customer-data tests listed by the test binary, or no test count from swift test"
-        context.reporter.report(
-          .info(
-            "compile key \(key.short) (\(job.id) first): \(difference); every customer of this key is tested with swift test"
-          ))
+        report(key, job, difference, context)
         return .fallBack(difference)
       }
       return .run(binary)
     }
+  }
+
+  /// Says in the run's output that the customers of `key` are tested with `swift test`.
+  private func report(_ key: CompileKey, _ job: CustomerJob, _ difference: String, _ context: ReleaseContext)
+  {
+    context.reporter.report(
+      .info(
+        "compile key \(key.short) (\(job.id) first): \(difference); every customer of this key is tested with swift test"
+      ))
   }
 
   /// Runs the key's test binary for this customer: a hard link of it in a directory of the
