@@ -93,6 +93,7 @@ extension ReleaseOptions {
     failFast = parsed.flag(Options.failFast)
     json = parsed.flag(Options.json)
     skipTests = parsed.flag(Options.skipTests)
+    fullBuild = parsed.flag(Options.fullBuild)
     try read(publishing: parsed, configuration)
     if let services { try read(signing: parsed, configuration, services: services) }
     try read(signedChannel: parsed, configuration)

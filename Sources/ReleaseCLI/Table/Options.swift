@@ -56,6 +56,9 @@ enum Options {
     "--shards", "n", help: "how many machines share the work, 1 to 256 (required)")
   static let skipTests = Option.flag(
     "--skip-tests", help: "build but do not run 'swift test' (debugging only)")
+  static let fullBuild = Option.flag(
+    "--full-build",
+    help: "test every customer with 'swift test', not only the first of each compile key (a nightly check)")
   static let timeout = Option.value(
     "--timeout", "duration", help: "time one 'swift build' or 'swift test' of a package may take, e.g. 20m",
     default: "30m")
@@ -170,7 +173,7 @@ extension OptionGroup {
     "BEHAVIOUR",
     [
       Options.jobs, Options.dryRun, Options.force, Options.failFast, Options.shard, Options.skipTests,
-      Options.timeout, Options.json,
+      Options.fullBuild, Options.timeout, Options.json,
     ], name: "behaviour")
   static let publishing = OptionGroup(
     "PUBLISHING (after every customer succeeded and passed the content checks)",

@@ -97,6 +97,7 @@ package final class JSONReporter: Reporter {
     object["artifact"] = outcome.artifact
     object["sha256"] = outcome.sha256
     object["tests"] = outcome.testCount
+    object["tested_by"] = outcome.testedBy?.description
     object["failed_step"] = outcome.failedStep
     object["reason"] = outcome.reason
     object["log"] = outcome.logFile

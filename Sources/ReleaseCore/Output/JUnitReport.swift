@@ -21,6 +21,7 @@ enum JUnitReport {
         #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
       var properties = [("status", outcome.status.rawValue)]
       if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
+      if let method = outcome.testedBy { properties.append(("tested_by", method.description)) }
       if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
       if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
       if let shipped = outcome.shipped { properties.append(("shipped", String(shipped))) }
@@ -43,7 +44,13 @@ enum JUnitReport {
           "      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
       default:
         if let tests = outcome.testCount {
-          lines.append("      <system-out>swift test ran \(tests) tests</system-out>")
+          switch outcome.testedBy ?? .swiftTest {
+          case .swiftTest: lines.append("      <system-out>swift test ran \(tests) tests</system-out>")
+          case .testBinary(let key):
+            lines.append(
+              "      <system-out>\(tests) tests: those of the customer's data run on the test binary of compile key \(key), the others once for the key</system-out>"
+            )
+          }
         }
       }
       lines.append("    </testcase>")

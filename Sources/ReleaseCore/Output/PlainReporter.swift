@@ -48,8 +48,9 @@ package final class PlainReporter: Reporter {
           .standardError)
         if let log = outcome.logFile { line("  log: \(log)", .standardError) }
       } else {
+        let tested = outcome.testedBy.map { " (tested by \($0))" } ?? ""
         line(
-          "done \(outcome.id) \(outcome.version) \(outcome.status) in \(seconds) -> \(outcome.artifact ?? "-")"
+          "done \(outcome.id) \(outcome.version) \(outcome.status) in \(seconds) -> \(outcome.artifact ?? "-")\(tested)"
         )
       }
     case .customerLogTail(let id, let lines):

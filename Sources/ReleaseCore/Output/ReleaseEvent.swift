@@ -37,6 +37,8 @@ package enum ReleaseEvent: Sendable {
     var artifact: String?
     var sha256: String?
     var testCount: Int?
+    /// How its tests ran (`swift test`, or a compile key's test binary); nil when none ran.
+    var testedBy: TestMethod?
     package var failedStep: String?
     package var reason: String?
     var logFile: String?
@@ -47,7 +49,7 @@ package enum ReleaseEvent: Sendable {
     package init(
       id: String, version: String, status: Status, seconds: Double, artifact: String? = nil,
       sha256: String? = nil, testCount: Int? = nil, failedStep: String? = nil, reason: String? = nil,
-      logFile: String? = nil, shipped: Bool? = nil
+      logFile: String? = nil, shipped: Bool? = nil, testedBy: TestMethod? = nil
     ) {
       self.id = id
       self.version = version
@@ -56,6 +58,7 @@ package enum ReleaseEvent: Sendable {
       self.artifact = artifact
       self.sha256 = sha256
       self.testCount = testCount
+      self.testedBy = testedBy
       self.failedStep = failedStep
       self.reason = reason
       self.logFile = logFile

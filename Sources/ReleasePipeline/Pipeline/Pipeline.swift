@@ -79,6 +79,7 @@ struct CustomerSteps: Sendable {
     var reason: String
     /// How many tests ran before the step that failed, for the customer's outcome.
     var testCount: Int?
+    var testedBy: TestMethod?
   }
 
   func run<S: CustomerStep>(_ step: S, _ input: S.Input) throws -> S.Output {
@@ -92,11 +93,12 @@ struct CustomerSteps: Sendable {
 
   /// Runs the steps after the tests: when one of them fails, the outcome still says how many
   /// tests ran.
-  func afterTests<T>(ran testCount: Int?, _ body: () throws -> T) throws -> T {
+  func afterTests<T>(ran testCount: Int?, by method: TestMethod? = nil, _ body: () throws -> T) throws -> T {
     do {
       return try body()
     } catch var failure as Failure {
       failure.testCount = testCount
+      failure.testedBy = method
       throw failure
     }
   }
@@ -106,10 +108,13 @@ struct CustomerSteps: Sendable {
 struct StagedRelease: Sendable {
   var archive: CustomerResult.Archive
   var testCount: Int?
+  /// How the tests ran; not part of `release.json`.
+  var testedBy: TestMethod?
 
-  init(archive: CustomerResult.Archive, testCount: Int?) {
+  init(archive: CustomerResult.Archive, testCount: Int?, testedBy: TestMethod? = nil) {
     self.archive = archive
     self.testCount = testCount
+    self.testedBy = testedBy
   }
 }
 
@@ -216,9 +221,11 @@ struct CustomerPipeline: Sendable {
       result.status = .succeeded
       result.archive = release.archive
       result.testCount = release.testCount
+      result.testedBy = release.testedBy
     } catch let failure as CustomerSteps.Failure {
       result.status = .failed(step: failure.step, reason: failure.reason)
       result.testCount = failure.testCount
+      result.testedBy = failure.testedBy
     } catch {
       result.status = .failed(step: "customer steps", reason: "\(error)")
     }

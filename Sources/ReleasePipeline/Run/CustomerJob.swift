@@ -98,6 +98,8 @@ package struct CustomerResult: Sendable {
   var archive: Archive?
   /// How many tests `swift test` ran, when it printed it.
   var testCount: Int?
+  /// How its tests ran, for the run's output and report (never `release.json`).
+  var testedBy: TestMethod?
   var logFile: URL?
 
   init(
@@ -128,7 +130,7 @@ package struct CustomerResult: Sendable {
       id: id, version: job.version.description, status: .pending, seconds: duration,
       artifact: released ? relative(archive?.path) : nil, sha256: released ? archive?.sha256 : nil,
       testCount: testCount,
-      failedStep: nil, reason: nil, logFile: relative(logFile), shipped: shipped)
+      failedStep: nil, reason: nil, logFile: relative(logFile), shipped: shipped, testedBy: testedBy)
     switch status {
     case .pending: outcome.status = .pending
     case .upToDate: outcome.status = .upToDate

@@ -34,6 +34,8 @@ package struct ReleaseOptions: Equatable, Sendable {
   package var json = false
   /// Skip `swift test` (never the build); for debugging a customer quickly.
   package var skipTests = false
+  /// Test every customer with `swift test`, not only the first of each compile key.
+  package var fullBuild = false
   /// Tag the project repository after success (implied by publishing).
   package var tag = false
   package var allowDirty = false

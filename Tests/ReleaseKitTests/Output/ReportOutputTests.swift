@@ -57,6 +57,37 @@ final class ReportOutputTests: XCTestCase {
     XCTAssertEqual((property as? XMLElement)?.attribute(forName: "value")?.stringValue, "14")
   }
 
+  /// How a customer was tested is in its `--json` event, its JUnit case and its plain line.
+  func testHowACustomerWasTestedIsReported() throws {
+    var further = built
+    further.testedBy = .testBinary(compileKey: "0123456789ab")
+    var first = built
+    first.id = "cobalt"
+    first.testedBy = .swiftTest
+
+    let output = CapturedOutput()
+    JSONReporter(output: output, clock: ManualClock()).report(.customerFinished(further))
+    let object = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(try XCTUnwrap(output.standardOutput.first).utf8))
+        as? [String: Any])
+    XCTAssertEqual(object["tested_by"] as? String, "test binary of compile key 0123456789ab")
+
+    let document = try XMLDocument(
+      data: Data(JUnitReport.xml([further, first], logTails: [:], seconds: 1).utf8))
+    let methods = try document.nodes(forXPath: "//testcase//property[@name='tested_by']").map {
+      ($0 as? XMLElement)?.attribute(forName: "value")?.stringValue
+    }
+    XCTAssertEqual(methods, ["test binary of compile key 0123456789ab", "swift test"])
+    let counts = try document.nodes(forXPath: "//testcase//property[@name='swift_test_count']")
+    XCTAssertEqual(counts.count, 2)
+
+    let plain = CapturedOutput()
+    PlainReporter(output: plain, clock: ManualClock()).report(.customerFinished(further))
+    XCTAssertTrue(
+      plain.standardOutput.contains { $0.hasSuffix("(tested by test binary of compile key 0123456789ab)") },
+      "\(plain.standardOutput)")
+  }
+
   func testGitHubAnnotationsCarryFileAndLineAndEscapeNewlines() {
     let output = CapturedOutput()
     let reporter = GitHubActionsReporter(output: output, stepSummary: nil, root: URL(fileURLWithPath: "/"))

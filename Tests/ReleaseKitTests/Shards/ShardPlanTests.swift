@@ -61,20 +61,38 @@ final class ShardPlanTests: XCTestCase {
     XCTAssertEqual(ShardPlan.make(input, count: 3, planDigest: "d").shards.map(\.building), [7, 7, 6])
   }
 
-  /// A shard that meets two feature sets gets fewer customers: on the bench's mix (8 `att`,
-  /// 40 `att` and `conversion`, 72 `conversion`) over 6 shards, the largest cost is 22 (the
-  /// smallest largest cost: at 21 the `conversion` customers left after the shards of two sets
-  /// need four more shards), and the shards that meet two sets take 18 and 17 customers.
-  func testAShardMeetingTwoFeatureSetsGetsFewerCustomers() {
+  /// A further feature set costs a shard about as much as 90 customers of a set it already
+  /// builds: on the bench's mix (8 `att`, 40 `att` and `conversion`, 72 `conversion`) over 6
+  /// shards, every shard meets one set, and the largest shard is one of three of the 72
+  /// (by hand: 8 alone, 40 over two, 72 over three).
+  func testAShardMeetsOneFeatureSetWhenTheSetsCanBeCutSo() {
     let sets = [("a", 8), ("b", 40), ("c", 72)]
     let input = sets.flatMap { set, size in
       (0..<size).map { (id: String(format: "\(set)%03d", $0), builds: true, features: set) }
     }
     let plan = ShardPlan.make(input, count: 6, planDigest: "d")
-    XCTAssertEqual(plan.shards.map(\.building), [18, 22, 17, 21, 21, 21])
+    XCTAssertEqual(plan.shards.map(\.building).max(), 24)
+    XCTAssertEqual(plan.shards.map(\.building).reduce(0, +), 120)
     XCTAssertEqual(
       plan.shards.map { Set($0.customers.map { $0.prefix(1) }).sorted() },
-      [["a", "b"], ["b"], ["b", "c"], ["c"], ["c"], ["c"]])
+      [["a"], ["b"], ["b"], ["c"], ["c"], ["c"]])
+  }
+
+  /// Two sets of 200 over three shards: shards of one set each would cost 200 (one set in one
+  /// shard); cutting the middle shard across both costs less, and that shard gets fewer
+  /// customers by about a feature set's cost (by hand: x = m + 90 and 2x + m = 400, so the
+  /// middle shard gets m of about 73 and the others about 163).
+  func testAShardMeetingTwoFeatureSetsGetsFewerCustomers() throws {
+    let input = [("a", 200), ("b", 200)].flatMap { set, size in
+      (0..<size).map { (id: String(format: "\(set)%03d", $0), builds: true, features: set) }
+    }
+    let plan = ShardPlan.make(input, count: 3, planDigest: "d")
+    let sets = plan.shards.map { Set($0.customers.map { $0.prefix(1) }).count }
+    XCTAssertEqual(sets, [1, 2, 1])
+    for shard in [plan.shards[0], plan.shards[2]] {
+      XCTAssertEqual(
+        Double(plan.shards[1].building + ShardPlan.featureSetCost), Double(shard.building), accuracy: 2)
+    }
   }
 
   /// A shard's machine builds each feature set it meets in a build slot of its own: a slot

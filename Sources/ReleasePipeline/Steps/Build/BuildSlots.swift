@@ -95,15 +95,28 @@ final class BuildSlots: Sendable {
   /// suite saw acme's tests run against the registry of the customer the slot built before.
   /// The last second given is kept in `.build`, so it is gone exactly when the driver's
   /// records are; it covers a file removed and written again later.
-  static func mirror(_ source: URL, into destination: URL) throws {
+  ///
+  /// Without `refreshBundles`, the resource bundles are removed instead, so that what the build
+  /// leaves there is SwiftPM's own copy (the proof of a compile key, see `SwiftBuildStep`).
+  static func mirror(_ source: URL, into destination: URL, refreshBundles: Bool = true) throws {
     let lastSecondFile = destination.appendingPathComponent(".build/slot-mirror-second")
     let lastSecond = (try? String(contentsOf: lastSecondFile, encoding: .utf8)).flatMap { Int($0) } ?? 0
     let latest = try mirrorFiles(
       from: source, into: destination, notBefore: max(Int(Date().timeIntervalSince1970), lastSecond + 1))
     if let latest { try AtomicFile.write(Data(String(latest).utf8), to: lastSecondFile, durable: false) }
-    try refreshResourceBundles(
-      resources: destination.appendingPathComponent(PackageGenerator.resourcesDirectory),
-      below: destination.appendingPathComponent(".build"))
+    let build = destination.appendingPathComponent(".build")
+    if refreshBundles {
+      try refreshResourceBundles(
+        resources: destination.appendingPathComponent(PackageGenerator.resourcesDirectory), below: build)
+    } else {
+      for bundle in resourceBundles(below: build) {
+        do {
+          try FileManager.default.removeItem(at: bundle)
+        } catch {
+          throw SystemError.cannotWrite(path: bundle.path, reason: SystemError.reason(error))
+        }
+      }
+    }
   }
 
   /// The resource bundles an earlier build copied into `.build` (`<package>_<target>.resources`

@@ -26,11 +26,17 @@ struct BuildCustomersStep: Step {
   func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
       root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs)
+    // A key is proven again in every run (its binary is only trusted after this run's proof), so
+    // the binaries an earlier run kept are only space.
+    let compiledDirectory = context.cacheDirectory.appendingPathComponent("compiled")
+    try? FileManager.default.removeItem(at: compiledDirectory)
+    let compiled = CompiledTests(directory: compiledDirectory)
     let inputs = plan.inputs
     let pipeline = CustomerPipeline { job, steps in
       let package = try steps.run(GenerateStep(inputs: inputs), job)
-      let tested = try steps.run(SwiftBuildStep(slots: slots), package)
-      return try steps.afterTests(ran: tested.testCount) {
+      let tested = try steps.run(
+        SwiftBuildStep(slots: slots, compiled: compiled, toolchain: plan.toolchain), package)
+      return try steps.afterTests(ran: tested.testCount, by: tested.testedBy) {
         let archived = try steps.run(ArchiveStep(), tested)
         return try steps.run(StageStep(inputs: inputs), archived)
       }
@@ -44,9 +50,13 @@ struct BuildCustomersStep: Step {
       return result
     }
     // Customers with the same features one after another on a worker: its warm slot then
-    // keeps its build plan and modules (see BuildSlots).
+    // keeps its build plan and modules (see BuildSlots). Only the first customer of a compile
+    // key takes a slot unless every customer is built: a worker done with its set then joins
+    // another at once.
+    let everyCustomerBuilds = context.options.fullBuild || context.options.skipTests
     return pipeline.run(
-      customers, context, affinity: \.slotAffinity, worthJoining: BuildSlots.customersWorthASwitch
+      customers, context, affinity: \.slotAffinity,
+      worthJoining: everyCustomerBuilds ? BuildSlots.customersWorthASwitch : 1
     ) { result in
       // Logs are streams, so they are written in scratch space and only moved into dist/
       // once the job is over, whatever its outcome.

@@ -44,7 +44,7 @@ struct StageStep: CustomerStep {
     return StagedRelease(
       archive: .init(
         path: final.appendingPathComponent(job.archiveName), sha256: archive.sha256, size: archive.size),
-      testCount: testCount)
+      testCount: testCount, testedBy: archived.tested.testedBy)
   }
 
   /// Renames `temporary` to `final`; an earlier release directory of the same version (a
