@@ -164,10 +164,11 @@ final class BuildSlots: Sendable {
     from source: URL, into destination: URL, notBefore: Int? = nil, owned: (String) -> Bool = { _ in true }
   ) throws -> Int? {
     let fileManager = FileManager.default
-    let wanted = Set(try relativeFiles(in: source))
+    let wanted = Set(try PackageFiles.relative(in: source))
     var latest: Int?
     do {
-      for existing in try relativeFiles(in: destination) where !wanted.contains(existing) && owned(existing) {
+      for existing in try PackageFiles.relative(in: destination)
+      where !wanted.contains(existing) && owned(existing) {
         try fileManager.removeItem(at: destination.appendingPathComponent(existing))
       }
       for path in wanted.sorted() {
@@ -192,19 +193,5 @@ final class BuildSlots: Sendable {
     } catch {
       throw SystemError.cannotWrite(path: destination.path, reason: SystemError.reason(error))
     }
-  }
-
-  /// Regular files below `directory`, relative, excluding `.build`.
-  private static func relativeFiles(in directory: URL) throws -> [String] {
-    guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return [] }
-    var files: [String] = []
-    while let path = enumerator.nextObject() as? String {
-      if path == ".build" || path.hasPrefix(".build/") {
-        enumerator.skipDescendants()
-        continue
-      }
-      if enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular { files.append(path) }
-    }
-    return files
   }
 }
