@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
@@ -6,20 +7,29 @@ import XCTest
 /// directory publish (which tags, so the workspace is a git repository) runs with recognisable
 /// planted secrets, and neither its output, nor `dist/`, nor the published files, nor the
 /// generated package, nor its git objects, nor the environment `swift` and `git` were started
-/// with (recorded by stand-ins on PATH) holds any of them.
+/// with (recorded by stand-ins on PATH) holds any of them. The signing key is a real one the
+/// workspace trusts, so the run signs with it (every zip's `.sig`, the customer indexes).
 final class SecretEndToEndTests: XCTestCase {
   func testPlantedCredentialsAppearNowhere() throws {
     let marker = UUID().uuidString
+    let workspace = try Workspace()
+    let signing = try workspace.trustSigningKey()
     let secrets = [
       "AWS_SECRET_ACCESS_KEY": "RELEASE-TEST-SECRET-\(marker)-aws-secret",
       "AWS_SESSION_TOKEN": "RELEASE-TEST-SECRET-\(marker)-session-token",
       "GITHUB_TOKEN": "RELEASE-TEST-SECRET-\(marker)-github-token",
       "AWS_ACCESS_KEY_ID": "RELEASE-TEST-SECRET-\(marker)-access-key-id",
-      "RELEASE_SIGNING_KEY": "RELEASE-TEST-SECRET-\(marker)-signing-key",
-    ]
-    let needles = Array(secrets.values) + ["RELEASE-TEST-SECRET-\(marker)"]
-
-    let workspace = try Workspace()
+    ].merging(signing) { $1 }
+    // The private key's base64 body (its seed), not the PEM's armour lines, which any key has.
+    let keyBody = try XCTUnwrap(
+      signing["RELEASE_SIGNING_KEY"]?.split(separator: "\n").first { !$0.hasPrefix("-----") }.map(String.init)
+    )
+    let needles =
+      secrets.values.filter { $0.hasPrefix("RELEASE-TEST-SECRET-") } + [
+        keyBody, "RELEASE-TEST-SECRET-\(marker)",
+      ]
+    // The key file trustSigningKey keeps in the workspace is the one place it may be.
+    try FileManager.default.removeItem(at: workspace.file("keys/ota.pem"))
     try "dist/\n.release-cache/\n".write(to: workspace.file(".gitignore"), atomically: true, encoding: .utf8)
     for arguments in [
       ["init", "-q"], ["add", "-A"],
@@ -56,6 +66,10 @@ final class SecretEndToEndTests: XCTestCase {
       FileManager.default.fileExists(atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path)
     )
     XCTAssertTrue(FileManager.default.fileExists(atPath: publish.appendingPathComponent("index.json").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(
+        atPath: publish.appendingPathComponent("artifacts/acme/2.4.0/ContextSDK_Acme-2.4.0.zip.sig").path),
+      "the run signed with the planted key")
     let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
     XCTAssertTrue(dumps.contains { $0.hasPrefix("swift-") }, "swift ran: \(dumps)")
     XCTAssertTrue(dumps.contains { $0.hasPrefix("git-") }, "git ran: \(dumps)")
@@ -90,7 +104,7 @@ final class SecretEndToEndTests: XCTestCase {
     }
     // The stand-ins recorded real environments (so the scan of them means something).
     let anyDump = try String(
-      contentsOf: shims.environmentDumps.appendingPathComponent(dumps[0]), encoding: .utf8)
+      contentsOf: shims.environmentDumps.appendingPathComponent(try XCTUnwrap(dumps.first)), encoding: .utf8)
     XCTAssertTrue(anyDump.contains("PATH="), anyDump)
     print(
       "SecretEndToEndTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
