@@ -42,7 +42,7 @@ struct ReleaseConfiguration: Equatable {
   var publishPassed: Bool?
   /// Where over-the-air manifests go when every destination is a releases repository.
   var otaDestination: String?
-  /// How long a signed OTA manifest is believed after publishing (`--manifest-expires`).
+  /// How long a signed OTA manifest is believed after publishing (`--expires`).
   var manifestExpiry: String?
   /// Whether the legacy unsigned `ota/<id>/models.json` is still published (and its URL put in
   /// packages) beside the signed channel; absent: true.

@@ -105,7 +105,7 @@ enum Options {
     default: "the PEM text of RELEASE_SIGNING_KEY")
 
   static let manifestExpires = Option.value(
-    "--manifest-expires", "duration",
+    "--expires", "duration",
     help: "how long devices believe a signed over-the-air manifest after it is published, e.g. 36h or 7d",
     default: "7d", configuration: .manifestExpiry)
   static let refresh = Option.flag(

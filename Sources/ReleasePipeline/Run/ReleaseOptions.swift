@@ -84,7 +84,7 @@ package struct ReleaseOptions: Equatable, Sendable {
   /// keep its URL in packages (`publish.legacyManifests`, default true): packages already in
   /// the field poll it.
   package var legacyManifests = true
-  /// Seconds a signed manifest is believed after it is published (`--manifest-expires`,
+  /// Seconds a signed manifest is believed after it is published (`--expires`,
   /// `publish.manifestExpiry`; 7 days).
   package var manifestExpiry: Double = 7 * 86_400
   /// `release ota publish --refresh`: re-sign every signed channel's manifest as published.

@@ -133,17 +133,17 @@ final class CommandTableTests: XCTestCase {
     XCTAssertEqual(options.release.manifestExpiry, 36 * 3600)
     let flagged = try OTAPublishOptions(
       Arguments(
-        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--manifest-expires", "2d"],
+        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--expires", "2d"],
         command: publish),
       invocation)
     XCTAssertEqual(flagged.release.manifestExpiry, 2 * 86_400)
     XCTAssertThrowsError(
       try OTAPublishOptions(
-        Arguments(["--publish", "dir:out", "--manifest-expires", "30m"], command: publish), invocation)
+        Arguments(["--publish", "dir:out", "--expires", "30m"], command: publish), invocation)
     ) { error in
       XCTAssertEqual(
         (error as? ReleaseError)?.lines,
-        [#"--manifest-expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
+        [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
     }
     XCTAssertThrowsError(try Arguments(["--tag"], command: publish))
   }

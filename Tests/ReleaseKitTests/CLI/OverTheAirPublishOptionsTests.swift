@@ -122,7 +122,7 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
     let arguments = ["--outcomes", "outcomes.csv", "--apply", "--publish", "dir:published"]
     let flagged = try EvaluateOptions(
       Arguments(
-        arguments + ["--signing-key", "ota.pem", "--manifest-expires", "36h"], command: evaluateCommand),
+        arguments + ["--signing-key", "ota.pem", "--expires", "36h"], command: evaluateCommand),
       invocation(root.url))
     let release = try XCTUnwrap(flagged.publish)
     XCTAssertEqual(release.signing.signers.map(\.keyID), [key.publicKey.keyID])
@@ -137,13 +137,13 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
     XCTAssertEqual(
       refusal {
         try EvaluateOptions(
-          Arguments(arguments + ["--manifest-expires", "30m"], command: self.evaluateCommand),
+          Arguments(arguments + ["--expires", "30m"], command: self.evaluateCommand),
           self.invocation(root.url))
       },
-      [#"--manifest-expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
+      [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
     let help = evaluateCommand.help
     XCTAssertTrue(
-      help.contains("--signing-key <file>") && help.contains("--manifest-expires <duration>"), help)
+      help.contains("--signing-key <file>") && help.contains("--expires <duration>"), help)
   }
 
   /// A dry run with trusted keys and no private key shows the refusal as a line of the plan

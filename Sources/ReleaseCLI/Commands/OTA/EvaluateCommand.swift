@@ -31,7 +31,7 @@ enum EvaluateCommand {
       problem with its line) change nothing; under --dry-run nothing is written (no rollouts.json, \
       report, step summary or publish). --publish then publishes as 'release ota publish' does, \
       signing the signed channel with --signing-key (else RELEASE_SIGNING_KEY) and expiring it \
-      after --manifest-expires.
+      after --expires.
       """,
     positionals: [
       Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),

@@ -150,7 +150,7 @@ enum OTACommand {
         disagrees with where it is offered; a published models.json this tool did not write. \
         With trusted keys and a public URL, each customer with a channel id also gets its \
         signed channel the same way (ota/<channel>/manifest-<revision>.json, then \
-        ota/<channel>/manifest.json), each a DSSE envelope expiring after --manifest-expires; \
+        ota/<channel>/manifest.json), each a DSSE envelope expiring after --expires; \
         refused then: no private key to sign with (exit 2; under --dry-run shown as 'would \
         refuse: …' and the preview goes on), a pointer no trusted key signed (exit 2), a pointer \
         holding a newer revision than rollouts.json records (exit 1). --refresh re-signs each \

@@ -124,13 +124,13 @@ final class SignedChannelPublishTests: XCTestCase {
   func testRefreshReSignsThePublishedContentNotTheWorkTree() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
-    publish(workspace, key, ["--manifest-expires", "1h"])
+    publish(workspace, key, ["--expires", "1h"])
     let first = try payload(pointer(workspace), key.publicKey)
     // The work tree now says 50 %, unpublished: a refresh must not publish it.
     let rollout = workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "50"])
     XCTAssertEqual(rollout.exitCode, 0, rollout.allOutput)
     let before = Date()
-    publish(workspace, key, ["--refresh", "--manifest-expires", "2d"])
+    publish(workspace, key, ["--refresh", "--expires", "2d"])
     let refreshed = try payload(pointer(workspace), key.publicKey)
     XCTAssertEqual(refreshed["revision"] as? Int, 2)
     XCTAssertEqual(percent(refreshed), 10)
