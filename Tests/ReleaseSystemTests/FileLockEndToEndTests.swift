@@ -20,10 +20,12 @@ final class FileLockEndToEndTests: XCTestCase {
   func testLockHeldByAnotherProcessIsSeenAndFreedWhenItIsKilled() throws {
     let directory = try TemporaryDirectory()
     let url = directory.url.appendingPathComponent("release.lock")
-    // flock(1) from util-linux holds the lock in a child process.
+    // flock(1) from util-linux takes the lock on the shell's descriptor 9, and the shell
+    // becomes `sleep` (exec, same process): the child is the lock's only holder, so killing it
+    // frees the lock (`flock <file> sleep` would leave its own child `sleep` holding it).
     let child = Process()
-    child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-    child.arguments = [url.path, "sleep", "30"]
+    child.executableURL = URL(fileURLWithPath: "/bin/sh")
+    child.arguments = ["-c", #"exec 9>>"$1" && /usr/bin/flock 9 && exec sleep 30"#, "sh", url.path]
     try child.run()
     defer { if child.isRunning { child.terminate() } }
     var sawLocked = false

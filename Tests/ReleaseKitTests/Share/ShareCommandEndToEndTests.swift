@@ -10,6 +10,9 @@ import XCTest
 /// a signature botocore computes the same, that download the zip's bytes; refusals in one line.
 final class ShareCommandEndToEndTests: XCTestCase {
   nonisolated(unsafe) private static var server: Result<Moto, Error>?
+  /// The bucket holding the published fixture, made once for the class: `share` only reads
+  /// it (the first test checks that it changes nothing).
+  nonisolated(unsafe) private static var published: Result<String, Error>?
   private var moto: Moto!
   private var bucket = ""
   private var directory: TemporaryDirectory!
@@ -21,14 +24,21 @@ final class ShareCommandEndToEndTests: XCTestCase {
   override class func tearDown() {
     if case .success(let moto) = server { moto.shutDown() }
     server = nil
+    published = nil
   }
 
   override func setUpWithError() throws {
     if Self.server == nil { Self.server = Result { try Moto(checkingSignatures: false) } }
     moto = try Self.server!.get()
-    bucket = try moto.makeBucket()
+    if Self.published == nil {
+      Self.published = Result {
+        bucket = try moto.makeBucket()
+        try publishFixture()
+        return bucket
+      }
+    }
+    bucket = try Self.published!.get()
     directory = try TemporaryDirectory()
-    try publishFixture()
     try write(
       "release.config.json",
       #"{"publish": {"destinations": ["dir:out", "s3://\#(bucket)/sdk"], "s3Endpoint": "\#(moto.endpoint)"}}"#
