@@ -38,8 +38,33 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// SDK): with the fixed salt, about 10%, within 8–12%.
   static let ruleSample = 2_000
 
+  /// acme released signed into `published/`, served over HTTP on 127.0.0.1, with a challenger
+  /// (v74) rolled out to 10% and published over the air. The caller shuts the server down.
+  private struct ServedChallenger {
+    let workspace: Workspace
+    let published: URL
+    let server: StaticHTTPServer
+    /// `--publish` and `--public-url` of every publishing run.
+    let destination: [String]
+    /// The environment that signs (`RELEASE_SIGNING_KEY`).
+    let signer: [String: String]
+
+    init(_ test: OverTheAirEndToEndTests) throws {
+      workspace = try Workspace(manifest: OverTheAirEndToEndTests.manifest)
+      published = workspace.file("published")
+      try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
+      server = try StaticHTTPServer(directory: published)
+      destination = ["--publish", "dir:published", "--public-url", server.baseURL]
+      signer = try workspace.trustSigningKey()
+      try GitFixture.commitAll(workspace.root)
+      test.run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: signer)
+      test.run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
+      test.run(workspace, ["ota", "publish"] + destination, environment: signer)
+    }
+  }
+
   @discardableResult
-  private func run(
+  fileprivate func run(
     _ workspace: Workspace, _ arguments: [String], environment: [String: String] = [:],
     file: StaticString = #filePath, line: UInt = #line
   )
@@ -126,17 +151,9 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// Issue 20's proof: a challenger at 10%, a worse outcome export (seeded simulation) judged
   /// by `ota evaluate --apply --publish`, and every device back on the bundled model.
   func testAWorseChallengerJudgedByItsOutcomesIsRolledBackOnEveryDevice() throws {
-    let workspace = try Workspace(manifest: Self.manifest)
-    let published = workspace.file("published")
-    try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
-    let server = try StaticHTTPServer(directory: published)
-    defer { server.shutDown() }
-    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
-    let signer = try workspace.trustSigningKey()
-    try GitFixture.commitAll(workspace.root)
-    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: signer)
-    run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
-    run(workspace, ["ota", "publish"] + destination, environment: signer)
+    let served = try ServedChallenger(self)
+    defer { served.server.shutDown() }
+    let (workspace, destination, signer) = (served.workspace, served.destination, served.signer)
     let downloads = workspace.file("ota-devices/devices")
     let (before, _) = try devices(workspace, downloads: downloads)
     XCTAssertTrue(before.values.contains { $0.version == "74" }, "some devices took the challenger")
@@ -163,17 +180,11 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// puts the rolled-back model back on none.
   func testAForgedOrReplayedSignedManifestMovesNoDevice() throws {
     let count = 400
-    let workspace = try Workspace(manifest: Self.manifest)
-    let published = workspace.file("published")
-    try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
-    let server = try StaticHTTPServer(directory: published)
-    defer { server.shutDown() }
-    let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
-    let signer = try workspace.trustSigningKey()
-    try GitFixture.commitAll(workspace.root)
-    run(workspace, ["all", "--skip-tests", "--allow-dirty"] + destination, environment: signer)
-    run(workspace, ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
-    run(workspace, ["ota", "publish"] + destination, environment: signer)
+    let served = try ServedChallenger(self)
+    defer { served.server.shutDown() }
+    let (workspace, published, destination, signer) = (
+      served.workspace, served.published, served.destination, served.signer
+    )
     let state = try ReleaseStateFile.channels(workspace)
     let channel = try XCTUnwrap(state["acme"])
     let pointer = published.appendingPathComponent("ota/\(channel)/manifest.json")
