@@ -99,8 +99,8 @@ package final class GitHubActionsReporter: Reporter {
 
   static func markdown(_ outcomes: [ReleaseEvent.CustomerOutcome]) -> String {
     var lines = [
-      "### release", "", "| Customer | Version | Status | Shipped | Time | Artifact |",
-      "| --- | --- | --- | --- | --- | --- |",
+      "### release", "", "| Customer | Version | Status | Shipped | Tested by | Time | Artifact |",
+      "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for outcome in outcomes {
       let status =
@@ -109,7 +109,8 @@ package final class GitHubActionsReporter: Reporter {
         : outcome.status.rawValue
       let cells = [
         outcome.id, outcome.version, status, outcome.shipped.map { $0 ? "yes" : "no" } ?? "-",
-        String(format: "%.1fs", outcome.seconds), outcome.artifact ?? "-",
+        outcome.testedBy?.description ?? "-", String(format: "%.1fs", outcome.seconds),
+        outcome.artifact ?? "-",
       ].map { MarkdownText.escaping($0).markdown }
       lines.append("| " + cells.joined(separator: " | ") + " |")
     }

@@ -86,6 +86,18 @@ final class ReportOutputTests: XCTestCase {
     XCTAssertTrue(
       plain.standardOutput.contains { $0.hasSuffix("(tested by test binary of compile key 0123456789ab)") },
       "\(plain.standardOutput)")
+
+    // The GitHub step summary: a column of its own, "-" for a customer not tested.
+    var untested = built
+    untested.id = "dune"
+    let rows = GitHubActionsReporter.markdown([further, first, untested]).split(separator: "\n")
+    XCTAssertTrue(rows.contains { $0.hasPrefix("| Customer |") && $0.contains("| Tested by |") }, "\(rows)")
+    for (id, method) in [
+      ("acme", "test binary of compile key 0123456789ab"), ("cobalt", "swift test"), ("dune", "-"),
+    ] {
+      XCTAssertTrue(
+        rows.contains { $0.hasPrefix("| \(id) |") && $0.contains("| \(method) |") }, "\(id): \(rows)")
+    }
   }
 
   func testGitHubAnnotationsCarryFileAndLineAndEscapeNewlines() {
@@ -109,7 +121,7 @@ final class ReportOutputTests: XCTestCase {
     reporter.finish()
     let text = try String(contentsOf: summary, encoding: .utf8)
     XCTAssertTrue(text.hasPrefix("earlier step\n"))
-    XCTAssertTrue(text.contains("| acme | 2.4.0 | built | - | 12.5s | dist/acme/2.4.0/a.zip |"), text)
+    XCTAssertTrue(text.contains("| acme | 2.4.0 | built | - | - | 12.5s | dist/acme/2.4.0/a.zip |"), text)
     XCTAssertTrue(text.contains("| bluebird | 2.4.1 | ❌ failed \\(build and test\\): "), text)
   }
 
