@@ -130,10 +130,8 @@ final class KeysCommandTests: XCTestCase {
     try SSHSignature.sign(fileAt: zip, namespace: "contextsdk-release", with: signingKey).write(
       to: root.appendingPathComponent("ContextSDK_Acme-2.4.1.zip.sig"), atomically: true, encoding: .utf8)
 
-    let verify = [
-      "-Y", "verify", "-f", "allowed_signers", "-I", "releases@example.com", "-n", "contextsdk-release", "-s",
-      "ContextSDK_Acme-2.4.1.zip.sig",
-    ]
+    let verify = KeysCLI.sshVerifyArguments(
+      identity: "releases@example.com", signature: "ContextSDK_Acme-2.4.1.zip.sig")
     let good = try KeysCLI.tool("ssh-keygen", verify, in: root, input: zip)
     XCTAssertEqual(good.exitCode, 0, good.standardOutput + good.standardError)
     XCTAssertTrue(good.standardOutput.contains("Good \"contextsdk-release\" signature"), good.standardOutput)

@@ -27,6 +27,12 @@ enum KeysCLI {
 
   /// Runs a program, failing the test (never skipping it) when it is missing.
   @discardableResult
+  /// `ssh-keygen`'s arguments to check a release zip's signature as a customer does (the zip
+  /// on stdin, `allowed_signers` in the working directory).
+  static func sshVerifyArguments(identity: String, signature: String) -> [String] {
+    ["-Y", "verify", "-f", "allowed_signers", "-I", identity, "-n", "contextsdk-release", "-s", signature]
+  }
+
   static func tool(_ program: String, _ arguments: [String], in directory: URL, input: URL? = nil) throws
     -> ProcessResult
   {

@@ -86,13 +86,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
       devices: [String: (version: String, sha256: String)], summary: [String]
     )
   {
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation(
-        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
-        [
-          "acme", "--devices", String(count), "--list", "--work", Self.probeWork.path, "--downloads",
-          downloads.path,
-        ], in: workspace.root, timeLimit: 900))
+    let result = try otaDevices(workspace, downloads: downloads, count: count)
     XCTAssertEqual(result.exitCode, 0, result.standardOutput.suffix(2000) + result.standardError)
     var devices: [String: (String, String)] = [:]
     var summary: [String] = []
@@ -110,6 +104,18 @@ final class OverTheAirEndToEndTests: XCTestCase {
     return (devices, summary)
   }
 
+  /// `Scripts/ota-devices acme --list` for `count` devices, with the class's probe build and
+  /// the test's own downloads folder.
+  private func otaDevices(_ workspace: Workspace, downloads: URL, count: Int) throws -> ProcessResult {
+    try SystemProcessRunner().run(
+      ProcessInvocation(
+        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
+        [
+          "acme", "--devices", String(count), "--list", "--work", Self.probeWork.path, "--downloads",
+          downloads.path,
+        ], in: workspace.root, timeLimit: 900))
+  }
+
   /// `Scripts/ota-devices` against a manifest every device must refuse: it exits 1, each device
   /// reports why on its line, and keeps what it had. The refusals, and the install ids whose
   /// downloads folder holds `flow`'s `version` afterwards (read from disk, not from the tool).
@@ -117,13 +123,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
     _ workspace: Workspace, downloads: URL, count: Int, flow: String = "onboarding_upsell",
     version: Int = 74
   ) throws -> (refusals: [String], holding: Set<String>) {
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation(
-        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
-        [
-          "acme", "--devices", String(count), "--list", "--work", Self.probeWork.path, "--downloads",
-          downloads.path,
-        ], in: workspace.root, timeLimit: 900))
+    let result = try otaDevices(workspace, downloads: downloads, count: count)
     XCTAssertEqual(result.exitCode, 1, result.standardOutput.suffix(2000) + result.standardError)
     let refusals = result.standardOutput.split(separator: "\n").map(String.init).filter {
       $0.hasPrefix("install-") && $0.split(separator: " ").dropFirst().first == "error"

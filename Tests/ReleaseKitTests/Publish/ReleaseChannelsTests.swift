@@ -145,10 +145,8 @@ final class ReleaseChannelsTests: XCTestCase {
     try (try key.publicKey.allowedSignersLine(identity: "release@contextsdk") + "\n").write(
       to: directory.url.appendingPathComponent("allowed_signers"), atomically: true, encoding: .utf8)
 
-    let verify = [
-      "-Y", "verify", "-f", "allowed_signers", "-I", "release@contextsdk", "-n", "contextsdk-release", "-s",
-      signature.lastPathComponent,
-    ]
+    let verify = KeysCLI.sshVerifyArguments(
+      identity: "release@contextsdk", signature: signature.lastPathComponent)
     let accepted = try KeysCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
     XCTAssertEqual(

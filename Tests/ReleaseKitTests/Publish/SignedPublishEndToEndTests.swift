@@ -150,10 +150,8 @@ final class SignedPublishEndToEndTests: XCTestCase {
     let line = try XCTUnwrap(signers.standardOutput.first { !$0.hasPrefix("#") })
     try (line + "\n").write(
       to: directory.url.appendingPathComponent("allowed_signers"), atomically: true, encoding: .utf8)
-    let verify = [
-      "-Y", "verify", "-f", "allowed_signers", "-I", "release@contextsdk", "-n", "contextsdk-release", "-s",
-      signature.lastPathComponent,
-    ]
+    let verify = KeysCLI.sshVerifyArguments(
+      identity: "release@contextsdk", signature: signature.lastPathComponent)
     let accepted = try KeysCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
 
