@@ -93,15 +93,43 @@ let package = Package(
     .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest", "ReleaseModels"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
-    .testTarget(name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning"]),
+    .testTarget(
+      name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
-    .testTarget(
-      name: "ReleaseKitTests",
+    // What several test targets share: workspaces, fakes, fixtures, moto_server and proxies.
+    .target(
+      name: "ReleaseTestSupport",
       dependencies: [
-        "ReleaseCLI", "ReleasePipeline", "ReleaseOTA", "ReleasePublishing", "ReleaseCore", "ReleaseModels",
-        "ReleaseArchive", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest", "ReleaseNetwork",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleasePipeline",
         "ReleaseSigning", "ReleaseSystem",
+      ],
+      path: "Tests/ReleaseTestSupport"),
+    .testTarget(
+      name: "ReleaseCoreTests",
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleasePipeline",
+        "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleasePublishingTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline", "ReleasePublishing",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleasePipelineTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseCLITests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
+        "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseTestSupport",
       ]),
   ]
 )

@@ -13,7 +13,7 @@ package struct Services: Sendable {
   package var environment: [String: String]
   package var output: OutputStreaming
 
-  init(
+  package init(
     processRunner: ProcessRunning, clock: Clock, root: URL, environment: [String: String],
     output: OutputStreaming
   ) {

@@ -15,17 +15,17 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   }
 
   package struct Model: Codable, Equatable, Sendable {
-    var flowId: Int
+    package var flowId: Int
     package var flowName: String
     package var modelVersion: Int
-    var sha256: String
+    package var sha256: String
     var size: Int64
     /// Path inside the archive.
     var entry: String
     var specificationVersion: Int
-    var inputNames: [String]
+    package var inputNames: [String]
     /// The oldest SDK version that computes every input (from the template's signals.json).
-    var minimumSDKVersion: String
+    package var minimumSDKVersion: String
     /// The model's user-defined metadata (Core ML `metadata.userDefined`), as read from the file.
     var metadata: [String: String]
   }
@@ -41,15 +41,15 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   package struct ArtifactInfo: Codable, Equatable, Sendable {
     /// File name beside release.json.
     package var file: String
-    var sha256: String
-    var size: Int64
+    package var sha256: String
+    package var size: Int64
     /// The archive's single top-level directory.
-    var topLevelDirectory: String
+    package var topLevelDirectory: String
   }
 
   package var customer: CustomerInfo
   package var version: String
-  var sdkVersion: String
+  package var sdkVersion: String
   package var packageName: String
   /// The features the package holds (absent before tool 0.5.0).
   package var features: [String]?
@@ -66,7 +66,7 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   /// Tests `swift test` ran on the package, when it reported a count.
   var testCount: Int?
   /// How this release differs from the customer's previous one (absent before tool 0.4.0).
-  var releaseNotes: ReleaseNote?
+  package var releaseNotes: ReleaseNote?
 
   package static func load(from url: URL) throws -> ReleaseRecord {
     let data: Data
@@ -81,7 +81,7 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   }
 
   /// Stable bytes: sorted keys and a trailing newline.
-  func encoded() throws -> Data {
+  package func encoded() throws -> Data {
     try StableJSON.encode(self)
   }
 }

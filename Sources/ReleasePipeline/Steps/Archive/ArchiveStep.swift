@@ -32,7 +32,7 @@ struct ArchivedPackage: Sendable {
 package enum SourceDateEpoch {
   /// 2020-01-01T00:00:00Z. A constant rather than the wall clock so reruns are byte-identical;
   /// `SOURCE_DATE_EPOCH` overrides it, as in other reproducible-build tools.
-  static let defaultValue: Int64 = 1_577_836_800
+  package static let defaultValue: Int64 = 1_577_836_800
 
   /// `SOURCE_DATE_EPOCH` when set, else the default; anything but a whole number of seconds
   /// is bad input rather than silently ignored.

@@ -6,10 +6,10 @@ import ReleaseSystem
 /// kind, path (relative to dist/), size and SHA-256, for other CI steps to consume. Written
 /// after the content checks, so it lists only checked files; nothing in it depends on time
 /// or machine, so a sharded run merged gives the same bytes as one run.
-struct WriteArtifactListStep: Step {
+package struct WriteArtifactListStep: Step {
   static let fileName = "artifacts.json"
-  let name = "list artifacts"
-  let changesState = true
+  package let name = "list artifacts"
+  package let changesState = true
 
   struct Entry: Codable, Equatable, Sendable {
     var customer: String
@@ -22,19 +22,19 @@ struct WriteArtifactListStep: Step {
 
   enum Kind: String, Codable, Sendable { case sourceArchive, checksum, releaseManifest }
 
-  struct List: Codable, Equatable, Sendable {
+  package struct List: Codable, Equatable, Sendable {
     var artifacts: [Entry]
   }
 
-  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+  package func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
     results.nothingShipsReason("listed")
   }
 
-  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+  package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
     ["would list \(results.shipping.count * 3) files in \(context.options.distPath)/\(Self.fileName)"]
   }
 
-  func run(_ results: RunResults, _ context: ReleaseContext) throws {
+  package func run(_ results: RunResults, _ context: ReleaseContext) throws {
     var entries: [Entry] = []
     for job in results.shipping.map(\.job) {
       let directory = job.releaseDirectory(in: context.distDirectory)

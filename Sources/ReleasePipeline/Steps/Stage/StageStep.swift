@@ -6,7 +6,7 @@ import ReleaseSystem
 /// Moves a customer's finished release into `dist/<id>/<version>/`: the zip, its `.sha256`
 /// and `release.json` are assembled in a hidden temporary directory beside it and renamed
 /// into place in one step, so `dist/` never holds half a release.
-struct StageStep: CustomerStep {
+package struct StageStep: CustomerStep {
   let name = "stage"
   let inputs: ReleaseInputs
 
@@ -54,7 +54,7 @@ struct StageStep: CustomerStep {
   }
 
   /// Every regular file of the generated package with its SHA-256, sorted by path bytes.
-  static func files(in package: URL) throws -> [ReleaseRecord.File] {
+  package static func files(in package: URL) throws -> [ReleaseRecord.File] {
     var files: [ReleaseRecord.File] = []
     guard let enumerator = FileManager.default.enumerator(atPath: package.path) else { return [] }
     while let path = enumerator.nextObject() as? String {

@@ -1,0 +1,104 @@
+import Foundation
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleaseCLI
+@testable import ReleaseCore
+
+/// Argument handling: help everywhere, exit 2 with a one-line error naming the argument for
+/// anything wrong, and no process started or file written on the way.
+final class CommandLineTests: XCTestCase {
+  func run(_ arguments: [String]) -> (code: Int32, output: CapturedOutput) {
+    let output = CapturedOutput()
+    let services = Services(
+      processRunner: ScriptedProcessRunner(), clock: ManualClock(),
+      root: URL(fileURLWithPath: "/nonexistent-release-root"), environment: ["CI": "true"], output: output)
+    return (CommandLineInterface.main(arguments: arguments, services: services), output)
+  }
+
+  func testHelpForEveryCommand() {
+    // Each asks for its own text: the line naming it is the first of the help printed.
+    let cases: [([String], String)] = [
+      (["--help"], "release — "), (["help"], "release — "), (["all", "--help"], "release all — "),
+      (["customer", "-h"], "release customer — "), (["verify", "--help"], "release verify — "),
+      (["bump", "--help"], "release bump — "), (["rollout", "--help"], "release rollout — "),
+      (["pause", "--help"], "release pause — "), (["rollback", "-h"], "release rollback — "),
+      (["ota", "--help"], "release ota — "), (["ota", "status", "--help"], "release ota status — "),
+      (["ota", "publish", "--help"], "release ota publish — "),
+      (["ota", "publish", "--publish", "dir:x", "-h"], "release ota publish — "),
+      (["help", "ota", "publish"], "release ota publish — "), (["help", "rollout"], "release rollout — "),
+      (["keys", "--help"], "release keys — "), (["keys", "generate", "-h"], "release keys generate — "),
+      (["help", "keys", "allowed-signers"], "release keys allowed-signers — "),
+      (["keys", "check", "--help"], "release keys check — "), (["share", "--help"], "release share — "),
+    ]
+    for (arguments, title) in cases {
+      let (code, output) = run(arguments)
+      XCTAssertEqual(code, 0, "\(arguments)")
+      let lines = output.standardOutput.joined(separator: "\n").split(separator: "\n").map(String.init)
+      XCTAssertTrue(lines.first?.hasPrefix(title) == true, "\(arguments): \(lines.first ?? "")")
+      XCTAssertTrue(lines.contains { $0.hasPrefix("USAGE: release") }, "\(arguments)")
+      // An option line holds one option: two run together means a missing newline.
+      for line in lines where line.trimmingCharacters(in: .whitespaces).hasPrefix("--") {
+        let text = line.trimmingCharacters(in: .whitespaces).drop { !$0.isWhitespace }
+        XCTAssertNil(text.firstMatch(of: /\s{2,}--[a-z]/), "\(arguments): \(line)")
+      }
+    }
+    let (_, overview) = run(["--help"])
+    let text = overview.standardOutput.joined(separator: "\n")
+    for synopsis in [
+      "all", "customer <id>...", "verify <path>...", "bump <part>", "rollout <id> <flow> <version>",
+      "pause <id> <flow>", "rollback <id> <flow> <version>", "ota status [<id>]", "ota publish",
+    ] {
+      XCTAssertTrue(text.contains("\n  \(synopsis)  "), synopsis)
+    }
+    // What a command's help promises, the command takes.
+    XCTAssertFalse(run(["ota", "status", "--help"]).output.standardOutput.joined().contains("--dry-run"))
+    XCTAssertTrue(run(["all", "--help"]).output.standardOutput.joined().contains("--rollouts <file>"))
+  }
+
+  func testBadArgumentsExitTwoWithOneLineNamingTheArgument() {
+    let cases: [([String], String)] = [
+      (["nonsense"], "'nonsense': unknown command"),
+      (["al"], "(did you mean 'all'?)"),
+      (["all", "--jbos", "2"], "--jbos: unknown option for 'release all' (did you mean --jobs?)"),
+      (["all", "--jobs", "0"], "--jobs: expected a whole number from 1 to 64, found \"0\""),
+      (["all", "--jobs"], "--jobs: expected a value after it"),
+      (["all", "acme"], "'acme': 'release all' takes no customer names"),
+      (["customer"], "customer: expected at least one customer id or app_id, found none"),
+      (["all", "--push"], "--push: pushes tags, so it needs --tag or --publish"),
+      (["all", "--publish", "s3://B"], "--publish s3://B: expected s3://<bucket>[/<prefix>]"),
+      (["all", "--publish", "git:/srv/releases.git"], "expected a location with {id}"),
+      (["all", "--dry-run=yes"], "--dry-run: takes no value"),
+      (["bump", "huge"], "bump: expected one of major, minor, patch; found \"huge\""),
+      (["verify"], "verify: expected a zip, a release directory"),
+      (["ota"], "ota: expected a subcommand, status, publish, evaluate or verify; found nothing"),
+      (["ota", "status", "--dry-run"], "--dry-run: unknown option for 'release ota status'"),
+      (["ota", "publish", "acme"], "'acme': 'release ota publish' takes no arguments"),
+    ]
+    // `ota publish` builds, tags and pushes nothing: a release's options for that are refused.
+    let publishOnly =
+      ", which publishes the over-the-air manifests and their models only (no build, no tags, no push); see 'release ota publish --help'"
+    for option in [
+      ["--tag"], ["--push"], ["--force"], ["--jobs", "2"], ["--dist", "out"], ["--skip-tests"],
+    ] {
+      let (code, output) = run(["ota", "publish", "--publish", "dir:published"] + option)
+      XCTAssertEqual(code, 2, "\(option)")
+      XCTAssertEqual(
+        output.standardError, ["error: \(option[0]): not an option of 'release ota publish'\(publishOnly)"])
+    }
+    for (arguments, expected) in cases {
+      let (code, output) = run(arguments)
+      XCTAssertEqual(code, 2, "\(arguments)")
+      XCTAssertEqual(output.standardError.count, 1, "\(arguments): \(output.standardError)")
+      XCTAssertTrue(
+        output.standardError.first?.contains(expected) == true, "\(arguments): \(output.standardError)")
+    }
+  }
+
+  func testVersion() {
+    let (code, output) = run(["--version"])
+    XCTAssertEqual(code, 0)
+    XCTAssertEqual(output.standardOutput, ["release \(ReleaseTool.version)"])
+  }
+}

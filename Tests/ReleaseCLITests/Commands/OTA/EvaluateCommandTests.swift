@@ -1,0 +1,492 @@
+import Foundation
+import ReleaseEvaluation
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleaseCLI
+@testable import ReleaseCore
+
+#if canImport(FoundationXML)
+  import FoundationXML
+#endif
+
+/// A clock whose day the test sets: rollouts record it as `since`, and an evaluation refuses
+/// outcome dates after it.
+final class SettableClock: ReleaseSystem.Clock {
+  private let instant: Locked<Date>
+
+  init(_ day: String) { instant = Locked(Self.noon(day)) }
+
+  func set(_ day: String) { instant.set(Self.noon(day)) }
+  func now() -> Date { instant.value }
+  func monotonicSeconds() -> Double { 0 }
+
+  static func noon(_ day: String) -> Date {
+    let date = OutcomeDate(day)!
+    let formatter = ISO8601DateFormatter()
+    return formatter.date(from: "\(date)T12:00:00Z")!
+  }
+}
+
+/// `release ota evaluate` in process, on a workspace copy of the project: the decisions it
+/// reaches from simulated exports, what `--apply` does to `rollouts.json` (and what it leaves
+/// alone), its refusals, its outputs and its report.
+final class EvaluateCommandTests: XCTestCase {
+  override class func tearDown() {
+    SharedMoto.shared.shutDown()
+    super.tearDown()
+  }
+
+  struct CLIRun {
+    var code: Int32
+    var standardOutput: [String]
+    var standardError: [String]
+    var all: String { (standardOutput + standardError).joined(separator: "\n") }
+  }
+
+  func run(
+    _ arguments: [String], in workspace: Workspace, clock: SettableClock, environment: [String: String] = [:]
+  ) -> CLIRun {
+    let output = CapturedOutput()
+    var base = ProcessInfo.processInfo.environment
+    base["CI"] = "true"
+    for key in ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"] { base.removeValue(forKey: key) }
+    let services = Services(
+      processRunner: SystemProcessRunner(), clock: clock, root: workspace.root,
+      environment: base.merging(environment) { $1 }, output: output)
+    let code = CommandLineInterface.main(arguments: arguments, services: services)
+    return CLIRun(code: code, standardOutput: output.standardOutput, standardError: output.standardError)
+  }
+
+  /// The offer of `version` in rollouts.json, as plain values.
+  func offer(
+    _ workspace: Workspace, _ version: Int, customer: String = "acme", flow: String = "onboarding_upsell"
+  )
+    throws -> [String: Any]
+  {
+    let root = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: workspace.file("rollouts.json"))) as? [String: Any])
+    let flows = try XCTUnwrap((root["customers"] as? [String: Any])?[customer] as? [String: Any])
+    let offers = try XCTUnwrap((flows[flow] as? [String: Any])?["models"] as? [[String: Any]])
+    return try XCTUnwrap(offers.first { $0["modelVersion"] as? Int == version }, "v\(version) offered")
+  }
+
+  let start = OutcomeDate("2026-11-01")!
+
+  /// A workspace with acme's onboarding_upsell v74 rolled out to `percent`% on 2026-11-01 and
+  /// the clock on 2026-11-15, after 14 days of outcomes.
+  func rolledOut(percent: Int = 10) throws -> (Workspace, SettableClock) {
+    let workspace = try Workspace()
+    let clock = SettableClock("2026-11-01")
+    let rollout = run(
+      ["rollout", "acme", "onboarding_upsell", "74", "--percent", String(percent)], in: workspace,
+      clock: clock)
+    XCTAssertEqual(rollout.code, 0, rollout.all)
+    clock.set("2026-11-15")
+    return (workspace, clock)
+  }
+
+  func write(_ simulation: OutcomesSimulation, to name: String = "outcomes.csv", in workspace: Workspace)
+    throws
+  {
+    try simulation.csv().write(to: workspace.file(name), atomically: true, encoding: .utf8)
+  }
+
+  func testRolloutRecordsTheDayEachSplitBeganWithTheInjectedClock() throws {
+    let workspace = try Workspace()
+    let clock = SettableClock("2026-11-01")
+    XCTAssertEqual(
+      run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"], in: workspace, clock: clock)
+        .code, 0)
+    XCTAssertEqual(try offer(workspace, 74)["since"] as? String, "2026-11-01")
+    clock.set("2026-11-03")
+    // The same percentage again is no new split.
+    XCTAssertEqual(
+      run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"], in: workspace, clock: clock)
+        .code, 0)
+    XCTAssertEqual(try offer(workspace, 74)["since"] as? String, "2026-11-01")
+    XCTAssertEqual(
+      run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "25"], in: workspace, clock: clock)
+        .code, 0)
+    XCTAssertEqual(try offer(workspace, 74)["since"] as? String, "2026-11-03")
+    clock.set("2026-11-04")
+    XCTAssertEqual(run(["rollback", "acme", "onboarding_upsell", "74"], in: workspace, clock: clock).code, 0)
+    XCTAssertEqual(try offer(workspace, 74)["since"] as? String, "2026-11-04")
+
+    // A file without `since` (written before it was recorded) still reads; a bad one is refused
+    // with its path.
+    let text = try String(contentsOf: workspace.file("rollouts.json"), encoding: .utf8)
+    try text.replacingOccurrences(of: "\"since\" : \"2026-11-04\",", with: "")
+      .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
+    XCTAssertEqual(run(["ota", "status", "acme"], in: workspace, clock: clock).code, 0)
+    try text.replacingOccurrences(of: "2026-11-04", with: "2026-13-04")
+      .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
+    let bad = run(["ota", "status", "acme"], in: workspace, clock: clock)
+    XCTAssertEqual(bad.code, 2, bad.all)
+    XCTAssertTrue(
+      bad.all.contains("customers.acme.onboarding_upsell.models[0].since") && bad.all.contains("YYYY-MM-DD"),
+      bad.all)
+  }
+
+  func testAWorseChallengerIsRolledBack() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(
+      OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7, otherVersion: 72), in: workspace)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertTrue(result.standardOutput.contains("  decision     rollback"), result.all)
+    XCTAssertTrue(
+      result.standardOutput.contains("  ignored      14 rows of other model versions"), result.all)
+    XCTAssertTrue(result.standardOutput.contains("+++ b/rollouts.json"), result.all)
+    let retracted = try offer(workspace, 74)
+    XCTAssertEqual(retracted["status"] as? String, "retracted")
+    XCTAssertEqual(retracted["rolloutPercent"] as? Int, 0)
+    XCTAssertEqual(retracted["since"] as? String, "2026-11-15")
+  }
+
+  func testAGoodChallengerIsRaisedOneStepAndJudgedAgainFromItsNewSplit() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
+    let result = run(
+      ["ota", "evaluate", "acme", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertTrue(result.standardOutput.contains("  decision     promote"), result.all)
+    var raised = try offer(workspace, 74)
+    XCTAssertEqual(raised["rolloutPercent"] as? Int, 25, "one step along the default schedule")
+    XCTAssertEqual(raised["status"] as? String, "active")
+    XCTAssertEqual(raised["since"] as? String, "2026-11-15")
+
+    // The same export again: nothing after the new split began, so nothing is judged or raised.
+    let again = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(again.code, 0, again.all)
+    XCTAssertTrue(again.standardOutput.contains("  decision     invalid: no baseline rows"), again.all)
+    raised = try offer(workspace, 74)
+    XCTAssertEqual(raised["rolloutPercent"] as? Int, 25)
+  }
+
+  /// An offer written before `since` was recorded (unknown start): every row counts, and a
+  /// promote raises it, recording the new split's day.
+  func testAnOfferWithoutSinceIsJudgedOnEveryRowAndRaised() throws {
+    let (workspace, clock) = try rolledOut()
+    let text = try String(contentsOf: workspace.file("rollouts.json"), encoding: .utf8)
+    try text.replacingOccurrences(of: "\"since\" : \"2026-11-01\",", with: "")
+      .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
+    XCTAssertNil(try offer(workspace, 74)["since"])
+    try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertTrue(
+      result.standardOutput.first?.hasSuffix("all rows (the split's start is unknown)") == true, result.all)
+    let raised = try offer(workspace, 74)
+    XCTAssertEqual(raised["rolloutPercent"] as? Int, 25)
+    XCTAssertEqual(raised["since"] as? String, "2026-11-15")
+  }
+
+  /// A promote is applied only on outcomes dated after the split began: judged over older rows
+  /// (`--since`), a split that began on the export's last date is not raised.
+  func testAPromoteWithoutOutcomesAfterTheSplitBeganIsNotApplied() throws {
+    let workspace = try Workspace()
+    let clock = SettableClock("2026-11-14")
+    XCTAssertEqual(
+      run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"], in: workspace, clock: clock)
+        .code, 0)
+    try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--since", "2026-11-01", "--apply"], in: workspace,
+      clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertTrue(result.standardOutput.contains("  decision     promote"), result.all)
+    XCTAssertTrue(
+      result.standardError.contains(
+        "acme onboarding_upsell v74: promote; nothing to apply (no outcomes dated after its split began on 2026-11-14)"
+      ), result.all)
+    XCTAssertEqual(try offer(workspace, 74)["rolloutPercent"] as? Int, 10)
+  }
+
+  func testASampleRatioMismatchIsInvalidAndNothingChanges() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(
+      OutcomesSimulation(challengerRate: 0.03, challengerShare: 0.15, start: start, seed: 3), in: workspace)
+    let before = Workspace.snapshot(workspace.root)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply", "--json"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    let line = try XCTUnwrap(result.standardOutput.first)
+    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    XCTAssertEqual(object["decision"] as? String, "invalid")
+    XCTAssertEqual(object["srm"] as? Bool, true)
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+  }
+
+  func testBadOutcomesAreRefusedWithEveryLineAndNothingIsWritten() throws {
+    let (workspace, clock) = try rolledOut()
+    try """
+    date,customer,flow,modelVersion,devices,conversions
+    2026-11-01,acme,onboarding_upsell,73,100,5
+    2026-11-01,acme,onboarding_upsell,74,10,11
+    2026-11-02,acme,onboarding_upsell,73,90,5
+    2026-11-02,nobody,onboarding_upsell,73,90,5
+    2026-11-20,acme,onboarding_upsell,74,20,1
+    2026-11-03,acme,onboarding_upsell,73,-4,1
+    """.write(to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
+    let before = Workspace.snapshot(workspace.root)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply", "--report", "report"], in: workspace,
+      clock: clock)
+    XCTAssertEqual(result.code, 2, result.all)
+    XCTAssertEqual(result.standardOutput, [])
+    let lines = result.standardError
+    for (number, fragment) in [
+      (3, "conversions"), (4, "down from 100 on line 2"), (5, "customer \"nobody\""), (6, "after today"),
+      (7, "-4"),
+    ] {
+      XCTAssertTrue(
+        lines.contains { $0.contains("outcomes.csv:\(number): ") && $0.contains(fragment) },
+        "line \(number): \(result.all)")
+    }
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+  }
+
+  func testDryRunPrintsTheDiffAndWritesNothing() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7), in: workspace)
+    let before = Workspace.snapshot(workspace.root)
+    let result = run(
+      [
+        "ota", "evaluate", "--outcomes", "outcomes.csv", "--apply", "--dry-run", "--report", "report",
+        "--publish", "dir:published",
+      ], in: workspace, clock: clock, environment: ["GITHUB_STEP_SUMMARY": workspace.file("summary.md").path])
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertTrue(result.standardOutput.contains("+            \"status\" : \"retracted\""), result.all)
+    XCTAssertTrue(
+      result.standardError.contains(
+        "dry run: acme: onboarding_upsell v74 retracted; rollouts.json not written"), result.all)
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+
+    let alone = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--dry-run"], in: workspace, clock: clock)
+    XCTAssertEqual(alone.code, 2, alone.all)
+    XCTAssertEqual(
+      alone.standardError, ["error: --dry-run: previews what --apply would change; give --apply too"])
+  }
+
+  func testJSONLinesCarryEveryField() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(
+      OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7, otherVersion: 72), in: workspace)
+    let result = run(
+      ["ota", "evaluate", "acme", "onboarding_upsell", "--outcomes", "outcomes.csv", "--json"], in: workspace,
+      clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    XCTAssertEqual(result.standardOutput.count, 1, result.all)
+    let object = try XCTUnwrap(
+      try JSONSerialization.jsonObject(with: Data(result.standardOutput[0].utf8)) as? [String: Any])
+    XCTAssertEqual(
+      Set(object.keys),
+      [
+        "customer", "flow", "challenger", "baseline", "decision", "decidedOn", "arms", "difference",
+        "relative",
+        "srm", "ignoredRows",
+      ])
+    XCTAssertEqual(object["customer"] as? String, "acme")
+    XCTAssertEqual(object["flow"] as? String, "onboarding_upsell")
+    XCTAssertEqual(object["challenger"] as? Int, 74)
+    XCTAssertEqual(object["baseline"] as? Int, 73)
+    XCTAssertEqual(object["decision"] as? String, "rollback")
+    let decidedOn = try XCTUnwrap(object["decidedOn"] as? String)
+    XCTAssertNotNil(OutcomeDate(decidedOn))
+    XCTAssertEqual(object["srm"] as? Bool, false)
+    XCTAssertEqual(object["ignoredRows"] as? Int, 14)
+    // The arms are the simulated export's last counts.
+    let csv = try String(contentsOf: workspace.file("outcomes.csv"), encoding: .utf8)
+    let last = csv.split(separator: "\n").filter { $0.hasPrefix("2026-11-14,") }.map {
+      $0.split(separator: ",")
+    }
+    let arms = try XCTUnwrap(object["arms"] as? [String: [String: Any]])
+    for row in last where row[3] != "72" {
+      let arm = try XCTUnwrap(arms[String(row[3])])
+      XCTAssertEqual(arm["devices"] as? Int, Int(row[4]))
+      XCTAssertEqual(arm["conversions"] as? Int, Int(row[5]))
+      XCTAssertEqual(
+        try XCTUnwrap(arm["rate"] as? Double), Double(row[5])! / Double(row[4])!, accuracy: 1e-12)
+    }
+    for key in ["difference", "relative"] {
+      let bounds = try XCTUnwrap(object[key] as? [String: Any])
+      let (low, estimate, high) = (
+        try XCTUnwrap(bounds["low"] as? Double), try XCTUnwrap(bounds["estimate"] as? Double),
+        try XCTUnwrap(bounds["high"] as? Double)
+      )
+      XCTAssertLessThanOrEqual(low, estimate, key)
+      XCTAssertLessThan(high, 0, "\(key): a rollback's interval lies below 0")
+    }
+  }
+
+  func testReportWritesAChartThatParsesAsXMLAndTheStepSummary() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7), in: workspace)
+    let summary = workspace.file("step-summary.md")
+    try "earlier step\n".write(to: summary, atomically: true, encoding: .utf8)
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--report", "report"], in: workspace, clock: clock,
+      environment: ["GITHUB_STEP_SUMMARY": summary.path])
+    XCTAssertEqual(result.code, 0, result.all)
+    let report = workspace.file("report")
+    let files = try FileManager.default.contentsOfDirectory(atPath: report.path).sorted()
+    XCTAssertEqual(
+      files, ["acme-onboarding_upsell-74-vs-73.md", "acme-onboarding_upsell-74-vs-73.svg", "summary.md"])
+    let parser = XMLParser(data: try Data(contentsOf: report.appendingPathComponent(files[1])))
+    XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+    let table = try String(contentsOf: report.appendingPathComponent("summary.md"), encoding: .utf8)
+    XCTAssertTrue(table.contains("| **rollback** |"), table)
+    let stepSummary = try String(contentsOf: summary, encoding: .utf8)
+    XCTAssertTrue(stepSummary.hasPrefix("earlier step\n"), "appended, not replaced")
+    XCTAssertTrue(stepSummary.hasSuffix(table), stepSummary)
+  }
+
+  func testPolicyFromTheConfigurationWithPerCustomerOverrides() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
+    let config = workspace.file("release.config.json")
+    // acme needs more conversions than the export has: no decision yet.
+    try #"{"rollouts": {"schedule": [10, 50, 100], "customers": {"acme": {"minimumConversions": 1000000}}}}"#
+      .write(to: config, atomically: true, encoding: .utf8)
+    let strict = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(strict.code, 0, strict.all)
+    XCTAssertTrue(strict.standardOutput.contains { $0.hasPrefix("  decision     continue") }, strict.all)
+    XCTAssertEqual(try offer(workspace, 74)["rolloutPercent"] as? Int, 10)
+    // The top level's schedule: a promote goes from 10 to 50.
+    try
+      #"{"rollouts": {"margin": 0.05, "schedule": [10, 50, 100], "customers": {"acme": {"minimumConversions": 50}}}}"#
+      .write(to: config, atomically: true, encoding: .utf8)
+    let promoted = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(promoted.code, 0, promoted.all)
+    XCTAssertEqual(try offer(workspace, 74)["rolloutPercent"] as? Int, 50)
+
+    // Every problem of the section, each with its path; unknown keys refused.
+    try """
+    {"rollouts": {"margn": 0.02, "minimumConversions": 0, "schedule": [50, 25],
+      "customers": {"acme": {"margin": 1.5, "speed": 2}, "nobody": {}}}}
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let before = Workspace.snapshot(workspace.root)
+    let bad = run(["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+    XCTAssertEqual(bad.code, 2, bad.all)
+    for fragment in [
+      "rollouts.margn: unknown key (did you mean \"margin\"?)", "rollouts.minimumConversions",
+      "rollouts.schedule", "rollouts.customers.acme.margin", "rollouts.customers.acme.speed",
+    ] {
+      XCTAssertTrue(bad.standardError.contains { $0.contains(fragment) }, "\(fragment): \(bad.all)")
+    }
+    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+    try #"{"rollouts": {"customers": {"nobody": {"margin": 0.01}}}}"#.write(
+      to: config, atomically: true, encoding: .utf8)
+    let unknown = run(["ota", "evaluate", "--outcomes", "outcomes.csv"], in: workspace, clock: clock)
+    XCTAssertEqual(unknown.code, 2, unknown.all)
+    XCTAssertTrue(unknown.all.contains("rollouts.customers.nobody"), unknown.all)
+  }
+
+  /// The export from a URL (python's http.server on 127.0.0.1; a query, such as a presigned
+  /// signature, is never printed) and from a bucket (moto_server, signatures checked).
+  func testOutcomesFromAURLAndFromABucket() throws {
+    let (workspace, clock) = try rolledOut()
+    let served = workspace.file("served")
+    try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+    try write(
+      OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7), to: "served/outcomes.csv",
+      in: workspace)
+    let server = try StaticHTTPServer(directory: served)
+    defer { server.shutDown() }
+    let overHTTP = run(
+      ["ota", "evaluate", "--outcomes", "\(server.baseURL)/outcomes.csv?X-Amz-Signature=sekrit", "--json"],
+      in: workspace, clock: clock)
+    XCTAssertEqual(overHTTP.code, 0, overHTTP.all)
+    XCTAssertTrue(overHTTP.standardOutput.first?.contains("\"decision\":\"rollback\"") == true, overHTTP.all)
+    let missing = run(
+      ["ota", "evaluate", "--outcomes", "\(server.baseURL)/missing.csv?X-Amz-Signature=sekrit"],
+      in: workspace,
+      clock: clock)
+    XCTAssertEqual(missing.code, 2, missing.all)
+    XCTAssertTrue(missing.all.contains("missing.csv?…"), missing.all)
+    XCTAssertFalse((overHTTP.all + missing.all).contains("sekrit"), "a query is never printed")
+
+    let moto = try SharedMoto.shared.moto()
+    let bucket = try moto.makeBucket()
+    try moto.aws([
+      "s3", "cp", served.appendingPathComponent("outcomes.csv").path, "s3://\(bucket)/exports/outcomes.csv",
+    ])
+    let fromBucket = run(
+      [
+        "ota", "evaluate", "--outcomes", "s3://\(bucket)/exports/outcomes.csv", "--s3-endpoint",
+        moto.endpoint,
+        "--json",
+      ], in: workspace, clock: clock, environment: moto.credentials)
+    XCTAssertEqual(fromBucket.code, 0, fromBucket.all)
+    XCTAssertEqual(fromBucket.standardOutput, overHTTP.standardOutput)
+  }
+
+  /// The docs' walkthrough files, docs/examples/outcomes-{worse,better}.csv, are this
+  /// simulation's output (`UPDATE_SAMPLES=1` rewrites them), and judged as the walkthrough says:
+  /// the worse one is rolled back, the better one promoted.
+  func testTheSampleOutcomesAreTheSimulationsAndJudgedAsTheDocsSay() throws {
+    let samples: [(String, OutcomesSimulation, String)] = [
+      (
+        "outcomes-worse.csv",
+        OutcomesSimulation(challengerRate: 0.04, start: start, seed: 20, otherVersion: 72), "rollback"
+      ),
+      ("outcomes-better.csv", OutcomesSimulation(challengerRate: 0.06, start: start, seed: 21), "promote"),
+    ]
+    for (name, simulation, decision) in samples {
+      let file = RepositoryRoot.url.appendingPathComponent("docs/examples/\(name)")
+      if ProcessInfo.processInfo.environment["UPDATE_SAMPLES"] == "1" {
+        try FileManager.default.createDirectory(
+          at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try simulation.csv().write(to: file, atomically: true, encoding: .utf8)
+      }
+      XCTAssertEqual(
+        try String(contentsOf: file, encoding: .utf8), simulation.csv(),
+        "\(name) is stale: UPDATE_SAMPLES=1 swift test --filter EvaluateCommandTests/testTheSample")
+      let (workspace, clock) = try rolledOut()
+      let result = run(
+        ["ota", "evaluate", "acme", "--outcomes", file.path, "--since", "2026-11-01", "--json"],
+        in: workspace,
+        clock: clock)
+      XCTAssertEqual(result.code, 0, result.all)
+      XCTAssertTrue(result.standardOutput.first?.contains("\"decision\":\"\(decision)\"") == true, result.all)
+    }
+  }
+
+  /// Issue 20's end to end, in process: a challenger at 10 %, a worse export evaluated with
+  /// `--apply --publish`, and the published manifest (read back from the destination) no
+  /// longer offers it.
+  func testAWorseChallengerEvaluatedWithApplyAndPublishIsNoLongerOffered() throws {
+    let (workspace, clock) = try rolledOut()
+    try write(OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7), in: workspace)
+    let published = workspace.file("published")
+    let first = run(["ota", "publish", "--publish", "dir:published"], in: workspace, clock: clock)
+    XCTAssertEqual(first.code, 0, first.all)
+    func offers() throws -> [[String: Any]] {
+      let manifest = try XCTUnwrap(
+        JSONSerialization.jsonObject(
+          with: Data(contentsOf: published.appendingPathComponent("ota/acme/models.json"))) as? [String: Any])
+      let flows = try XCTUnwrap(manifest["flows"] as? [String: Any])
+      return try XCTUnwrap((flows["onboarding_upsell"] as? [String: Any])?["models"] as? [[String: Any]])
+    }
+    XCTAssertEqual(try offers().first { $0["modelVersion"] as? Int == 74 }?["status"] as? String, "active")
+
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply", "--publish", "dir:published"],
+      in: workspace,
+      clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    let offered = try offers().filter { $0["status"] as? String == "active" }.compactMap {
+      $0["modelVersion"] as? Int
+    }
+    let all = try offers()
+    XCTAssertFalse(offered.contains(74), "published: \(all)")
+  }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ReleaseSigning
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleaseCLI
+@testable import ReleaseCore
+
+/// The command descriptions: help, parsing, the README's table and the release.config.json
+/// defaults all come from them and agree.
+final class CommandTableTests: XCTestCase {
+  /// Every command and subcommand that runs.
+  let commands = Command.all.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }
+
+  func services(root: URL = URL(fileURLWithPath: "/nonexistent-release-root")) -> Services {
+    Services(
+      processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: root, environment: ["CI": "true"],
+      output: CapturedOutput())
+  }
+
+  func testEveryCommandsHelpListsEveryOptionItAccepts() throws {
+    XCTAssertEqual(commands.count, 17)
+    for command in commands {
+      let help = command.help
+      XCTAssertFalse(command.options.isEmpty, command.path)
+      for option in command.options {
+        let lines = help.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        XCTAssertTrue(
+          lines.contains { $0 == option.label || $0.hasPrefix(option.label + " ") },
+          "\(command.path): \(option.label) missing from its help")
+        // What the help lists, the parser takes.
+        let arguments = option.takesValue ? [option.name, "x"] : [option.name]
+        XCTAssertNoThrow(try Arguments(arguments, command: command), "\(command.path) \(option.name)")
+      }
+      // An option is declared once per command.
+      XCTAssertEqual(Set(command.options.map(\.name)).count, command.options.count, command.path)
+      // What the command refuses with a reason, it does not also accept.
+      XCTAssertTrue(Set(command.refusals.keys).isDisjoint(with: command.options.map(\.name)), command.path)
+    }
+  }
+
+  /// README.md's block between the markers is `release help --markdown`; regenerate it with
+  /// `swift run release help --markdown` when a command or option changes.
+  func testTheREADMEsCommandTableIsTheGeneratedOne() throws {
+    let readme = try String(
+      contentsOf: RepositoryRoot.url.appendingPathComponent("README.md"), encoding: .utf8)
+    let start = try XCTUnwrap(readme.range(of: "\n<!-- commands -->\n"), "README.md has no <!-- commands -->")
+    let end = try XCTUnwrap(
+      readme.range(of: "\n<!-- /commands -->\n", range: start.upperBound..<readme.endIndex),
+      "README.md has no <!-- /commands -->")
+    XCTAssertEqual(
+      String(readme[start.upperBound..<end.lowerBound]), Command.markdownTable,
+      "README.md's command table is stale: replace it with the output of 'swift run release help --markdown'")
+
+    let output = CapturedOutput()
+    let code = CommandLineInterface.main(
+      arguments: ["help", "--markdown"],
+      services: Services(
+        processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: RepositoryRoot.url,
+        environment: [:], output: output))
+    XCTAssertEqual(code, 0)
+    XCTAssertEqual(output.standardOutput.joined(separator: "\n"), Command.markdownTable)
+  }
+
+  func testOptionsOfOtherCommandsAreSuggestedOnlyFromTheCommandsOwn() {
+    let rollout = Command.named("rollout")!
+    XCTAssertThrowsError(try Arguments(["--percnt", "5"], command: rollout)) {
+      XCTAssertEqual(
+        "\($0)",
+        "\(ReleaseError.usage("--percnt: unknown option for 'release rollout' (did you mean --percent?); see 'release rollout --help'"))"
+      )
+    }
+    XCTAssertThrowsError(try Arguments(["--shard", "1/2"], command: Command.named("customer")!)) {
+      XCTAssertEqual("\($0)", "\(ReleaseError.usage("--shard: only 'release all' builds a shard"))")
+    }
+  }
+
+  /// `rollout`, `pause`, `rollback` and `ota status` take the model store and its S3 settings
+  /// from release.config.json as a release does, named by their keys; a flag overrides each.
+  func testTheOverTheAirCommandsDefaultFromTheConfiguration() throws {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: root) }
+    try Data(
+      #"{"models": "s3://models/store", "publish": {"s3Endpoint": "http://127.0.0.1:5000", "s3Region": "auto"}}"#
+        .utf8
+    ).write(to: root.appendingPathComponent("release.config.json"))
+    let invocation = CommandInvocation(
+      arguments: [], services: services(root: root), reporter: DiscardingReporter())
+    let cases: [(String, [String])] = [
+      ("rollout", ["acme", "flow", "3", "--percent", "5"]), ("pause", ["acme", "flow"]),
+      ("rollback", ["acme", "flow", "3"]),
+    ]
+    for (name, arguments) in cases {
+      let parsed = try Arguments(arguments, command: Command.named(name)!)
+      let inputs = try RolloutOptions(parsed, invocation, command: name).inputs
+      XCTAssertEqual(inputs.modelsPath, "s3://models/store", name)
+      XCTAssertEqual(inputs.s3Endpoint, "http://127.0.0.1:5000", name)
+      XCTAssertEqual(inputs.s3Region, "auto", name)
+      XCTAssertEqual(inputs.origins.models, "release.config.json: models:", name)
+      XCTAssertEqual(inputs.origins.s3Endpoint, "release.config.json: publish.s3Endpoint:", name)
+    }
+    let status = try XCTUnwrap(Command.named("ota")?.subcommands.first { $0.name == "status" })
+    let flagged = try OTAStatusOptions(
+      Arguments(["acme", "--models", "models", "--s3-region", "eu-west-1"], command: status), invocation)
+    XCTAssertEqual(flagged.customer, "acme")
+    XCTAssertEqual(flagged.inputs.modelsPath, "models")
+    XCTAssertEqual(flagged.inputs.origins.models, "--models")
+    XCTAssertEqual(flagged.inputs.s3Region, "eu-west-1")
+    XCTAssertEqual(flagged.inputs.s3Endpoint, "http://127.0.0.1:5000")
+  }
+
+  func testOTAPublishReadsItsOptionsOnce() throws {
+    let publish = try XCTUnwrap(Command.named("ota")?.subcommands.first { $0.name == "publish" })
+    // A public URL needs a trusted key.
+    let root = try TemporaryDirectory()
+    try SigningKey.generate().publicKey.pemEncoded.write(
+      to: root.url.appendingPathComponent("ota.pub"), atomically: true, encoding: .utf8)
+    try #"{"signing": {"trustedKeys": ["ota.pub"]}, "publish": {"manifestExpiry": "36h"}}"#.write(
+      to: root.url.appendingPathComponent("release.config.json"), atomically: true, encoding: .utf8)
+    let invocation = CommandInvocation(
+      arguments: [], services: services(root: root.url), reporter: DiscardingReporter())
+    let options = try OTAPublishOptions(
+      Arguments(
+        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--dry-run", "--refresh"],
+        command: publish),
+      invocation)
+    XCTAssertEqual(options.release.publish.count, 1)
+    XCTAssertEqual(options.release.publicURL, "https://sdk.example.com")
+    XCTAssertTrue(options.release.dryRun)
+    XCTAssertTrue(options.release.refresh)
+    XCTAssertTrue(options.release.legacyManifests)
+    XCTAssertEqual(options.release.manifestExpiry, 36 * 3600)
+    let flagged = try OTAPublishOptions(
+      Arguments(
+        ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--expires", "2d"],
+        command: publish),
+      invocation)
+    XCTAssertEqual(flagged.release.manifestExpiry, 2 * 86_400)
+    XCTAssertThrowsError(
+      try OTAPublishOptions(
+        Arguments(["--publish", "dir:out", "--expires", "30m"], command: publish), invocation)
+    ) { error in
+      XCTAssertEqual(
+        (error as? ReleaseError)?.lines,
+        [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
+    }
+    XCTAssertThrowsError(try Arguments(["--tag"], command: publish))
+  }
+}

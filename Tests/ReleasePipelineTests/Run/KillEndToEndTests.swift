@@ -1,0 +1,99 @@
+import Foundation
+import ReleaseArchive
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleaseCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `release customer acme` killed by a real SIGKILL at every fault point (half-way through
+/// writing the generated package, half-way through the zip, with the release assembled but not
+/// renamed into place, with the new state file written but not renamed), and by the test
+/// itself while `swift test` runs as its child: afterwards no final name holds an incomplete
+/// file, the state file still parses, and a rerun converges to an archive byte-identical to an
+/// uninterrupted run's, leaving no temporary behind.
+final class KillEndToEndTests: XCTestCase {
+  func testKilledAtEveryFaultPointLeavesNothingPartialAndARerunConverges() throws {
+    XCTAssertEqual(FaultPoint.all.count, 4, "a new fault point needs its expectations here")
+    let arguments = ["customer", "acme", "--cache", Workspace.sharedCache.path]
+    let zipPath = "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip"
+
+    // The uninterrupted reference.
+    let reference = try Workspace()
+    let referenceRun = try ReleaseBinary.run(arguments, in: reference.root)
+    XCTAssertEqual(referenceRun.exitCode, 0, referenceRun.allOutput)
+    let referenceZip = try Data(contentsOf: reference.file(zipPath))
+    XCTAssertEqual(DistInspection.problems(in: reference.dist), [])
+    let fresh = try Workspace()
+    let pristineState = try Data(contentsOf: fresh.file("release-state.json"))
+
+    var tried: [String] = []
+    for point in FaultPoint.all + [Self.duringSwiftTest] {
+      let workspace = try Workspace()
+      let killed =
+        point == Self.duringSwiftTest
+        ? try killDuringSwiftTest(arguments, in: workspace)
+        : try ReleaseBinary.run(arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
+      tried.append(point)
+      XCTAssertEqual(killed.signal, SIGKILL, "\(point): expected death by SIGKILL: \(killed.allOutput)")
+
+      // Right after the kill: only complete releases under final names.
+      XCTAssertEqual(DistInspection.problems(in: workspace.dist), [], point)
+      let state = try Data(contentsOf: workspace.file("release-state.json"))
+      XCTAssertNoThrow(
+        try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "release-state.json"),
+        point)
+      // The state file is the old one: a version is recorded only after everything succeeded.
+      XCTAssertEqual(state, pristineState, "\(point): state changed by a killed run")
+      let released = FileManager.default.fileExists(atPath: workspace.file(zipPath).path)
+      // Where the kill fell decides whether dist/ holds the release yet: only after it was
+      // renamed into place (the state file comes last).
+      XCTAssertEqual(released, point == "state.partial", "\(point): release in dist/")
+      if released {
+        XCTAssertEqual(try Data(contentsOf: workspace.file(zipPath)), referenceZip, point)
+      }
+
+      // The rerun, without the fault: succeeds, same bytes as the uninterrupted run.
+      let rerun = try ReleaseBinary.run(arguments, in: workspace.root)
+      XCTAssertEqual(rerun.exitCode, 0, "\(point): rerun: \(rerun.allOutput)")
+      XCTAssertEqual(
+        try? Data(contentsOf: workspace.file(zipPath)), referenceZip, "\(point): rerun zip differs")
+      XCTAssertEqual(DistInspection.problems(in: workspace.dist), [], point)
+      XCTAssertEqual(
+        DistInspection.temporaries(in: workspace.dist), [], "\(point): temporaries left in dist/")
+      XCTAssertEqual(
+        DistInspection.temporaries(in: workspace.root).filter { !$0.hasPrefix("dist/") }, [],
+        "\(point): temporaries left")
+      let recorded = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
+      XCTAssertEqual(recorded.customers["acme"]?.version, SemanticVersion(2, 4, 0), point)
+      XCTAssertEqual(
+        try Data(contentsOf: workspace.file("release-state.json")),
+        try Data(contentsOf: reference.file("release-state.json")), point)
+    }
+    print("KillEndToEndTests: \(tried.count) kill points tried: \(tried.joined(separator: ", "))")
+  }
+
+  static let duringSwiftTest = "swift test running (killed by the test)"
+
+  /// Starts the release with a stand-in `swift` that waits at a gate, and once `swift test` is
+  /// running as the release's child, sends the release SIGKILL from here; the orphaned stand-in
+  /// is then told to give up.
+  private func killDuringSwiftTest(_ arguments: [String], in workspace: Workspace) throws -> BinaryRun {
+    let shims = try ProgramShims(["swift"])
+    let running = try RunningBinary(
+      arguments, in: workspace.root,
+      environment: ReleaseBinary.environment(["PATH": shims.path, "RELEASE_TEST_GATE": shims.gate.path]))
+    let deadline = Date().addingTimeInterval(120)
+    while !shims.reached && running.isRunning && Date() < deadline { usleep(20_000) }
+    XCTAssertTrue(shims.reached, "the release never started swift test")
+    XCTAssertTrue(running.isRunning, "the release ended before swift test")
+    kill(running.pid, SIGKILL)
+    let run = running.wait(timeout: 60)
+    shims.abort()
+    return run
+  }
+}

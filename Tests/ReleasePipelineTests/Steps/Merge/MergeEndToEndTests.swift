@@ -1,0 +1,201 @@
+import Foundation
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleasePipeline
+
+/// `release all --shard k/N` on three "machines" and `release merge` of their dist/s, against
+/// one `release all` from the same inputs: the merged dist/ holds exactly the same files, and
+/// every archive, checksum, release.json and artifacts.json is byte-identical. Shards that do
+/// not fit together are refused with nothing written.
+final class MergeEndToEndTests: XCTestCase {
+  /// One workspace for the class: a single run into `single/` and three shards into
+  /// `shard-1..3/`, each from its own copy of the same state file.
+  struct Built {
+    let workspace: Workspace
+  }
+  private static let built = Locked<Result<Built, Error>?>(nil)
+
+  private func built() throws -> Workspace {
+    try Self.built.withLock { built in
+      if built == nil {
+        built = Result {
+          let workspace = try Workspace()
+          let state = try Data(contentsOf: workspace.file("release-state.json"))
+          for name in ["state-single.json", "state-shards.json"] { try state.write(to: workspace.file(name)) }
+          let single = workspace.run([
+            "all", "--skip-tests", "--dist", "single", "--state", "state-single.json",
+          ])
+          guard single.exitCode == 0 else { throw SetupError(single.allOutput) }
+          for shard in 1...3 {
+            let run = workspace.run([
+              "all", "--skip-tests", "--shard", "\(shard)/3", "--dist", "shard-\(shard)", "--state",
+              "state-shards.json",
+            ])
+            guard run.exitCode == 0 else { throw SetupError(run.allOutput) }
+          }
+          return Built(workspace: workspace)
+        }
+      }
+      return built!
+    }.get().workspace
+  }
+
+  struct SetupError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  /// Files below `directory` by relative path, without logs, the JUnit report (timings) and
+  /// the lock file (a pid), which may differ between machines.
+  private func releaseFiles(_ directory: URL) -> [String: String] {
+    Workspace.snapshot(directory).filter { path, _ in
+      !path.hasPrefix("logs/") && path != "report.xml" && path != ".release.lock"
+    }
+  }
+
+  func testThreeShardsMergeIntoExactlyTheFilesOfOneRun() throws {
+    let workspace = try built()
+    // Each shard holds a part: together every customer, once.
+    var seen: [String] = []
+    for shard in 1...3 {
+      let record = try ShardRecord.load(from: workspace.file("shard-\(shard)"), displayPath: "shard-\(shard)")
+      XCTAssertEqual(record.shard, shard)
+      XCTAssertEqual(record.shards, 3)
+      XCTAssertEqual(record.failed, [:])
+      seen += record.customers
+    }
+    let customers = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: workspace.file("customers.json")))
+        as? [[String: Any]])
+    XCTAssertEqual(seen.count, customers.count)
+    XCTAssertEqual(Set(seen).count, customers.count)
+
+    let merge = workspace.run(
+      ["merge", "shard-1", "shard-2", "shard-3", "--dist", "merged", "--state", "state-shards.json"])
+    XCTAssertEqual(merge.exitCode, 0, merge.allOutput)
+    let single = releaseFiles(workspace.file("single"))
+    let merged = releaseFiles(workspace.file("merged"))
+    XCTAssertEqual(Set(merged.keys), Set(single.keys), "the same files")
+    XCTAssertEqual(merged, single, "byte-identical")
+    XCTAssertTrue(single.keys.contains("artifacts.json"))
+    XCTAssertEqual(single.keys.filter { $0.hasSuffix(".zip") }.count, customers.count)
+    XCTAssertFalse(merged.keys.contains(ShardRecord.fileName))
+    // The merge recorded the same versions as the single run.
+    XCTAssertEqual(
+      try Data(contentsOf: workspace.file("state-shards.json")),
+      try Data(contentsOf: workspace.file("state-single.json")))
+  }
+
+  /// The release-commit flow: shards built from a state that records the release, merged,
+  /// published to a directory and tagged, exactly as after a single-machine run.
+  func testTheMergedResultPublishesAndTags() throws {
+    let workspace = try built()
+    // The single run recorded every customer; shards of the release commit plan from that.
+    try Data(contentsOf: workspace.file("state-single.json")).write(to: workspace.file("state-release.json"))
+    for shard in 1...3 {
+      let run = workspace.run([
+        "all", "--skip-tests", "--shard", "\(shard)/3", "--dist", "release-shard-\(shard)", "--state",
+        "state-release.json",
+      ])
+      XCTAssertEqual(run.exitCode, 0, run.allOutput)
+    }
+    try GitFixture.commitAll(workspace.root, message: "release")
+    let publish = workspace.run([
+      "merge", "release-shard-1", "release-shard-2", "release-shard-3", "--dist", "release-merged", "--state",
+      "state-release.json", "--publish", "dir:published", "--allow-dirty",
+    ])
+    XCTAssertEqual(publish.exitCode, 0, publish.allOutput)
+
+    let single = releaseFiles(workspace.file("single"))
+    let archives = single.filter { $0.key.hasSuffix(".zip") }
+    XCTAssertFalse(archives.isEmpty)
+    let published = Workspace.snapshot(workspace.file("published"))
+    for (path, digest) in archives {
+      XCTAssertEqual(published["artifacts/" + path], digest, "\(path): published as the single run built it")
+    }
+    let index = try jsonObject(
+      try Data(contentsOf: workspace.file("published/index.json")), "published/index.json")
+    let ids = Set(archives.keys.map { String($0.prefix { $0 != "/" }) })
+    XCTAssertEqual(
+      Set((index["customers"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []), ids)
+    let tags = try SystemProcessRunner().run(ProcessInvocation("git", ["tag", "--list"], in: workspace.root))
+    for id in ids {
+      XCTAssertTrue(tags.standardOutput.contains("\(id)/v"), "\(id) tagged: \(tags.standardOutput)")
+    }
+    XCTAssertEqual(
+      try Data(contentsOf: workspace.file("state-release.json")),
+      try Data(contentsOf: workspace.file("state-single.json")), "nothing new to record")
+  }
+
+  func testShardsThatDoNotFitAreRefusedWritingNothing() throws {
+    let workspace = try built()
+    let fileManager = FileManager.default
+    func copy(_ shard: Int, as name: String, edit: (inout ShardRecord) -> Void = { _ in }) throws {
+      try? fileManager.removeItem(at: workspace.file(name))
+      try fileManager.copyItem(at: workspace.file("shard-\(shard)"), to: workspace.file(name))
+      var record = try ShardRecord.load(from: workspace.file(name), displayPath: name)
+      edit(&record)
+      try record.encoded().write(to: workspace.file(name).appendingPathComponent(ShardRecord.fileName))
+    }
+    let shard1 = try ShardRecord.load(from: workspace.file("shard-1"), displayPath: "shard-1")
+    let stolen = try XCTUnwrap(shard1.customers.first)
+    try copy(2, as: "other-plan") { $0.planDigest = String(repeating: "0", count: 64) }
+    try copy(2, as: "greedy") { $0.customers.append(stolen) }
+    // A shard whose acme-or-whoever archive lost a byte (release.json unchanged).
+    try copy(3, as: "broken")
+    let broken = try ShardRecord.load(from: workspace.file("broken"), displayPath: "broken")
+    let victim = try XCTUnwrap(broken.customers.first)
+    let release = try XCTUnwrap(
+      fileManager.enumerator(atPath: workspace.file("broken/\(victim)").path)?.allObjects.compactMap {
+        $0 as? String
+      }
+      .first { $0.hasSuffix(".zip") })
+    let zip = workspace.file("broken/\(victim)/\(release)")
+    var bytes = try Data(contentsOf: zip)
+    bytes[bytes.count / 2] ^= 0xFF
+    try bytes.write(to: zip)
+
+    let cases: [([String], String)] = [
+      (["shard-1", "shard-2"], "merge: shard 3/3 is missing"),
+      (["shard-1", "shard-1", "shard-2", "shard-3"], "merge: shard 1/3 is given 2 times (shard-1, shard-1)"),
+      (
+        ["shard-1", "other-plan", "shard-3"],
+        "merge: other-plan: made from plan 000000000000, shard-1 from \(shard1.planDigest.prefix(12)); shards must come from one plan (same commit, tool and toolchain)"
+      ),
+      (
+        ["shard-1", "greedy", "shard-3"],
+        "merge: \(stolen) is in two shards: shard-1 (1/3) and greedy (2/3)"
+      ),
+      (["shard-1", "shard-2", "broken"], "merge: broken: \(victim): "),
+    ]
+    for (sources, expected) in cases {
+      let run = workspace.run(["merge"] + sources + ["--dist", "refused", "--state", "state-shards.json"])
+      XCTAssertEqual(run.exitCode, 2, "\(sources): \(run.allOutput)")
+      XCTAssertTrue(
+        run.standardError.first?.hasPrefix("error: " + expected) == true, "\(sources): \(run.standardError)")
+      XCTAssertFalse(
+        fileManager.fileExists(atPath: workspace.file("refused").path), "\(sources): nothing written")
+    }
+    let nowhere = workspace.run(["merge", "nowhere", "--dist", "refused"])
+    XCTAssertEqual(nowhere.exitCode, 2, nowhere.allOutput)
+    XCTAssertEqual(
+      nowhere.standardError.first,
+      "error: nowhere/shard.json: cannot read it (No such file or directory); expected the dist/ of 'release all --shard k/N'"
+    )
+    // Shards made from another state than this checkout's: another plan.
+    try Data(
+      #"{"sdkVersion": "2.4.0", "customers": {"acme": {"version": "2.4.7", "sourceDigest": "x"}}}"#.utf8
+    )
+    .write(to: workspace.file("state-other.json"))
+    let other = workspace.run([
+      "merge", "shard-1", "shard-2", "shard-3", "--dist", "refused", "--state", "state-other.json",
+    ])
+    XCTAssertEqual(other.exitCode, 2, other.allOutput)
+    XCTAssertTrue(
+      other.standardError.first?.contains("this checkout gives") == true,
+      other.standardError.joined(separator: "\n"))
+    XCTAssertFalse(fileManager.fileExists(atPath: workspace.file("refused").path))
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+/// Issue 12, "replacing an existing release directory is atomic": a forced rebuild of a version
+/// already in dist/ swaps the new release directory in (the stage step), so a reader polling
+/// it — a CI step uploading dist/, `release verify` — finds the old or the new release at every
+/// moment, never none and never half of one.
+final class ReleaseReplaceEndToEndTests: XCTestCase {
+  func testAForcedRebuildNeverLeavesAMomentWithoutTheRelease() throws {
+    let workspace = try Workspace(manifest: PublishFixtures.manifest)
+    let first = workspace.run(["customer", "acme", "--skip-tests"])
+    XCTAssertEqual(first.exitCode, 0, first.allOutput)
+    let release = workspace.dist.appendingPathComponent("acme/2.4.0")
+    let files = ["release.json", "ContextSDK_Acme-2.4.0.zip", "ContextSDK_Acme-2.4.0.zip.sha256"].map {
+      release.appendingPathComponent($0).path
+    }
+    let stop = Locked(false)
+    let counts = Locked((checks: 0, misses: 0))
+    let finished = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      var status = stat()
+      while !stop.value {
+        let complete = files.allSatisfy { lstat($0, &status) == 0 }
+        counts.withLock {
+          $0.checks += 1
+          if !complete { $0.misses += 1 }
+        }
+      }
+      finished.signal()
+    }
+    for round in 1...3 {
+      let forced = workspace.run(["customer", "acme", "--skip-tests", "--force"])
+      XCTAssertEqual(forced.exitCode, 0, "round \(round): \(forced.allOutput)")
+    }
+    stop.set(true)
+    XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+    let (checks, misses) = counts.value
+    XCTAssertGreaterThan(checks, 1000, "the reader polled throughout")
+    XCTAssertEqual(misses, 0, "\(misses) of \(checks) looks found the release missing or incomplete")
+    XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
+    print(
+      "ReleaseReplaceEndToEndTests: \(checks) looks during 3 forced rebuilds, \(misses) without the release")
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import ReleaseCLI
+import ReleaseCore
+import ReleaseSystem
+import XCTest
+
+/// A temporary project checkout for end-to-end tests: `customers.json`, `models/`,
+/// `templates/` and `release-state.json` copied from the repository (each replaceable), an
+/// empty `dist/`. Every workspace of the test process shares one build cache, so the SDK
+/// core compiles once per `swift test` run and each customer then costs only its own module.
+package final class Workspace: Sendable {
+  package let root: URL
+
+  /// Shared by every workspace in this process, so later tests reuse its warm build slots;
+  /// removed when the process exits (two slots' builds are about 100 MB, and every `swift
+  /// test` run has its own).
+  package static let sharedCache: URL = {
+    let url = sharedCachePath()
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(at: Workspace.sharedCachePath()) }
+    return url
+  }()
+
+  private static func sharedCachePath() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("release-tests-cache-\(getpid())")
+  }
+
+  package init(manifest: String? = nil, state: String? = nil) throws {
+    root = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "release-workspace-\(UUID().uuidString)")
+    let fileManager = FileManager.default
+    try fileManager.createDirectory(at: root, withIntermediateDirectories: true)
+    for item in ["models", "templates"] {
+      try fileManager.copyItem(
+        at: RepositoryRoot.url.appendingPathComponent(item), to: root.appendingPathComponent(item))
+    }
+    if let manifest {
+      try manifest.write(to: root.appendingPathComponent("customers.json"), atomically: true, encoding: .utf8)
+    } else {
+      try fileManager.copyItem(
+        at: RepositoryRoot.url.appendingPathComponent("customers.json"),
+        to: root.appendingPathComponent("customers.json"))
+    }
+    let sdkVersion = try ReleaseState.load(
+      from: RepositoryRoot.url.appendingPathComponent("release-state.json"), displayPath: "release-state.json"
+    ).sdkVersion
+    try (state ?? #"{"sdkVersion": "\#(sdkVersion)", "customers": {}}"#)
+      .write(to: root.appendingPathComponent("release-state.json"), atomically: true, encoding: .utf8)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: root) }
+
+  package var dist: URL { root.appendingPathComponent("dist") }
+
+  package func file(_ path: String) -> URL { root.appendingPathComponent(path) }
+
+  package struct Run {
+    package var exitCode: Int32
+    package var standardOutput: [String]
+    package var standardError: [String]
+    package var allOutput: String { (standardOutput + standardError).joined(separator: "\n") }
+    /// The `--json` events: every stdout line that is a JSON object.
+    package var events: [[String: Any]] {
+      standardOutput.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+  }
+
+  /// Runs the CLI in this process with the real process runner, against this workspace and
+  /// the shared cache.
+  package func run(_ arguments: [String], environment: [String: String] = [:]) -> Run {
+    let output = CapturedOutput()
+    var base = ProcessInfo.processInfo.environment
+    base["CI"] = "true"
+    base.removeValue(forKey: "GITHUB_ACTIONS")
+    let services = Services(
+      processRunner: SystemProcessRunner(), clock: SystemClock(), root: root,
+      environment: base.merging(environment) { $1 }, output: output)
+    let code = CommandLineInterface.main(arguments: arguments + cacheArguments(arguments), services: services)
+    return Run(exitCode: code, standardOutput: output.standardOutput, standardError: output.standardError)
+  }
+
+  private func cacheArguments(_ arguments: [String]) -> [String] {
+    guard let command = arguments.first, ["all", "customer"].contains(command), !arguments.contains("--cache")
+    else {
+      return []
+    }
+    return ["--cache", Self.sharedCache.path]
+  }
+
+  /// Every file below `directory` (relative path → SHA-256); empty when it does not exist.
+  /// Used to show that a failed or refused run changed nothing.
+  package static func snapshot(_ directory: URL) -> [String: String] {
+    var files: [String: String] = [:]
+    guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return files }
+    while let path = enumerator.nextObject() as? String {
+      guard enumerator.fileAttributes?[.type] as? FileAttributeType == .typeRegular else { continue }
+      files[path] = (try? SHA256Digest.hex(ofFileAt: directory.appendingPathComponent(path))) ?? "unreadable"
+    }
+    return files
+  }
+}
+
+/// The `release` executable built beside the tests, for runs that need their own process
+/// (SIGKILL, two concurrent runs, environment, timeouts).
+package enum ReleaseBinary {
+  package static var url: URL {
+    let candidates = [
+      Bundle.main.bundleURL.appendingPathComponent("release"),
+      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("release"),
+      RepositoryRoot.url.appendingPathComponent(".build/debug/release"),
+    ]
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+    else {
+      XCTFail("the release executable was not built beside the tests (looked in \(candidates.map(\.path)))")
+      return candidates[2]
+    }
+    return found
+  }
+}
