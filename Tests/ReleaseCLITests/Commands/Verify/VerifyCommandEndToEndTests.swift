@@ -18,7 +18,7 @@ final class VerifyCommandEndToEndTests: XCTestCase {
     XCTAssertEqual(full.exitCode, 0, full.allOutput)
     let okLines = full.standardOutput.filter { $0.hasPrefix("  ok ") }
     XCTAssertEqual(okLines.count, 3, full.allOutput)
-    XCTAssertTrue(okLines[1].contains("swift build and swift test"), okLines[1])
+    XCTAssertTrue(okLines[1].contains("swift test of the extracted package"), okLines[1])
     // The consumer made one call per flow plus the bundle-identifier check.
     XCTAssertTrue(okLines[2].contains("(3 checks passed)"), okLines[2])
     XCTAssertEqual(full.standardOutput.last, "1 of 1 release verified")

@@ -211,7 +211,7 @@ final class ChildProcessEndToEndTests: XCTestCase {
     XCTAssertEqual(
       CommandLineInterface.main(arguments: ["verify", "dist"], services: services), 0,
       output.standardError.joined())
-    XCTAssertEqual(runner.invocations.count, 5, runner.invocations.map(\.commandLine).joined(separator: "\n"))
+    XCTAssertEqual(runner.invocations.count, 4, runner.invocations.map(\.commandLine).joined(separator: "\n"))
     for invocation in runner.invocations {
       let seen = try XCTUnwrap(invocation.environment, invocation.commandLine)
       XCTAssertEqual(Set(seen.keys).subtracting(UntrustedBuildEnvironment.allowed), ["HOME", "TMPDIR"])
