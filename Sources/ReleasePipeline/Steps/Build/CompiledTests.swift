@@ -5,6 +5,8 @@ import ReleaseSystem
 /// The test binaries a run has proven, by compile key. The first customer of a key builds and
 /// tests with `swift test` (and proves the key); the others of that key wait for it, then run
 /// its test binary against their own resource bundle, or `swift test` when the proof failed.
+/// Under `--skip-tests` the first customer's `swift build` compiles the key's code for all of
+/// them: the others differ only in resources, which nothing reads without tests.
 final class CompiledTests: @unchecked Sendable {
   /// A key's test binary, copied out of the slot that built it (a slot's next build of another
   /// key overwrites its own), and the name SwiftPM gave the resource bundle.
@@ -50,12 +52,15 @@ final class CompiledTests: @unchecked Sendable {
     case run(Binary)
     /// The prediction differed: `swift test`, for the reason given.
     case fallBack(String)
+    /// Under `--skip-tests`: the customer named built the key in this run.
+    case compiled(by: String)
   }
 
   private enum Entry {
     case proving
     case proven(Binary)
     case fallBack(String)
+    case compiled(by: String)
   }
 
   private let condition = NSCondition()
@@ -77,6 +82,7 @@ final class CompiledTests: @unchecked Sendable {
       case .proving: condition.wait()
       case .proven(let binary): return .run(binary)
       case .fallBack(let reason): return .fallBack(reason)
+      case .compiled(let customer): return .compiled(by: customer)
       }
     }
   }
@@ -89,6 +95,7 @@ final class CompiledTests: @unchecked Sendable {
     switch outcome {
     case .run(let binary): entries[key] = .proven(binary)
     case .fallBack(let reason): entries[key] = .fallBack(reason)
+    case .compiled(let customer): entries[key] = .compiled(by: customer)
     case .prove, nil:
       if case .proving = entries[key] { entries[key] = nil }
     }

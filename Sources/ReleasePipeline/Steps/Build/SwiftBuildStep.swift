@@ -23,19 +23,23 @@ struct SwiftBuildStep: CustomerStep {
   func run(_ source: GeneratedSource, for job: CustomerJob, _ context: ReleaseContext) throws -> TestedPackage
   {
     let log = job.scratchLog(in: context.cacheDirectory)
-    if context.options.skipTests || context.options.fullBuild {
+    if context.options.fullBuild {
       try inSlot(source, job, context, refreshBundles: true) { try swift($0, job, context) }
       return TestedPackage(
         source: source, testCount: TestCount.parse(log: log),
         testedBy: context.options.skipTests ? nil : .swiftTest)
     }
     let key = try CompileKey.of(package: source.directory, toolchain: toolchain, flags: flags)
+    if context.options.skipTests {
+      try buildOnce(key, source, job, context)
+      return TestedPackage(source: source, testCount: nil, testedBy: nil)
+    }
     switch compiled.claim(key) {
     case .run(let binary):
       try runTestBinary(binary, source, job, context)
       return TestedPackage(
         source: source, testCount: binary.testCount, testedBy: .testBinary(compileKey: key.short))
-    case .fallBack:
+    case .fallBack, .compiled:
       try inSlot(source, job, context, refreshBundles: true) { try swift($0, job, context) }
     case .prove:
       var learnt: CompiledTests.Claim?
@@ -43,6 +47,30 @@ struct SwiftBuildStep: CustomerStep {
       learnt = try prove(key, source, job, context)
     }
     return TestedPackage(source: source, testCount: TestCount.parse(log: log), testedBy: .swiftTest)
+  }
+
+  /// Under `--skip-tests`: `swift build` for the key's first customer in this run; a further
+  /// customer of the key waits for it and builds nothing, since it differs only in resources
+  /// (the key covers every compiled input). A failed build leaves the key to the next
+  /// customer, whose own build says whether the failure is the key's or was the first's.
+  private func buildOnce(
+    _ key: CompileKey, _ source: GeneratedSource, _ job: CustomerJob, _ context: ReleaseContext
+  ) throws {
+    switch compiled.claim(key) {
+    case .compiled(let customer):
+      context.reporter.report(.customerProgress(id: job.id, step: "compiled as key \(key.short)"))
+      let log = job.scratchLog(in: context.cacheDirectory)
+      try AtomicFile.createDirectory(log.deletingLastPathComponent())
+      try AtomicFile.write(
+        Data(
+          "No swift build: compile key \(key.short) (every compiled input of this package) was built for \(customer) in this run; this package differs only in resources, which --skip-tests reads nowhere.\n"
+            .utf8), to: log)
+    case .prove, .run, .fallBack:
+      var built = false
+      defer { compiled.resolve(key, built ? .compiled(by: job.id) : nil) }
+      try inSlot(source, job, context, refreshBundles: true) { try swift($0, job, context) }
+      built = true
+    }
   }
 
   /// `swift test` of a key's first customer in a slot whose resource bundles the tool removed,

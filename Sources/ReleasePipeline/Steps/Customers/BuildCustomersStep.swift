@@ -51,9 +51,9 @@ struct BuildCustomersStep: Step {
     }
     // Customers with the same features one after another on a worker: its warm slot then
     // keeps its build plan and modules (see BuildSlots). Only the first customer of a compile
-    // key takes a slot unless every customer is built: a worker done with its set then joins
-    // another at once.
-    let everyCustomerBuilds = context.options.fullBuild || context.options.skipTests
+    // key takes a slot unless every customer is built (`--full-build`): a worker done with its
+    // set then joins another at once.
+    let everyCustomerBuilds = context.options.fullBuild
     return pipeline.run(
       customers, context, affinity: \.slotAffinity,
       worthJoining: everyCustomerBuilds ? BuildSlots.customersWorthASwitch : 1
