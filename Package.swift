@@ -96,7 +96,8 @@ let package = Package(
     .testTarget(
       name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
-      name: "ReleaseGenerationTests", dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem"]),
+      name: "ReleaseGenerationTests",
+      dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem", "ReleaseTestSupport"]),
     // What several test targets share: workspaces, fakes, fixtures, moto_server and proxies.
     .target(
       name: "ReleaseTestSupport",

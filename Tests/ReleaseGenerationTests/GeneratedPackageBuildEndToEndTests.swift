@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseGeneration
 import ReleaseSystem
+import ReleaseTestSupport
 import XCTest
 
 /// The one end-to-end check that a generated package really builds and passes its own tests
@@ -56,19 +57,18 @@ final class GeneratedPackageBuildEndToEndTests: XCTestCase {
     var output: String
   }
 
+  /// `swift test`, which builds the package (with testability, as the tool's build slots do)
+  /// and its tests; a consumer's plain build of a generated package is proven by
+  /// `FeatureSubsetEndToEndTests` and `ReleasesRepositoryEndToEndTests`.
   private func buildAndTest(_ package: URL, log: URL) throws -> BuildResult {
-    let runner = SystemProcessRunner()
     let start = Date()
-    for arguments in [["build"], ["test"]] {
-      let result = try runner.run(ProcessInvocation("swift", arguments, in: package, logFile: log))
-      guard result.exitCode == 0 else {
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        XCTFail(
-          "swift \(arguments.joined(separator: " ")) failed in \(package.path) (log \(log.path)):\n\(output.suffix(4000))"
-        )
-        throw SystemError.processFailed(
-          command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: log.path)
-      }
+    let arguments = SharedModuleCache.swiftArguments(["test"])
+    let result = try SystemProcessRunner().run(
+      ProcessInvocation("swift", arguments, in: package, logFile: log))
+    guard result.exitCode == 0 else {
+      let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+      XCTFail("swift test failed in \(package.path) (log \(log.path)):\n\(output.suffix(4000))")
+      throw SystemError.processFailed(command: "swift test", exitCode: result.exitCode, logPath: log.path)
     }
     let seconds = Date().timeIntervalSince(start)
     return BuildResult(seconds: seconds, output: try String(contentsOf: log, encoding: .utf8))

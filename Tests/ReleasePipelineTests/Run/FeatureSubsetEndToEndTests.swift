@@ -210,7 +210,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     exitCode: Int32, output: String
   ) {
     let result = try SystemProcessRunner().run(
-      ProcessInvocation("swift", arguments, in: directory, logFile: log))
+      ProcessInvocation("swift", SharedModuleCache.swiftArguments(arguments), in: directory, logFile: log))
     return (result.exitCode, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
   }
 }

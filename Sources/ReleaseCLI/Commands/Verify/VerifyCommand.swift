@@ -313,7 +313,9 @@ enum VerifyCommand {
   /// Extracts the archive with libarchive's secure flags into a temporary directory, runs
   /// `swift test` there (which builds every target with its tests), then builds and runs a
   /// consumer of it (which builds the SDK as an app does, without testability). A separate
-  /// `swift build` first would compile the package twice and show nothing more.
+  /// `swift build` first would compile the package twice and show nothing more. The two builds
+  /// share one module cache, so the consumer does not compile the system modules again; it is
+  /// the package's own, never another package's (each package checked is untrusted code).
   static func buildAndConsume(
     directory: URL, record: ReleaseRecord, services: Services, timeLimit: Double
   ) throws {
@@ -335,8 +337,12 @@ enum VerifyCommand {
         program, arguments, in: directory, environment: environment, logFile: log, timeLimit: timeLimit,
         timeLimitOption: "--timeout")
     }
+    let moduleCache = [
+      "-Xswiftc", "-module-cache-path", "-Xswiftc", scratch.appendingPathComponent("module-cache").path,
+    ]
     func swift(_ arguments: [String], in directory: URL) throws {
-      let result = try services.processRunner.run(invocation("swift", arguments, in: directory, log: log))
+      let result = try services.processRunner.run(
+        invocation("swift", arguments + moduleCache, in: directory, log: log))
       guard result.exitCode == 0 else {
         throw BuildFailure(
           message: SystemError.processFailed(

@@ -197,7 +197,8 @@ final class BuildSlotsEndToEndTests: XCTestCase {
     }
     func buildAndRun() throws -> String {
       let runner = SystemProcessRunner()
-      let build = try runner.run(ProcessInvocation("swift", ["build"], in: slot))
+      let build = try runner.run(
+        ProcessInvocation("swift", SharedModuleCache.swiftArguments(["build"]), in: slot))
       XCTAssertEqual(build.exitCode, 0, build.standardOutput + build.standardError)
       let binary = slot.appendingPathComponent(".build/debug/Probe")
       return try runner.run(ProcessInvocation(binary.path, [], in: slot)).standardOutput

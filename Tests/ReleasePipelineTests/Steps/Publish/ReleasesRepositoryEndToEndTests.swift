@@ -249,7 +249,7 @@ enum Consumer {
   /// Runs `swift <arguments>` in the consumer; its standard output, or a failure with the log.
   @discardableResult
   static func swift(_ arguments: [String], in directory: URL) throws -> String {
-    try TestGit.runProgram("swift", arguments, in: directory)
+    try TestGit.runProgram("swift", SharedModuleCache.swiftArguments(arguments), in: directory)
   }
 
   /// The version Package.resolved pins for `identity`.

@@ -1,0 +1,24 @@
+import Foundation
+
+/// One Clang and Swift module cache for the packages the tests build themselves with `swift
+/// build` or `swift test` (generated packages and their consumers), in every test process and
+/// every run of the suite, so that only the first such build compiles the system modules
+/// (Glibc, the C shims of Foundation and Dispatch, XCTest's). The compilers name each module by
+/// its module map and a hash of the compiler and the flags, and write it under a lock and a
+/// rename, so builds in different processes share it safely.
+///
+/// It is always reached by this one path: a module built through one path and read through
+/// another (a link) fails the build ("module '_Builtin_stddef' is defined in both …"). So the
+/// tool's own `--cache` directories keep their own module cache.
+package enum SharedModuleCache {
+  package static let url = RepositoryRoot.url.appendingPathComponent(".build/test-module-cache")
+
+  /// `arguments` of a `swift` invocation, with the flags that make it use this cache (as the
+  /// tool passes its own) when it compiles.
+  package static func swiftArguments(_ arguments: [String]) -> [String] {
+    guard let subcommand = arguments.first, ["build", "test"].contains(subcommand) else { return arguments }
+    return arguments + [
+      "-Xswiftc", "-module-cache-path", "-Xswiftc", url.path, "-Xswiftc", "-index-ignore-system-modules",
+    ]
+  }
+}
