@@ -333,8 +333,8 @@ package final class Moto: Sendable {
     environment["AWS_SHARED_CREDENTIALS_FILE"] = "/dev/null"
     environment.removeValue(forKey: "AWS_SESSION_TOKEN")
     environment.removeValue(forKey: "AWS_PROFILE")
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation("aws", ["--endpoint-url", endpoint] + arguments, environment: environment))
+    let result = try AWSCommandLine.shared.get().run(
+      ["--endpoint-url", endpoint] + arguments, environment: environment)
     guard result.exitCode == 0 else {
       throw PublishSetupError(
         description:
