@@ -65,15 +65,15 @@ package final class Workspace: Sendable {
     }
   }
 
-  /// Runs the CLI in this process with the real process runner, against this workspace and
-  /// the shared cache.
+  /// Runs the CLI in this process with the real process runner (`swift --version` remembered,
+  /// see `ToolchainVersionMemo`), against this workspace and the shared cache.
   package func run(_ arguments: [String], environment: [String: String] = [:]) -> Run {
     let output = CapturedOutput()
     var base = ProcessInfo.processInfo.environment
     base["CI"] = "true"
     base.removeValue(forKey: "GITHUB_ACTIONS")
     let services = Services(
-      processRunner: SystemProcessRunner(), clock: SystemClock(), root: root,
+      processRunner: ToolchainVersionMemo(), clock: SystemClock(), root: root,
       environment: base.merging(environment) { $1 }, output: output)
     let code = CommandLineInterface.main(arguments: arguments + cacheArguments(arguments), services: services)
     return Run(exitCode: code, standardOutput: output.standardOutput, standardError: output.standardError)
