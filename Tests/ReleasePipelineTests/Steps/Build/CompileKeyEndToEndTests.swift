@@ -123,8 +123,11 @@ final class CompileKeyEndToEndTests: XCTestCase {
     XCTAssertEqual(before.exitCode, 0, before.allOutput)
     let oldKey = try firstAndKey(before).key
 
-    // One Swift file of a feature both customers have.
-    let source = workspace.file("templates/ContextSDK/Sources/ContextSDKConversion/ConversionMoment.swift")
+    // One Swift file of a feature both customers have: a test file, compiled into the key's
+    // binary like every source. (A library source would make the process's warm cache, which
+    // later tests build in, recompile that module and every module above it twice.)
+    let source = workspace.file(
+      "templates/ContextSDK/Tests/ContextSDKConversionTests/ConversionMomentTests.swift")
     try (try String(contentsOf: source, encoding: .utf8) + "\n// changed\n").write(
       to: source, atomically: true, encoding: .utf8)
     let changed = workspace.run(customers + ["--force"])
