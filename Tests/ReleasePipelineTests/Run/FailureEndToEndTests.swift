@@ -50,7 +50,10 @@ final class FailureEndToEndTests: XCTestCase {
     let core = workspace.file("templates/ContextSDK/Sources/ContextSDKCore/FlowModel.swift")
     let original = try String(contentsOf: core, encoding: .utf8)
     try (original + "\nfunc plantedSyntaxError( {\n").write(to: core, atomically: true, encoding: .utf8)
-    let run = workspace.run(["customer", "acme"])
+    // A cache of its own: the failed build is stopped at the first module, and a slot whose
+    // build failed is built from scratch next time, which in the process's warm cache would be
+    // the next test's cost.
+    let run = workspace.run(["customer", "acme", "--cache", workspace.file("cache").path])
     try assertCustomerFailed(
       run, workspace, step: "build and test", command: "swift test",
       tailNeedle:
