@@ -52,10 +52,23 @@ final class BuildSlots: Sendable {
     let directory = root.appendingPathComponent(String(slot)).appendingPathComponent(directoryName)
     try AtomicFile.createDirectory(directory)
     try Self.discardUnfinishedBuild(in: directory)
-    let result = try body(directory)
+    let result: T
+    do {
+      result = try body(directory)
+    } catch let failed as FailedAfterBuilding {
+      try AtomicFile.write(Data(), to: Self.finishedMarker(in: directory), durable: false)
+      throw failed.failure
+    }
     // Only a build that ended well leaves a slot to be trusted by the next one.
     try AtomicFile.write(Data(), to: Self.finishedMarker(in: directory), durable: false)
     return result
+  }
+
+  /// Thrown by a slot's work when the package built and what ran after the build failed (its
+  /// tests): the build state is whole, so the slot stays warm for the next package, and
+  /// `withSlot` throws `failure`.
+  struct FailedAfterBuilding: Error {
+    let failure: Error
   }
 
   /// Written into a slot's `.build` after a build that succeeded, removed before each build.
@@ -63,10 +76,11 @@ final class BuildSlots: Sendable {
     directory.appendingPathComponent(".build/slot-finished")
   }
 
-  /// A slot whose last build did not end well (killed, timed out, failed) is built from
-  /// scratch: what a build stopped half-way leaves of SwiftPM's and the driver's incremental
-  /// state is not worth reasoning about when a cold build costs seconds, and only a customer
-  /// after a failure pays them.
+  /// A slot whose last build did not end well (killed, timed out, failed to compile) is built
+  /// from scratch: what a build stopped half-way leaves of SwiftPM's and the driver's
+  /// incremental state is not worth reasoning about when a cold build costs seconds, and only a
+  /// customer after a failure pays them. A package that built and then failed its tests left a
+  /// whole build (`FailedAfterBuilding`), and its slot stays warm.
   static func discardUnfinishedBuild(in directory: URL) throws {
     let fileManager = FileManager.default
     let build = directory.appendingPathComponent(".build")

@@ -227,8 +227,12 @@ struct SwiftBuildStep: CustomerStep {
       timeLimitOption: "--timeout", shownAs: "swift \(action)")
     let result = try context.services.processRunner.run(invocation)
     guard result.exitCode == 0 else {
-      throw SystemError.processFailed(
+      let failure = SystemError.processFailed(
         command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
+      // SwiftPM prints this line once everything is built, before `swift test` runs the tests.
+      let log = (try? String(contentsOf: job.scratchLog(in: context.cacheDirectory), encoding: .utf8)) ?? ""
+      let built = action == "test" && log.split(separator: "\n").contains { $0.hasPrefix("Build complete!") }
+      throw built ? BuildSlots.FailedAfterBuilding(failure: failure) : failure
     }
   }
 }

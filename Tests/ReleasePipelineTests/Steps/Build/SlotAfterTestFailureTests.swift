@@ -1,0 +1,64 @@
+import Foundation
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleaseCLI
+@testable import ReleaseCore
+@testable import ReleasePipeline
+
+/// A slot stays warm when its package built and only its tests failed (SwiftPM printed
+/// "Build complete!" before it ran them): the next customer in the slot builds incrementally.
+/// A build that failed to compile leaves the slot to be built from scratch.
+final class SlotAfterTestFailureTests: XCTestCase {
+  /// `release customer acme` with a scripted `swift test` that writes `log` and exits 1;
+  /// whether the slot it used is marked as having finished its build.
+  private func slotFinished(afterSwiftTestPrinting log: String) throws -> Bool {
+    let workspace = try Workspace(manifest: EndToEndManifests.acme)
+    let runner = ScriptedProcessRunner()
+    runner.on("swift", "--version") { _ in ProcessResult(exitCode: 0, standardOutput: "Swift version 6.3.1\n")
+    }
+    runner.on("swift", "test") { invocation in
+      if let file = invocation.logFile {
+        try FileManager.default.createDirectory(
+          at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(log.utf8).write(to: file)
+      }
+      return ProcessResult(exitCode: 1)
+    }
+    let output = CapturedOutput()
+    let services = Services(
+      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"],
+      output: output)
+    let cache = workspace.file("cache")
+    let code = CommandLineInterface.main(
+      arguments: ["customer", "acme", "--jobs", "1", "--cache", cache.path], services: services)
+    XCTAssertEqual(code, 1, (output.standardOutput + output.standardError).joined(separator: "\n"))
+    XCTAssertEqual(runner.invocations.filter { $0.arguments.first == "test" }.count, 1)
+    let slot = cache.appendingPathComponent("slots/0/ContextSDK")
+    XCTAssertTrue(FileManager.default.fileExists(atPath: slot.appendingPathComponent(".build").path))
+    return FileManager.default.fileExists(atPath: BuildSlots.finishedMarker(in: slot).path)
+  }
+
+  func testFailingTestsAfterACompleteBuildKeepTheSlotWarm() throws {
+    XCTAssertTrue(
+      try slotFinished(
+        afterSwiftTestPrinting: """
+          Building for debugging...
+          Build complete! (2.41s)
+          Test Case 'CustomerBuildTests.testTheBundledModelsAreTheCustomers' failed (0.002 seconds)
+
+          """))
+  }
+
+  func testABuildThatDidNotCompileLeavesTheSlotToBeBuiltAgain() throws {
+    XCTAssertFalse(
+      try slotFinished(
+        afterSwiftTestPrinting: """
+          Building for debugging...
+          FlowModel.swift:40:1: error: expected declaration
+          error: fatalError
+
+          """))
+  }
+}
