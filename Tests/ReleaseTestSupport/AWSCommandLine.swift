@@ -15,9 +15,10 @@ package final class AWSCommandLine: @unchecked Sendable {
   private let input = Pipe()
   private let output = Pipe()
   private let lock = NSLock()
-  private var buffered = Data()
+  private let lines: PipeLines
 
   private init() throws {
+    lines = PipeLines(output)
     let aws = try PublishFixtures.program("aws", install: "install it with: python3 -m pip install awscli")
     let firstLine =
       (try? String(contentsOf: aws.resolvingSymlinksInPath(), encoding: .utf8))?
@@ -32,7 +33,7 @@ package final class AWSCommandLine: @unchecked Sendable {
     process.standardOutput = output
     process.standardError = FileHandle.standardError
     try process.run()
-    guard readLine() == "ready" else {
+    guard lines.next() == "ready" else {
       stopProcess(process)
       throw PublishSetupError(
         description:
@@ -49,7 +50,7 @@ package final class AWSCommandLine: @unchecked Sendable {
       "arguments": arguments, "environment": environment,
     ])
     try input.fileHandleForWriting.write(contentsOf: request + Data("\n".utf8))
-    guard let line = readLine(),
+    guard let line = lines.next(),
       let answer = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
       let exitCode = answer["exit"] as? Int
     else {
@@ -59,19 +60,5 @@ package final class AWSCommandLine: @unchecked Sendable {
     return ProcessResult(
       exitCode: Int32(exitCode), standardOutput: answer["stdout"] as? String ?? "",
       standardError: answer["stderr"] as? String ?? "")
-  }
-
-  /// The next line the server writes; nil once it has ended.
-  private func readLine() -> String? {
-    while true {
-      if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: buffered[..<newline], as: UTF8.self)
-        buffered.removeSubrange(...newline)
-        return line
-      }
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { return nil }
-      buffered.append(chunk)
-    }
   }
 }

@@ -423,34 +423,19 @@ package final class FaultProxy {
     process.standardOutput = output
     process.standardError = FileHandle.standardError
     try process.run()
-    guard let line = readLine(timeout: 15), let port = Int(line) else {
+    guard let line = lines.next(timeout: 15), let port = Int(line) else {
       stopProcess(process)
       throw PublishSetupError(description: "fault_proxy.py did not report its port within 15 s")
     }
     self.port = port
   }
 
-  private var buffered = Data()
-
-  private func readLine(timeout: TimeInterval) -> String? {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-      if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-        let line = String(decoding: buffered[..<newline], as: UTF8.self)
-        buffered.removeSubrange(...newline)
-        return line.trimmingCharacters(in: .whitespaces)
-      }
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { return nil }
-      buffered.append(chunk)
-    }
-    return nil
-  }
+  private lazy var lines = PipeLines(output)
 
   /// Sends a command (see the script) and waits until it is in effect.
   package func command(_ text: String) throws {
     try input.fileHandleForWriting.write(contentsOf: Data((text + "\n").utf8))
-    guard readLine(timeout: 10) == "ok" else {
+    guard lines.next(timeout: 10) == "ok" else {
       throw PublishSetupError(description: "fault_proxy.py did not acknowledge \"\(text)\"")
     }
   }
@@ -458,7 +443,7 @@ package final class FaultProxy {
   /// The path of every PUT relayed so far, in the order the client sent them.
   package func relayedPuts() throws -> [String] {
     try input.fileHandleForWriting.write(contentsOf: Data("puts\n".utf8))
-    guard let line = readLine(timeout: 10), readLine(timeout: 10) == "ok" else {
+    guard let line = lines.next(timeout: 10), lines.next(timeout: 10) == "ok" else {
       throw PublishSetupError(description: "fault_proxy.py did not answer \"puts\"")
     }
     return line.split(separator: " ").map(String.init)
@@ -555,14 +540,33 @@ package final class StaticHTTPServer {
 /// nil if it does not within `timeout` seconds or its output closes first (the script died).
 package enum ScriptPort {
   package static func read(from output: Pipe, timeout: TimeInterval) -> Int? {
-    var line = Data()
+    PipeLines(output).next(timeout: timeout).flatMap { Int($0) }
+  }
+}
+
+/// The lines a helper process writes to a pipe, one at a time, without their line ends and
+/// surrounding spaces.
+package final class PipeLines {
+  private let handle: FileHandle
+  private var buffered = Data()
+
+  package init(_ pipe: Pipe) { handle = pipe.fileHandleForReading }
+
+  /// The next line; nil once the output has closed (the process ended), or when `timeout`
+  /// seconds have passed between reads.
+  package func next(timeout: TimeInterval = .infinity) -> String? {
     let deadline = Date().addingTimeInterval(timeout)
-    while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
-      let chunk = output.fileHandleForReading.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
+    while Date() < deadline {
+      if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+        let line = String(decoding: buffered[..<newline], as: UTF8.self)
+        buffered.removeSubrange(...newline)
+        return line.trimmingCharacters(in: .whitespaces)
+      }
+      let chunk = handle.availableData
+      if chunk.isEmpty { return nil }
+      buffered.append(chunk)
     }
-    return Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    return nil
   }
 }
 

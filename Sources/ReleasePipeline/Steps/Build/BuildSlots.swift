@@ -52,16 +52,16 @@ final class BuildSlots: Sendable {
     let directory = root.appendingPathComponent(String(slot)).appendingPathComponent(directoryName)
     try AtomicFile.createDirectory(directory)
     try Self.discardUnfinishedBuild(in: directory)
-    let result: T
+    // Only a build that ended well leaves a slot to be trusted by the next one.
+    let finished = { try AtomicFile.write(Data(), to: Self.finishedMarker(in: directory), durable: false) }
     do {
-      result = try body(directory)
+      let result = try body(directory)
+      try finished()
+      return result
     } catch let failed as FailedAfterBuilding {
-      try AtomicFile.write(Data(), to: Self.finishedMarker(in: directory), durable: false)
+      try finished()
       throw failed.failure
     }
-    // Only a build that ended well leaves a slot to be trusted by the next one.
-    try AtomicFile.write(Data(), to: Self.finishedMarker(in: directory), durable: false)
-    return result
   }
 
   /// Thrown by a slot's work when the package built and what ran after the build failed (its

@@ -229,9 +229,8 @@ struct SwiftBuildStep: CustomerStep {
     guard result.exitCode == 0 else {
       let failure = SystemError.processFailed(
         command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
-      // SwiftPM prints this line once everything is built, before `swift test` runs the tests.
-      let log = (try? String(contentsOf: job.scratchLog(in: context.cacheDirectory), encoding: .utf8)) ?? ""
-      let built = action == "test" && log.split(separator: "\n").contains { $0.hasPrefix("Build complete!") }
+      // Tests that ran to their total ran after everything was built.
+      let built = action == "test" && TestCount.parse(log: job.scratchLog(in: context.cacheDirectory)) != nil
       throw built ? BuildSlots.FailedAfterBuilding(failure: failure) : failure
     }
   }

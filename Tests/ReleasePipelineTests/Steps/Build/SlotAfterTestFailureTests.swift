@@ -7,8 +7,8 @@ import XCTest
 @testable import ReleaseCore
 @testable import ReleasePipeline
 
-/// A slot stays warm when its package built and only its tests failed (SwiftPM printed
-/// "Build complete!" before it ran them): the next customer in the slot builds incrementally.
+/// A slot stays warm when its package built and only its tests failed (they ran to XCTest's
+/// total): the next customer in the slot builds incrementally.
 /// A build that failed to compile leaves the slot to be built from scratch.
 final class SlotAfterTestFailureTests: XCTestCase {
   /// `release customer acme` with a scripted `swift test` that writes `log` and exits 1;
@@ -47,6 +47,7 @@ final class SlotAfterTestFailureTests: XCTestCase {
           Building for debugging...
           Build complete! (2.41s)
           Test Case 'CustomerBuildTests.testTheBundledModelsAreTheCustomers' failed (0.002 seconds)
+          Executed 24 tests, with 1 failure (0 unexpected) in 0.310 (0.310) seconds
 
           """))
   }
