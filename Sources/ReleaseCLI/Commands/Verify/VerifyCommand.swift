@@ -337,12 +337,15 @@ enum VerifyCommand {
         program, arguments, in: directory, environment: environment, logFile: log, timeLimit: timeLimit,
         timeLimitOption: "--timeout")
     }
-    let moduleCache = [
+    // Indexing the system modules (Foundation, XCTest) finds no tests of the package's and costs
+    // a good part of a cold build; `release all` leaves them out too.
+    let flags = [
       "-Xswiftc", "-module-cache-path", "-Xswiftc", scratch.appendingPathComponent("module-cache").path,
+      "-Xswiftc", "-index-ignore-system-modules",
     ]
     func swift(_ arguments: [String], in directory: URL) throws {
       let result = try services.processRunner.run(
-        invocation("swift", arguments + moduleCache, in: directory, log: log))
+        invocation("swift", arguments + flags, in: directory, log: log))
       guard result.exitCode == 0 else {
         throw BuildFailure(
           message: SystemError.processFailed(
