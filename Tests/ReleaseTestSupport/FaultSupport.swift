@@ -131,13 +131,16 @@ extension ReleaseBinary {
 /// A directory of stand-ins for `swift` and `git` put first on PATH: each records its
 /// environment (when `RELEASE_TEST_ENV_DUMP` names a directory) and, for `swift build` or
 /// `swift test`, waits at a gate (when `RELEASE_TEST_GATE` names one) until the test opens it,
-/// then runs the real program; or until the test aborts it, then fails.
+/// then runs the real program; or until the test aborts it, then fails. With `compiles` false,
+/// `swift build` and `swift test` succeed after the gate without compiling anything, for tests
+/// of what happens around a build rather than of the build (every other call runs the real
+/// program).
 package final class ProgramShims {
   package let directory: URL
   package let gate: URL
   package let environmentDumps: URL
 
-  package init(_ programs: [String] = ["swift"]) throws {
+  package init(_ programs: [String] = ["swift"], compiles: Bool = true) throws {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "release-faults-shims-\(UUID().uuidString)")
     gate = directory.appendingPathComponent("gate")
@@ -160,6 +163,7 @@ package final class ProgramShims {
             sleep 0.05; i=$((i+1))
           done
         fi
+        \(compiles ? "" : #"if [ "$1" = build ] || [ "$1" = test ]; then echo "Build complete!"; exit 0; fi"#)
         exec "\(real.path)" "$@"
 
         """
