@@ -55,7 +55,9 @@ let package = Package(
     // signal catalog and model alignment, events and their reporters.
     .target(
       name: "ReleaseCore",
-      dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseSystem"]),
+      dependencies: [
+        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseSystem",
+      ]),
     // Where releases go: directory and S3 object stores, destinations, URL credentials, git.
     .target(
       name: "ReleasePublishing",
@@ -102,8 +104,8 @@ let package = Package(
     .target(
       name: "ReleaseTestSupport",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleasePipeline",
-        "ReleaseSigning", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseNetwork",
+        "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
     .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseNetwork
 import ReleaseSystem
 import XCTest
 
@@ -34,6 +35,25 @@ package final class ScriptedProcessRunner: ProcessRunning {
       throw SystemError.programNotFound(name: invocation.program)
     }
     return try handler.handle(invocation)
+  }
+}
+
+/// The HTTP clients tests give the tool.
+package enum TestHTTP {
+  /// Real transfers (libcurl, every retry), without the waits between attempts: a test of what
+  /// a failed or retried transfer leaves behind does not need them, and the policy's delays
+  /// are checked on their own (`CurlHTTPClientTests`).
+  package static let retryingAtOnce: HTTPClient = CurlHTTPClient(retryPolicy: RetryPolicy(sleep: { _ in }))
+
+  /// For code that must not reach the network: fails the test on any request.
+  package struct Unreachable: HTTPClient {
+    package init() {}
+    package func send(_ request: HTTPRequest) throws -> HTTPResponse {
+      XCTFail("unexpected request: \(request.method.rawValue) \(request.url.absoluteString)")
+      throw NetworkError.transferFailed(
+        method: request.method.rawValue, url: request.url.absoluteString, reason: "no network in this test",
+        attempts: 1)
+    }
   }
 }
 

@@ -5,9 +5,10 @@ import ReleaseSigning
 import ReleaseSystem
 import XCTest
 
-/// Runs the CLI in this process against a directory of its own, with no process runner (the
-/// keys and share commands start none) and only the environment given.
-package enum KeysCLI {
+/// Runs the CLI in this process against a directory of its own, with a process runner that
+/// fails the test on any call (the commands run this way start no process), real transfers
+/// retried without waiting (`TestHTTP.retryingAtOnce`) and only the environment given.
+package enum InProcessCLI {
   package struct Run {
     package var code: Int32
     package var standardOutput: [String]
@@ -25,7 +26,7 @@ package enum KeysCLI {
     let output = CapturedOutput()
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: SystemClock(), root: root,
-      environment: ["CI": "true"].merging(environment) { $1 }, output: output)
+      environment: ["CI": "true"].merging(environment) { $1 }, output: output, http: TestHTTP.retryingAtOnce)
     let code = CommandLineInterface.main(arguments: arguments, services: services)
     return Run(code: code, standardOutput: output.standardOutput, standardError: output.standardError)
   }

@@ -66,7 +66,8 @@ package final class Workspace: Sendable {
   }
 
   /// Runs the CLI in this process with the real process runner (`swift --version` remembered,
-  /// see `ToolchainVersionMemo`), against this workspace and the shared cache.
+  /// see `ToolchainVersionMemo`) and real transfers retried without waiting
+  /// (`TestHTTP.retryingAtOnce`), against this workspace and the shared cache.
   package func run(_ arguments: [String], environment: [String: String] = [:]) -> Run {
     let output = CapturedOutput()
     var base = ProcessInfo.processInfo.environment
@@ -74,7 +75,7 @@ package final class Workspace: Sendable {
     base.removeValue(forKey: "GITHUB_ACTIONS")
     let services = Services(
       processRunner: ToolchainVersionMemo(), clock: SystemClock(), root: root,
-      environment: base.merging(environment) { $1 }, output: output)
+      environment: base.merging(environment) { $1 }, output: output, http: TestHTTP.retryingAtOnce)
     let code = CommandLineInterface.main(arguments: arguments + cacheArguments(arguments), services: services)
     return Run(exitCode: code, standardOutput: output.standardOutput, standardError: output.standardError)
   }

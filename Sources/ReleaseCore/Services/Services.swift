@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseNetwork
 import ReleaseSystem
 
 /// Everything the tool touches outside its own memory, in one value (after swiftly's
@@ -12,16 +13,20 @@ package struct Services: Sendable {
   /// The process environment; credentials are read from here and nowhere else.
   package var environment: [String: String]
   package var output: OutputStreaming
+  /// Every network transfer: model stores, object stores, outcomes, channels (libcurl, with
+  /// its retries and their waits).
+  package var http: HTTPClient
 
   package init(
     processRunner: ProcessRunning, clock: Clock, root: URL, environment: [String: String],
-    output: OutputStreaming
+    output: OutputStreaming, http: HTTPClient = CurlHTTPClient()
   ) {
     self.processRunner = processRunner
     self.clock = clock
     self.root = root
     self.environment = environment
     self.output = output
+    self.http = http
   }
 
   /// The real machine: current directory, process environment, stdout/stderr.

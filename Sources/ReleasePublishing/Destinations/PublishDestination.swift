@@ -90,7 +90,7 @@ package enum PublishDestination: Equatable, Sendable, CustomStringConvertible {
       return .objectStore(
         try S3ObjectStore.make(
           bucket: bucket, prefix: prefix, endpoint: endpoint, region: region, baseURL: baseURL,
-          environment: services.environment, origins: origins, audience: audience))
+          environment: services.environment, origins: origins, audience: audience, http: services.http))
     case .releasesRepositories(let template):
       return .releasesRepositories(template)
     }

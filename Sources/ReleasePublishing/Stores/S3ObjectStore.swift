@@ -32,7 +32,7 @@ package struct S3ObjectStore: ObjectStore {
   static func make(
     bucket: String, prefix: String, endpoint: String?, region: String?, baseURL: String?,
     environment: [String: String], origins: SettingOrigins = .init(), audience: StoreAudience = .customers,
-    http: HTTPClient = CurlHTTPClient()
+    http: HTTPClient
   ) throws -> ObjectStore {
     let display = "s3://\(bucket)" + (prefix.isEmpty ? "" : "/\(prefix)")
     let client = try S3Settings.client(
@@ -157,7 +157,7 @@ package enum S3Settings {
   /// from (`origins`); the variables' values never appear in a message.
   package static func client(
     bucket: String, endpoint: String?, region: String?, environment: [String: String], purpose: String,
-    origins: SettingOrigins = .init(), http: HTTPClient = CurlHTTPClient()
+    origins: SettingOrigins = .init(), http: HTTPClient
   ) throws -> S3Client {
     // Credentials come from the environment only; one in the URL would show in messages.
     if let endpoint, URLCredentials.carriesCredential(endpoint) {

@@ -24,7 +24,7 @@ final class PublishDestinationTests: XCTestCase {
     }
     let made = try S3ObjectStore.make(
       bucket: bucket, prefix: prefix, endpoint: endpoint, region: region, baseURL: baseURL,
-      environment: environment, audience: audience)
+      environment: environment, audience: audience, http: TestHTTP.Unreachable())
     return try XCTUnwrap(made as? S3ObjectStore)
   }
 

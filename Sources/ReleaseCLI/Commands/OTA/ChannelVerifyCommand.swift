@@ -229,7 +229,7 @@ struct ChannelVerifyOptions {
   }
 
   /// The reader of `source`. A bucket needs credentials (exit 2 without them).
-  func reader(_ services: Services, http: HTTPClient = CurlHTTPClient()) throws -> ChannelReader {
+  func reader(_ services: Services) throws -> ChannelReader {
     switch source {
     case .directory(let path):
       switch try PublishDestination.directory(path: path, baseURL: nil).resolve(services) {
@@ -240,11 +240,11 @@ struct ChannelVerifyOptions {
     case .s3(let bucket, let prefix):
       let client = try S3Settings.client(
         bucket: bucket, endpoint: s3Endpoint, region: s3Region, environment: services.environment,
-        purpose: "ota verify \(sourceText)", origins: origins, http: http)
+        purpose: "ota verify \(sourceText)", origins: origins, http: services.http)
       return StoreChannelReader(
         store: S3ObjectStore(client: client, prefix: prefix, publicBase: sourceText))
     case .web(let base):
-      return WebChannelReader(base: base, http: http)
+      return WebChannelReader(base: base, http: services.http)
     }
   }
 }

@@ -18,7 +18,7 @@ enum OutcomesSource {
   /// The file's text and how messages name it (a URL without its query, which may hold a
   /// presigned signature).
   static func read(
-    _ location: String, options: ReleaseOptions, services: Services, http: HTTPClient = CurlHTTPClient()
+    _ location: String, options: ReleaseOptions, services: Services
   ) throws -> (text: String, source: String) {
     let option = Options.outcomes.name
     let lower = location.lowercased()
@@ -49,7 +49,7 @@ enum OutcomesSource {
       let client = try S3Settings.client(
         bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
         environment: services.environment, purpose: "\(option) \(location)", origins: options.origins,
-        http: http)
+        http: services.http)
       try download(source) { try client.get(key, to: temporary, maximumSize: maximumSize) }
     } else if !lower.hasPrefix("s3://"), let url = URL(string: location), url.host?.isEmpty == false {
       source = shown(url)
@@ -60,7 +60,7 @@ enum OutcomesSource {
       }
       var request = RemoteModelStore.request(url, maximumSize: maximumSize)
       request.destination = .file(temporary)
-      try download(source, hiding: url.query) { _ = try http.send(request) }
+      try download(source, hiding: url.query) { _ = try services.http.send(request) }
     } else {
       throw ReleaseError.usage(
         "\(option) \(lower.hasPrefix("s3://") ? location : "the URL"): expected a file, https://<host>/<path> or s3://<bucket>/<key>"

@@ -45,7 +45,7 @@ enum ShareCommand {
     case .s3(let bucket, let prefix, let endpoint, let region, _, let origins):
       let client = try S3Settings.client(
         bucket: bucket, endpoint: endpoint, region: region, environment: invocation.services.environment,
-        purpose: "share \(options.destination)", origins: origins)
+        purpose: "share \(options.destination)", origins: origins, http: invocation.services.http)
       let links = try ShareLinks.presign(
         customer: options.customer, version: options.version,
         store: S3ObjectStore(

@@ -14,9 +14,7 @@ package enum ModelStoreLocation {
     return lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://")
   }
 
-  static func open(_ options: ReleaseOptions, services: Services, http: HTTPClient = CurlHTTPClient()) throws
-    -> ModelStore
-  {
+  static func open(_ options: ReleaseOptions, services: Services) throws -> ModelStore {
     let location = options.modelsPath
     guard isRemote(location) else {
       return DirectoryModelStore(
@@ -35,7 +33,7 @@ package enum ModelStoreLocation {
       let client = try S3Settings.client(
         bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
         environment: services.environment,
-        purpose: "\(options.origins.models) \(displayName)", origins: options.origins, http: http)
+        purpose: "\(options.origins.models) \(displayName)", origins: options.origins, http: services.http)
       source = .s3(client: client, prefix: prefix)
     } else {
       guard let base = URL(string: displayName), base.host?.isEmpty == false, base.query == nil,
@@ -50,7 +48,7 @@ package enum ModelStoreLocation {
           "\(options.origins.models) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
         )
       }
-      source = .http(base: base, client: http)
+      source = .http(base: base, client: services.http)
     }
     do {
       return try RemoteModelStore(

@@ -45,7 +45,7 @@ final class ReadmeSignatureTests: XCTestCase {
 
   private func generateKeys(_ names: [String]) {
     for name in names {
-      let result = KeysCLI.run(["keys", "generate", "keys", "--name", name], root: root)
+      let result = InProcessCLI.run(["keys", "generate", "keys", "--name", name], root: root)
       XCTAssertEqual(result.code, 0, result.allOutput)
     }
   }
@@ -139,7 +139,7 @@ final class ReadmeSignatureTests: XCTestCase {
     XCTAssertTrue(options.signing.canSign)
 
     // The line the vendor publishes, as `release keys allowed-signers` prints it.
-    let printed = KeysCLI.run(
+    let printed = InProcessCLI.run(
       ["keys", "allowed-signers"], root: root, environment: ["RELEASE_SIGNING_KEY": ""])
     XCTAssertEqual(printed.code, 0, printed.allOutput)
     try (printed.standardOutput.joined(separator: "\n") + "\n").write(

@@ -94,12 +94,13 @@ final class PublishedChannel {
   }
 
   /// Runs the CLI in this process on the project, with the fixed clock.
-  func run(_ arguments: [String], environment: [String: String] = [:]) -> KeysCLI.Run {
+  func run(_ arguments: [String], environment: [String: String] = [:]) -> InProcessCLI.Run {
     let output = CapturedOutput()
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: clock, root: root,
       environment: ["CI": "true"].merging(environment) { $1 }, output: output)
     let code = CommandLineInterface.main(arguments: arguments, services: services)
-    return KeysCLI.Run(code: code, standardOutput: output.standardOutput, standardError: output.standardError)
+    return InProcessCLI.Run(
+      code: code, standardOutput: output.standardOutput, standardError: output.standardError)
   }
 }

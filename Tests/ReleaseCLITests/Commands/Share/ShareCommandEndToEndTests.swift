@@ -81,8 +81,9 @@ final class ShareCommandEndToEndTests: XCTestCase {
     try moto.put(bucket, "sdk/artifacts/acme/2.4.1/ContextSDK_Acme-2.4.1.zip.sig", signature)
   }
 
-  private func share(_ arguments: [String], environment: [String: String] = [:]) -> KeysCLI.Run {
-    KeysCLI.run(["share"] + arguments, root: root, environment: moto.credentials.merging(environment) { $1 })
+  private func share(_ arguments: [String], environment: [String: String] = [:]) -> InProcessCLI.Run {
+    InProcessCLI.run(
+      ["share"] + arguments, root: root, environment: moto.credentials.merging(environment) { $1 })
   }
 
   private func download(_ url: String) throws -> Data {

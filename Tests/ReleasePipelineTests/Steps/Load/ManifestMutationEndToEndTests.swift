@@ -61,7 +61,7 @@ final class ManifestMutationEndToEndTests: XCTestCase {
         // written or any process started. (An accepted manifest would build; those stay dry
         // runs.) In this process, with a process runner that fails the test on any call: the
         // executable's dry run has just shown that this input neither crashes nor hangs.
-        let real = KeysCLI.run(["all", "--cache", cache.path], root: workspace.root)
+        let real = InProcessCLI.run(["all", "--cache", cache.path], root: workspace.root)
         XCTAssertEqual(real.code, 2, "\(label): real run: \(real.allOutput)")
         XCTAssertEqual(real.standardError, run.standardErrorLines, "\(label): real run says otherwise")
         realRuns += 1

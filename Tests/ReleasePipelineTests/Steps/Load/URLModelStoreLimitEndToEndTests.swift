@@ -21,7 +21,7 @@ final class URLModelStoreLimitEndToEndTests: XCTestCase {
     options.cachePath = cache.path
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: cache, environment: [:],
-      output: CapturedOutput())
+      output: CapturedOutput(), http: TestHTTP.retryingAtOnce)
     return try ModelStoreLocation.open(options, services: services)
   }
 
