@@ -7,7 +7,7 @@ import XCTest
 
 /// Issue 10's proof: a release published to a directory served over HTTP on 127.0.0.1, a
 /// challenger rolled out to 10% and published over the air, and the real SDK of the release's
-/// archive updating 400 devices against it (through Scripts/ota-devices, as the README's
+/// archive updating 200 devices against it (through Scripts/ota-devices, as the README's
 /// walkthrough does): the devices the device rule picks — computed here
 /// independently, with the tool's libcrypto SHA-256 — and only those take the challenger, with
 /// exactly the published bytes; after a rollback every device is back on the bundled model and
@@ -28,9 +28,9 @@ final class OverTheAirEndToEndTests: XCTestCase {
 
   static let manifest = EndToEndManifests.acme
   /// The devices run through the SDK. Their checks are exact (each device against the rule
-  /// computed here, the summary's counts), so they hold for any number of devices; 400 at 10%
-  /// are about 40 challengers.
-  static let devices = 400
+  /// computed here, the summary's counts), so they hold for any number of devices; 200 at 10%
+  /// are about 20 challengers.
+  static let devices = 200
   /// The install ids the device rule's share is measured on (in process, not through the
   /// SDK): with the fixed salt, about 10%, within 8–12%.
   static let ruleSample = 2_000
@@ -176,7 +176,7 @@ final class OverTheAirEndToEndTests: XCTestCase {
   /// device, and after a rollback the older signed revision served as the pointer (a replay)
   /// puts the rolled-back model back on none.
   func testAForgedOrReplayedSignedManifestMovesNoDevice() throws {
-    let count = 400
+    let count = Self.devices
     let served = try ServedChallenger(self)
     defer { served.server.shutDown() }
     let (workspace, published, destination, signer) = (
