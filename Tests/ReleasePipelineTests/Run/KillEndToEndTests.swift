@@ -13,13 +13,15 @@ import XCTest
 /// `release customer acme` killed by a real SIGKILL at every fault point (half-way through
 /// writing the generated package, half-way through the zip, with the release assembled but not
 /// renamed into place, with the new state file written but not renamed), and by the test
-/// itself while `swift test` runs as its child: afterwards no final name holds an incomplete
+/// itself while `swift build` runs as its child: afterwards no final name holds an incomplete
 /// file, the state file still parses, and a rerun converges to an archive byte-identical to an
-/// uninterrupted run's, leaving no temporary behind.
+/// uninterrupted run's, leaving no temporary behind. The runs skip the package's tests: what is
+/// checked is the files a kill leaves, which the tests do not change, and the rerun after the
+/// kill in the build then builds the slot from scratch without compiling the tests too.
 final class KillEndToEndTests: XCTestCase {
   func testKilledAtEveryFaultPointLeavesNothingPartialAndARerunConverges() throws {
     XCTAssertEqual(FaultPoint.all.count, 4, "a new fault point needs its expectations here")
-    let arguments = ["customer", "acme", "--cache", Workspace.sharedCache.path]
+    let arguments = ["customer", "acme", "--skip-tests", "--cache", Workspace.sharedCache.path]
     let zipPath = "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip"
 
     // The uninterrupted reference.
@@ -32,11 +34,11 @@ final class KillEndToEndTests: XCTestCase {
     let pristineState = try Data(contentsOf: fresh.file("release-state.json"))
 
     var tried: [String] = []
-    for point in FaultPoint.all + [Self.duringSwiftTest] {
+    for point in FaultPoint.all + [Self.duringSwiftBuild] {
       let workspace = try Workspace()
       let killed =
-        point == Self.duringSwiftTest
-        ? try killDuringSwiftTest(arguments, in: workspace)
+        point == Self.duringSwiftBuild
+        ? try killDuringSwiftBuild(arguments, in: workspace)
         : try ReleaseBinary.run(arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
       tried.append(point)
       XCTAssertEqual(killed.signal, SIGKILL, "\(point): expected death by SIGKILL: \(killed.allOutput)")
@@ -77,20 +79,20 @@ final class KillEndToEndTests: XCTestCase {
     print("KillEndToEndTests: \(tried.count) kill points tried: \(tried.joined(separator: ", "))")
   }
 
-  static let duringSwiftTest = "swift test running (killed by the test)"
+  static let duringSwiftBuild = "swift build running (killed by the test)"
 
-  /// Starts the release with a stand-in `swift` that waits at a gate, and once `swift test` is
+  /// Starts the release with a stand-in `swift` that waits at a gate, and once `swift build` is
   /// running as the release's child, sends the release SIGKILL from here; the orphaned stand-in
   /// is then told to give up.
-  private func killDuringSwiftTest(_ arguments: [String], in workspace: Workspace) throws -> BinaryRun {
+  private func killDuringSwiftBuild(_ arguments: [String], in workspace: Workspace) throws -> BinaryRun {
     let shims = try ProgramShims(["swift"])
     let running = try RunningBinary(
       arguments, in: workspace.root,
       environment: ReleaseBinary.environment(["PATH": shims.path, "RELEASE_TEST_GATE": shims.gate.path]))
     let deadline = Date().addingTimeInterval(120)
     while !shims.reached && running.isRunning && Date() < deadline { usleep(20_000) }
-    XCTAssertTrue(shims.reached, "the release never started swift test")
-    XCTAssertTrue(running.isRunning, "the release ended before swift test")
+    XCTAssertTrue(shims.reached, "the release never started swift build")
+    XCTAssertTrue(running.isRunning, "the release ended before swift build")
     kill(running.pid, SIGKILL)
     let run = running.wait(timeout: 60)
     shims.abort()
