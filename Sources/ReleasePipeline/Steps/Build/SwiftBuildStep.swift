@@ -180,7 +180,7 @@ struct SwiftBuildStep: CustomerStep {
       environment: ChildEnvironment.withoutSecrets(context.services.environment),
       logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.options.timeout,
       timeLimitOption: "--timeout", shownAs: shown)
-    let result = try context.services.processRunner.run(invocation)
+    let result = try context.services.processRunner.runWithOwnTemporaryDirectory(invocation)
     guard result.exitCode == 0 else {
       throw SystemError.processFailed(
         command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)
@@ -225,7 +225,7 @@ struct SwiftBuildStep: CustomerStep {
       environment: ChildEnvironment.withoutSecrets(context.services.environment),
       logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.options.timeout,
       timeLimitOption: "--timeout", shownAs: "swift \(action)")
-    let result = try context.services.processRunner.run(invocation)
+    let result = try context.services.processRunner.runWithOwnTemporaryDirectory(invocation)
     guard result.exitCode == 0 else {
       let failure = SystemError.processFailed(
         command: invocation.commandLine, exitCode: result.exitCode, logPath: nil)

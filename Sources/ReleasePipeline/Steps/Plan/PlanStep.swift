@@ -194,7 +194,7 @@ package struct PlanStep: RequiredStep {
 
   static func toolchainVersion(_ services: Services) throws -> String {
     // Like every child process, without credentials (the process environment would pass them).
-    let result = try services.processRunner.run(
+    let result = try services.processRunner.runWithOwnTemporaryDirectory(
       ProcessInvocation(
         "swift", ["--version"], environment: ChildEnvironment.withoutSecrets(services.environment)))
     let text = result.standardOutput.isEmpty ? result.standardError : result.standardOutput
