@@ -13,7 +13,7 @@ final class ChildTemporaryFilesEndToEndTests: XCTestCase {
     let temporary = workspace.file("tmp")
     try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
     let run = try ReleaseBinary.run(
-      ["customer", "acme", "bluebird", "--jobs", "1", "--cache", Workspace.sharedCache.path],
+      ["customer", "acme", "--skip-tests", "--cache", Workspace.sharedCache.path],
       in: workspace.root, environment: ["TMPDIR": temporary.path])
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(
