@@ -62,9 +62,7 @@ final class GeneratedPackageBuildEndToEndTests: XCTestCase {
   /// `FeatureSubsetEndToEndTests` and `ReleasesRepositoryEndToEndTests`.
   private func buildAndTest(_ package: URL, log: URL) throws -> BuildResult {
     let start = Date()
-    let arguments = SharedModuleCache.swiftArguments(["test"])
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation("swift", arguments, in: package, logFile: log))
+    let result = try SharedModuleCache.swift(["test"], in: package, logFile: log)
     guard result.exitCode == 0 else {
       let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
       XCTFail("swift test failed in \(package.path) (log \(log.path)):\n\(output.suffix(4000))")

@@ -41,7 +41,8 @@ package enum TestGit {
     let environment = ProcessInfo.processInfo.environment.merging(Self.environment) { $1 }.merging(extra) {
       $1
     }
-    let result = try SystemProcessRunner().run(
+    // A TMPDIR of its own, as the tool runs its children: `swift` leaves folders in it.
+    let result = try SystemProcessRunner().runWithOwnTemporaryDirectory(
       ProcessInvocation(program, arguments, in: directory, environment: environment))
     guard result.exitCode == 0 else {
       throw GitSetupError(

@@ -1,4 +1,6 @@
 import Foundation
+import ReleaseCore
+import ReleaseSystem
 
 /// One Clang and Swift module cache for the packages the tests build themselves with `swift
 /// build` or `swift test` (generated packages and their consumers), in every test process and
@@ -20,5 +22,15 @@ package enum SharedModuleCache {
     return arguments + [
       "-Xswiftc", "-module-cache-path", "-Xswiftc", url.path, "-Xswiftc", "-index-ignore-system-modules",
     ]
+  }
+
+  /// `swift <arguments>` in `directory` with this cache's flags, and a TMPDIR of its own that
+  /// goes when it ends, as the tool runs `swift` (SwiftPM's leftover folders go with it).
+  package static func swift(
+    _ arguments: [String], in directory: URL, environment: [String: String]? = nil, logFile: URL? = nil
+  ) throws -> ProcessResult {
+    try SystemProcessRunner().runWithOwnTemporaryDirectory(
+      ProcessInvocation(
+        "swift", swiftArguments(arguments), in: directory, environment: environment, logFile: logFile))
   }
 }

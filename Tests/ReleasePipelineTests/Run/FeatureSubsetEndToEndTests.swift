@@ -209,8 +209,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
   private func swift(_ arguments: [String], in directory: URL, log: URL) throws -> (
     exitCode: Int32, output: String
   ) {
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation("swift", SharedModuleCache.swiftArguments(arguments), in: directory, logFile: log))
+    let result = try SharedModuleCache.swift(arguments, in: directory, logFile: log)
     return (result.exitCode, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
   }
 }

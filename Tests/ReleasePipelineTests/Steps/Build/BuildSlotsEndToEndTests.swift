@@ -200,8 +200,7 @@ final class BuildSlotsEndToEndTests: XCTestCase {
     }
     func buildAndRun() throws -> String {
       let runner = SystemProcessRunner()
-      let build = try runner.run(
-        ProcessInvocation("swift", SharedModuleCache.swiftArguments(["build"]), in: slot))
+      let build = try SharedModuleCache.swift(["build"], in: slot)
       XCTAssertEqual(build.exitCode, 0, build.standardOutput + build.standardError)
       let binary = slot.appendingPathComponent(".build/debug/Probe")
       return try runner.run(ProcessInvocation(binary.path, [], in: slot)).standardOutput

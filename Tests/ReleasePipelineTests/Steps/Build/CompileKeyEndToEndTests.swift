@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCore
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -184,7 +185,7 @@ final class CompileKeyEndToEndTests: XCTestCase {
         slots.appendingPathComponent($0).appendingPathComponent("ContextSDK")
       }.first { (try? Data(contentsOf: $0.appendingPathComponent("Package.swift"))) == manifest })
     try BuildSlots.mirror(package, into: slot)
-    let result = try SystemProcessRunner().run(
+    let result = try SystemProcessRunner().runWithOwnTemporaryDirectory(
       ProcessInvocation(
         "swift",
         [
