@@ -14,7 +14,6 @@ package enum ChildEnvironment {
       || ["SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "PRIVATE_KEY", "SIGNING_KEY", "API_KEY"]
         .contains { upper.contains($0) }
   }
-
 }
 
 extension ProcessRunning {
