@@ -26,11 +26,10 @@ package enum SharedModuleCache {
 
   /// `swift <arguments>` in `directory` with this cache's flags, and a TMPDIR of its own that
   /// goes when it ends, as the tool runs `swift` (SwiftPM's leftover folders go with it).
-  package static func swift(
-    _ arguments: [String], in directory: URL, environment: [String: String]? = nil, logFile: URL? = nil
-  ) throws -> ProcessResult {
+  package static func swift(_ arguments: [String], in directory: URL, logFile: URL? = nil) throws
+    -> ProcessResult
+  {
     try SystemProcessRunner().runWithOwnTemporaryDirectory(
-      ProcessInvocation(
-        "swift", swiftArguments(arguments), in: directory, environment: environment, logFile: logFile))
+      ProcessInvocation("swift", swiftArguments(arguments), in: directory, logFile: logFile))
   }
 }
