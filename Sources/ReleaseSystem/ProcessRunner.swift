@@ -67,6 +67,26 @@ public protocol ProcessRunning: Sendable {
   func run(_ invocation: ProcessInvocation) throws -> ProcessResult
 }
 
+extension ProcessRunning {
+  /// Runs `invocation` with TMPDIR set to a directory of its own, removed when the child ends
+  /// (and with the run's other temporaries on an interrupt). The Swift toolchain's programs
+  /// leave `TemporaryDirectory.*` folders in their temp dir on every call and never remove them
+  /// (six for a warm `swift build`): on a CI machine that releases on every merge they would
+  /// pile up in /tmp by the thousand.
+  public func runWithOwnTemporaryDirectory(_ invocation: ProcessInvocation) throws -> ProcessResult {
+    let directory = try TemporaryFiles.shared.makeDirectory(prefix: "release-child")
+    defer {
+      try? FileManager.default.removeItem(at: directory)
+      TemporaryFiles.shared.unregister(directory)
+    }
+    var invocation = invocation
+    var environment = invocation.environment ?? ProcessInfo.processInfo.environment
+    environment["TMPDIR"] = directory.path
+    invocation.environment = environment
+    return try run(invocation)
+  }
+}
+
 /// The real runner, on `posix_spawn`.
 ///
 /// Children started through Foundation's `Process` from a Dispatch worker inherit that thread's

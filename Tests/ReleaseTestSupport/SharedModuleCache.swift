@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseCore
 import ReleaseSystem
 
 /// One Clang and Swift module cache for the packages the tests build themselves with `swift

@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseCore
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
