@@ -108,6 +108,14 @@ extension RunningBinary {
     while !reached() && isRunning && Date() < deadline { usleep(20_000) }
     return reached()
   }
+
+  /// Waits, while the process runs and at most `timeout` seconds, until its `swift build` or
+  /// `swift test` has reached the gate of `shims`; whether it has.
+  package func reachedGate(of shims: ProgramShims, timeout: Double = 120) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !shims.reached && isRunning && Date() < deadline { usleep(20_000) }
+    return shims.reached
+  }
 }
 
 extension ReleaseBinary {

@@ -89,9 +89,7 @@ final class KillEndToEndTests: XCTestCase {
     let running = try RunningBinary(
       arguments, in: workspace.root,
       environment: ReleaseBinary.environment(["PATH": shims.path, "RELEASE_TEST_GATE": shims.gate.path]))
-    let deadline = Date().addingTimeInterval(120)
-    while !shims.reached && running.isRunning && Date() < deadline { usleep(20_000) }
-    XCTAssertTrue(shims.reached, "the release never started swift build")
+    XCTAssertTrue(running.reachedGate(of: shims), "the release never started swift build")
     XCTAssertTrue(running.isRunning, "the release ended before swift build")
     kill(running.pid, SIGKILL)
     let run = running.wait(timeout: 60)

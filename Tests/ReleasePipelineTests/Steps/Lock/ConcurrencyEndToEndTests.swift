@@ -24,9 +24,7 @@ final class ConcurrencyEndToEndTests: XCTestCase {
     }
 
     // Wait until the first run is inside `swift test`, holding both locks.
-    let deadline = Date().addingTimeInterval(120)
-    while !shims.reached && first.isRunning && Date() < deadline { usleep(20_000) }
-    guard shims.reached else {
+    guard first.reachedGate(of: shims) else {
       let run = first.wait(timeout: 1)
       return XCTFail("the first run never reached swift test: \(run.allOutput)")
     }

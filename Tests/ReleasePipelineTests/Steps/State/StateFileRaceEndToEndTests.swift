@@ -28,11 +28,9 @@ final class StateFileRaceEndToEndTests: XCTestCase {
           ], in: workspace.root,
           environment: ReleaseBinary.environment(["PATH": shim.path, "RELEASE_TEST_GATE": shim.gate.path]))
       }
-      let deadline = Date().addingTimeInterval(120)
-      while !shims.allSatisfy(\.reached) && runs.allSatisfy(\.isRunning) && Date() < deadline {
-        usleep(20_000)
-      }
-      XCTAssertEqual(shims.map(\.reached), [true, true], "round \(round): both runs reached their build")
+      XCTAssertEqual(
+        zip(runs, shims).map { $0.reachedGate(of: $1) }, [true, true],
+        "round \(round): both runs reached their build")
       shims.forEach { $0.open() }
       for run in runs.map({ $0.wait(timeout: 300) }) { XCTAssertEqual(run.exitCode, 0, run.allOutput) }
       let state = try ReleaseState.load(
