@@ -8,11 +8,19 @@ import ReleaseSystem
 /// its module map and a hash of the compiler and the flags, and write it under a lock and a
 /// rename, so builds in different processes share it safely.
 ///
-/// It is always reached by this one path: a module built through one path and read through
-/// another (a link) fails the build ("module '_Builtin_stddef' is defined in both …"). So the
-/// tool's own `--cache` directories keep their own module cache.
+/// Scripts/test names it to every process in `CLANG_MODULE_CACHE_PATH`, the variable the
+/// compilers and the tool's build slots read (`BuildSlots.moduleCache(environment:)`), so the
+/// tool's runs in the tests, each with a `--cache` of its own or its process's, share it too;
+/// run otherwise, the tests use the same path and the tool's caches keep their own.
+///
+/// It is always reached by one path: a module built through one path and read through another
+/// (a link) fails the build ("module '_Builtin_stddef' is defined in both …"). So the variable,
+/// when set, is that path.
 package enum SharedModuleCache {
-  package static let url = RepositoryRoot.url.appendingPathComponent(".build/test-module-cache")
+  package static let url =
+    ProcessInfo.processInfo.environment["CLANG_MODULE_CACHE_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+    .map { URL(fileURLWithPath: $0) }
+    ?? RepositoryRoot.url.appendingPathComponent(".build/test-module-cache")
 
   /// `arguments` of a `swift` invocation, with the flags that make it use this cache (as the
   /// tool passes its own) when it compiles.

@@ -18,8 +18,9 @@ final class BuildSlots: Sendable {
   private let available: DispatchSemaphore
 
   /// Clang and Swift module caches shared by every slot: a slot's first build reuses the
-  /// modules another slot built instead of compiling them again.
-  var moduleCache: URL { root.appendingPathComponent("module-cache") }
+  /// modules another slot built instead of compiling them again. `<root>/module-cache` unless
+  /// the run names another (`CLANG_MODULE_CACHE_PATH`, see `moduleCache(environment:)`).
+  let moduleCache: URL
 
   /// How many customers of one feature set must be left for a slot warm for another set to
   /// switch and share them with the slot already on them. A switch costs a warm slot a new
@@ -28,10 +29,22 @@ final class BuildSlots: Sendable {
   /// other slot `n / 2` of them.
   static let customersWorthASwitch = 8
 
-  init(root: URL, count: Int) {
+  init(root: URL, count: Int, moduleCache: URL? = nil) {
     self.root = root
+    self.moduleCache = moduleCache ?? root.appendingPathComponent("module-cache")
     self.free = Locked((0..<max(1, count)).reversed().map { ($0, nil) })
     self.available = DispatchSemaphore(value: max(1, count))
+  }
+
+  /// The module cache `CLANG_MODULE_CACHE_PATH` names, the variable clang and swiftc read for
+  /// it, resolved against the project root (the compilers would resolve it against the slot);
+  /// nil when it is unset or empty. Such a cache is shared with every other cache directory and
+  /// build that names it: the system modules (Glibc, Foundation's and XCTest's C modules) are
+  /// compiled once on the machine instead of once per cache directory. The compilers write it
+  /// under a lock and a rename, so builds of several runs share it safely.
+  static func moduleCache(environment: [String: String], resolve: (String) -> URL) -> URL? {
+    guard let path = environment["CLANG_MODULE_CACHE_PATH"], !path.isEmpty else { return nil }
+    return resolve(path)
   }
 
   /// Runs `body` with exclusive use of a slot directory (`<root>/<k>/<directoryName>`),

@@ -25,7 +25,9 @@ struct BuildCustomersStep: Step {
 
   func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
-      root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs)
+      root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs,
+      moduleCache: BuildSlots.moduleCache(
+        environment: context.services.environment, resolve: context.services.resolve))
     // A key is proven again in every run (its binary is only trusted after this run's proof), so
     // the binaries an earlier run kept are only space.
     let compiledDirectory = context.cacheDirectory.appendingPathComponent("compiled")

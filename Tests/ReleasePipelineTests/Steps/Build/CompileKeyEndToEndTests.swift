@@ -176,7 +176,8 @@ final class CompileKeyEndToEndTests: XCTestCase {
     return failedTests(in: result.standardOutput + result.standardError)
   }
 
-  /// `swift test` of the package in the warm slot that last built its manifest.
+  /// `swift test` of the package in the warm slot that last built its manifest, with the module
+  /// cache the tool's builds there used (the process's, under Scripts/test).
   private func failedTests(swiftTestOf package: URL, slots: URL) throws -> Set<String> {
     let manifest = try Data(contentsOf: package.appendingPathComponent("Package.swift"))
     let slot = try XCTUnwrap(
@@ -189,7 +190,9 @@ final class CompileKeyEndToEndTests: XCTestCase {
         "swift",
         [
           "test", "-Xswiftc", "-module-cache-path", "-Xswiftc",
-          slots.appendingPathComponent("module-cache").path,
+          (BuildSlots.moduleCache(environment: ProcessInfo.processInfo.environment) {
+            URL(fileURLWithPath: $0)
+          } ?? slots.appendingPathComponent("module-cache")).path,
           "-Xswiftc", "-index-ignore-system-modules",
         ], in: slot, timeLimit: 600))
     XCTAssertNotEqual(result.exitCode, 0)
