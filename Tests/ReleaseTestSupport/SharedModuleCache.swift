@@ -9,9 +9,9 @@ import ReleaseSystem
 /// rename, so builds in different processes share it safely.
 ///
 /// Scripts/test names it to every process in `CLANG_MODULE_CACHE_PATH`, the variable the
-/// compilers and the tool's build slots read (`BuildSlots.moduleCache(environment:)`), so the
-/// tool's runs in the tests, each with a `--cache` of its own or its process's, share it too;
-/// run otherwise, the tests use the same path and the tool's caches keep their own.
+/// compilers and the tool's build slots read (`BuildSlots.moduleCache(environment:resolve:)`),
+/// so the tool's runs in the tests, each with a `--cache` of its own or its process's, share it
+/// too; run otherwise, the tests use the same path and the tool's caches keep their own.
 ///
 /// It is always reached by one path: a module built through one path and read through another
 /// (a link) fails the build ("module '_Builtin_stddef' is defined in both …"). So the variable,

@@ -19,7 +19,7 @@ final class BuildSlots: Sendable {
 
   /// Clang and Swift module caches shared by every slot: a slot's first build reuses the
   /// modules another slot built instead of compiling them again. `<root>/module-cache` unless
-  /// the run names another (`CLANG_MODULE_CACHE_PATH`, see `moduleCache(environment:)`).
+  /// the run names another (`CLANG_MODULE_CACHE_PATH`, see `moduleCache(environment:resolve:)`).
   let moduleCache: URL
 
   /// How many customers of one feature set must be left for a slot warm for another set to
