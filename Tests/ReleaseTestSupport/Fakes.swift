@@ -25,6 +25,11 @@ package final class ScriptedProcessRunner: ProcessRunning {
     }
   }
 
+  /// Answers `swift --version` as a Swift 6.3.1 toolchain does (every build run asks it).
+  package func answerToolchainVersion() {
+    on("swift", "--version") { _ in ProcessResult(exitCode: 0, standardOutput: "Swift version 6.3.1\n") }
+  }
+
   package func run(_ invocation: ProcessInvocation) throws -> ProcessResult {
     let handler = script.withLock { script in
       script.invocations.append(invocation)

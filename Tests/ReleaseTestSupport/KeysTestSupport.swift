@@ -6,8 +6,9 @@ import ReleaseSystem
 import XCTest
 
 /// Runs the CLI in this process against a directory of its own, with a process runner that
-/// fails the test on any call (the commands run this way start no process), real transfers
-/// retried without waiting (`TestHTTP.retryingAtOnce`) and only the environment given.
+/// fails the test on any call it was not scripted for (by default none: most commands run this
+/// way start no process), real transfers retried without waiting (`TestHTTP.retryingAtOnce`)
+/// and only the environment given.
 package enum InProcessCLI {
   package struct Run {
     package var code: Int32
@@ -22,17 +23,18 @@ package enum InProcessCLI {
     }
   }
 
-  package static func run(_ arguments: [String], root: URL, environment: [String: String] = [:]) -> Run {
+  package static func run(
+    _ arguments: [String], root: URL, environment: [String: String] = [:],
+    processRunner: ScriptedProcessRunner = ScriptedProcessRunner()
+  ) -> Run {
     let output = CapturedOutput()
     let services = Services(
-      processRunner: ScriptedProcessRunner(), clock: SystemClock(), root: root,
+      processRunner: processRunner, clock: SystemClock(), root: root,
       environment: ["CI": "true"].merging(environment) { $1 }, output: output, http: TestHTTP.retryingAtOnce)
     let code = CommandLineInterface.main(arguments: arguments, services: services)
     return Run(code: code, standardOutput: output.standardOutput, standardError: output.standardError)
   }
 
-  /// Runs a program, failing the test (never skipping it) when it is missing.
-  @discardableResult
   /// `ssh-keygen`'s arguments to check a release zip's signature as a customer does (the zip
   /// on stdin, `allowed_signers` in the working directory).
   package static func sshVerifyArguments(identity: String, signature: String) -> [String] {

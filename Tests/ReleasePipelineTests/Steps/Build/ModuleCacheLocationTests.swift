@@ -3,9 +3,6 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCLI
-@testable import ReleaseCore
-
 /// Where the slots' builds keep the compilers' module cache: the cache directory's own, unless
 /// `CLANG_MODULE_CACHE_PATH` (the variable clang and swiftc read for it) names another.
 final class ModuleCacheLocationTests: XCTestCase {
@@ -14,16 +11,12 @@ final class ModuleCacheLocationTests: XCTestCase {
   {
     let workspace = try Workspace(manifest: EndToEndManifests.acme)
     let runner = ScriptedProcessRunner()
-    runner.on("swift", "--version") { _ in ProcessResult(exitCode: 0, standardOutput: "Swift version 6.3.1\n")
-    }
+    runner.answerToolchainVersion()
     runner.on("swift", "build") { _ in ProcessResult(exitCode: 0) }
-    let output = CapturedOutput()
-    let services = Services(
-      processRunner: runner, clock: ManualClock(), root: workspace.root,
-      environment: environment.merging(["CI": "true"]) { $1 }, output: output)
-    let code = CommandLineInterface.main(
-      arguments: ["all", "--skip-tests", "--cache", workspace.file("cache").path], services: services)
-    XCTAssertEqual(code, 0, (output.standardOutput + output.standardError).joined(separator: "\n"))
+    let run = InProcessCLI.run(
+      ["all", "--skip-tests", "--cache", workspace.file("cache").path], root: workspace.root,
+      environment: environment, processRunner: runner)
+    XCTAssertEqual(run.code, 0, run.allOutput)
     let build = try XCTUnwrap(
       runner.invocations.first { $0.program == "swift" && $0.arguments.first == "build" }, "no swift build")
     let arguments = build.arguments

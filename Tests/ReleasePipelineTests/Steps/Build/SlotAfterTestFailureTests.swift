@@ -3,8 +3,6 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCLI
-@testable import ReleaseCore
 @testable import ReleasePipeline
 
 /// A slot stays warm when its package built and only its tests failed (they ran to XCTest's
@@ -16,8 +14,7 @@ final class SlotAfterTestFailureTests: XCTestCase {
   private func slotFinished(afterSwiftTestPrinting log: String) throws -> Bool {
     let workspace = try Workspace(manifest: EndToEndManifests.acme)
     let runner = ScriptedProcessRunner()
-    runner.on("swift", "--version") { _ in ProcessResult(exitCode: 0, standardOutput: "Swift version 6.3.1\n")
-    }
+    runner.answerToolchainVersion()
     runner.on("swift", "test") { invocation in
       if let file = invocation.logFile {
         try FileManager.default.createDirectory(
@@ -26,14 +23,10 @@ final class SlotAfterTestFailureTests: XCTestCase {
       }
       return ProcessResult(exitCode: 1)
     }
-    let output = CapturedOutput()
-    let services = Services(
-      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: ["CI": "true"],
-      output: output)
     let cache = workspace.file("cache")
-    let code = CommandLineInterface.main(
-      arguments: ["customer", "acme", "--jobs", "1", "--cache", cache.path], services: services)
-    XCTAssertEqual(code, 1, (output.standardOutput + output.standardError).joined(separator: "\n"))
+    let run = InProcessCLI.run(
+      ["customer", "acme", "--jobs", "1", "--cache", cache.path], root: workspace.root, processRunner: runner)
+    XCTAssertEqual(run.code, 1, run.allOutput)
     XCTAssertEqual(runner.invocations.filter { $0.arguments.first == "test" }.count, 1)
     let slot = cache.appendingPathComponent("slots/0/ContextSDK")
     XCTAssertTrue(FileManager.default.fileExists(atPath: slot.appendingPathComponent(".build").path))
