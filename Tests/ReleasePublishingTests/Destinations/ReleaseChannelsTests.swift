@@ -146,9 +146,9 @@ final class ReleaseChannelsTests: XCTestCase {
     try (try key.publicKey.allowedSignersLine(identity: "release@contextsdk") + "\n").write(
       to: directory.url.appendingPathComponent("allowed_signers"), atomically: true, encoding: .utf8)
 
-    let verify = InProcessCLI.sshVerifyArguments(
+    let verify = KeysTestSupport.sshVerifyArguments(
       identity: "release@contextsdk", signature: signature.lastPathComponent)
-    let accepted = try InProcessCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
+    let accepted = try KeysTestSupport.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
     XCTAssertEqual(
       ReleaseSignature.verify(zipAt: zip, signature: Data(armored.utf8), trusted: [key.publicKey]),
@@ -160,7 +160,7 @@ final class ReleaseChannelsTests: XCTestCase {
     var bytes = try Data(contentsOf: zip)
     bytes[100] ^= 0x01
     try bytes.write(to: zip)
-    let refused = try InProcessCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
+    let refused = try KeysTestSupport.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertNotEqual(refused.exitCode, 0, refused.standardOutput + refused.standardError)
     XCTAssertEqual(
       ReleaseSignature.verify(zipAt: zip, signature: Data(armored.utf8), trusted: [key.publicKey]),

@@ -71,7 +71,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
       throw PublishSetupError(
         description: "the signed publish failed (exit \(run.exitCode)):\n\(run.allOutput)")
     }
-    for secret in InProcessCLI.secretLines(ofPEM: key.pemEncoded) where run.allOutput.contains(secret) {
+    for secret in KeysTestSupport.secretLines(ofPEM: key.pemEncoded) where run.allOutput.contains(secret) {
       throw PublishSetupError(description: "the publish printed the private key")
     }
     return Published(
@@ -157,9 +157,9 @@ final class SignedPublishEndToEndTests: XCTestCase {
     let line = try XCTUnwrap(signers.standardOutput.first { !$0.hasPrefix("#") })
     try (line + "\n").write(
       to: directory.url.appendingPathComponent("allowed_signers"), atomically: true, encoding: .utf8)
-    let verify = InProcessCLI.sshVerifyArguments(
+    let verify = KeysTestSupport.sshVerifyArguments(
       identity: "release@contextsdk", signature: signature.lastPathComponent)
-    let accepted = try InProcessCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
+    let accepted = try KeysTestSupport.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
 
     // The package's README says so: the key's fingerprint and this command for this zip.
@@ -183,7 +183,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
     var bytes = try Data(contentsOf: zip)
     bytes[bytes.count / 2] ^= 0x01
     try bytes.write(to: zip)
-    let refused = try InProcessCLI.tool("ssh-keygen", verify, in: directory.url, input: zip)
+    let refused = try KeysTestSupport.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertNotEqual(refused.exitCode, 0, refused.standardOutput + refused.standardError)
 
     // release verify: the signature beside the zip in dist/ is the published one; it passes

@@ -45,7 +45,8 @@ final class KeysCommandTests: XCTestCase {
       (attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600, "the private key is mode 0600")
 
     // OpenSSL reads the private key and derives exactly the .pub written beside it.
-    let derived = try InProcessCLI.tool("openssl", ["pkey", "-in", "keys/ota-2026.pem", "-pubout"], in: root)
+    let derived = try KeysTestSupport.tool(
+      "openssl", ["pkey", "-in", "keys/ota-2026.pem", "-pubout"], in: root)
     XCTAssertEqual(derived.exitCode, 0, derived.standardError)
     XCTAssertEqual(derived.standardOutput, try text("keys/ota-2026.pub"))
 
@@ -55,7 +56,7 @@ final class KeysCommandTests: XCTestCase {
     XCTAssertTrue(output.contains("keys/ota-2026.pub") && output.contains("signing.trustedKeys"), output)
     XCTAssertTrue(output.contains("keys/ota-2026.pem") && output.contains("RELEASE_SIGNING_KEY"), output)
     XCTAssertTrue(output.contains("never commit"), output)
-    for line in InProcessCLI.secretLines(ofPEM: try text("keys/ota-2026.pem")) {
+    for line in KeysTestSupport.secretLines(ofPEM: try text("keys/ota-2026.pem")) {
       XCTAssertFalse(result.allOutput.contains(line), "the private key is printed")
     }
     // No temporary file is left beside the keys.
@@ -132,9 +133,9 @@ final class KeysCommandTests: XCTestCase {
     try SSHSignature.sign(fileAt: zip, namespace: "contextsdk-release", with: signingKey).write(
       to: root.appendingPathComponent("ContextSDK_Acme-2.4.1.zip.sig"), atomically: true, encoding: .utf8)
 
-    let verify = InProcessCLI.sshVerifyArguments(
+    let verify = KeysTestSupport.sshVerifyArguments(
       identity: "releases@example.com", signature: "ContextSDK_Acme-2.4.1.zip.sig")
-    let good = try InProcessCLI.tool("ssh-keygen", verify, in: root, input: zip)
+    let good = try KeysTestSupport.tool("ssh-keygen", verify, in: root, input: zip)
     XCTAssertEqual(good.exitCode, 0, good.standardOutput + good.standardError)
     XCTAssertTrue(good.standardOutput.contains("Good \"contextsdk-release\" signature"), good.standardOutput)
 
@@ -142,7 +143,7 @@ final class KeysCommandTests: XCTestCase {
     var bytes = try Data(contentsOf: zip)
     bytes[100] ^= 1
     try bytes.write(to: zip)
-    XCTAssertNotEqual(try InProcessCLI.tool("ssh-keygen", verify, in: root, input: zip).exitCode, 0)
+    XCTAssertNotEqual(try KeysTestSupport.tool("ssh-keygen", verify, in: root, input: zip).exitCode, 0)
   }
 
   func testAllowedSignersDefaultIdentityAndNoTrustedKeys() throws {
@@ -190,7 +191,7 @@ final class KeysCommandTests: XCTestCase {
       XCTAssertEqual(result.code, 2, configuration)
       XCTAssertEqual(result.standardError.count, 1, result.allOutput)
       XCTAssertTrue(result.allOutput.contains(expected), "\(configuration):\n\(result.allOutput)")
-      for line in InProcessCLI.secretLines(ofPEM: try text("keys/signing.pem")) {
+      for line in KeysTestSupport.secretLines(ofPEM: try text("keys/signing.pem")) {
         XCTAssertFalse(result.allOutput.contains(line), "a private key named as a trusted one is printed")
       }
     }
@@ -269,7 +270,7 @@ final class KeysCommandTests: XCTestCase {
       XCTAssertTrue(result.allOutput.contains(source), "\(source): \(result.allOutput)")
       XCTAssertTrue(
         result.allOutput.contains("key \(strangerID) is not among release.config.json's signing.trustedKeys"))
-      for line in InProcessCLI.secretLines(ofPEM: stranger) + InProcessCLI.secretLines(ofPEM: trusted) {
+      for line in KeysTestSupport.secretLines(ofPEM: stranger) + KeysTestSupport.secretLines(ofPEM: trusted) {
         XCTAssertFalse(result.allOutput.contains(line), "\(source): key material in the output")
       }
       XCTAssertFalse(result.allOutput.contains("PRIVATE KEY"), result.allOutput)
@@ -304,7 +305,7 @@ final class KeysCommandTests: XCTestCase {
     XCTAssertEqual(file.code, 0, file.allOutput)
     XCTAssertTrue(file.standardOutput[0].hasPrefix("--signing-key keys/old.pem: key "), file.allOutput)
 
-    for line in InProcessCLI.secretLines(ofPEM: old) + InProcessCLI.secretLines(ofPEM: new) {
+    for line in KeysTestSupport.secretLines(ofPEM: old) + KeysTestSupport.secretLines(ofPEM: new) {
       XCTAssertFalse(
         (one.allOutput + both.allOutput + file.allOutput).contains(line), "key material in the output")
     }

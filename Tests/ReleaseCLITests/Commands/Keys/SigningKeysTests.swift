@@ -64,7 +64,7 @@ final class SigningKeysTests: XCTestCase {
       // Neither the error's text nor its dump shows the key.
       var dumped = ""
       dump(error, to: &dumped)
-      for line in InProcessCLI.secretLines(ofPEM: stranger.pemEncoded) {
+      for line in KeysTestSupport.secretLines(ofPEM: stranger.pemEncoded) {
         XCTAssertFalse("\(error)".contains(line) || dumped.contains(line))
       }
     }

@@ -261,7 +261,7 @@ final class SignedChannelPublishTests: XCTestCase {
     let workspace = try signedWorkspace(key)
     let result = publish(workspace, key)
     XCTAssertTrue(result.allOutput.contains("acme signed r1"), result.allOutput)
-    for secret in InProcessCLI.secretLines(ofPEM: key.pemEncoded) + [Self.channel] {
+    for secret in KeysTestSupport.secretLines(ofPEM: key.pemEncoded) + [Self.channel] {
       XCTAssertFalse(result.allOutput.contains(secret))
     }
   }
