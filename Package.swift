@@ -86,7 +86,7 @@ let package = Package(
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
         "ReleaseSigning", "ReleaseSystem",
       ]),
-    .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
+    .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem"]),
 
     .testTarget(name: "ReleaseSystemTests", dependencies: ["ReleaseSystem"]),
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),

@@ -4,8 +4,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #if defined(__APPLE__)
+#include <crt_externs.h>
 #include <stdio.h>
 #else
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -30,5 +32,22 @@ int csystem_exchange(const char *first, const char *second) {
   return renamex_np(first, second, RENAME_SWAP);
 #else
   return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+#endif
+}
+
+char **csystem_environ(void) {
+#if defined(__APPLE__)
+  return *_NSGetEnviron();
+#else
+  extern char **environ;
+  return environ;
+#endif
+}
+
+int csystem_forbid_inspection(void) {
+#if defined(__linux__)
+  return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+#else
+  return 0;
 #endif
 }

@@ -137,7 +137,9 @@ extension ReleaseBinary {
 }
 
 /// A directory of stand-ins for `swift` and `git` put first on PATH: each records its
-/// environment (when `RELEASE_TEST_ENV_DUMP` names a directory) and, for `swift build` or
+/// environment (when `RELEASE_TEST_ENV_DUMP` names a directory) and, on Linux, the environment
+/// block of the process that started it (`/proc/$PPID/environ`, into `environmentDumps` as
+/// `<program>-parent-<pid>.env`, whatever environment it was given) and, for `swift build` or
 /// `swift test`, waits at a gate (when `RELEASE_TEST_GATE` names one) until the test opens it,
 /// then runs the real program; or until the test aborts it, then fails. With `compiles` false,
 /// `swift build` and `swift test` succeed after the gate without compiling anything, for tests
@@ -163,6 +165,9 @@ package final class ProgramShims {
       let script = """
         #!/bin/sh
         if [ -n "$RELEASE_TEST_ENV_DUMP" ]; then env > "$RELEASE_TEST_ENV_DUMP/\(program)-$$.env"; fi
+        if [ -r "/proc/$PPID/environ" ]; then
+          tr '\\000' '\\n' < "/proc/$PPID/environ" > "\(environmentDumps.path)/\(program)-parent-$$.env"
+        fi
         if [ -n "$RELEASE_TEST_GATE" ] && { [ "$1" = build ] || [ "$1" = test ]; }; then
           touch "$RELEASE_TEST_GATE/reached"
           i=0

@@ -20,4 +20,14 @@ int cspawn_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int lo
 /// success, else -1 with errno set.
 int csystem_exchange(const char *first, const char *second);
 
+/// The process's `environ` (on Apple platforms `*_NSGetEnviron()`, which Swift cannot name
+/// directly): the array of `NAME=value` strings, each pointing into the block the process
+/// started with unless `setenv` replaced it.
+char **csystem_environ(void);
+
+/// `prctl(PR_SET_DUMPABLE, 0)` on Linux (a variadic call Swift cannot make): no core file, and
+/// `/proc/<pid>/` of this process readable only with `CAP_SYS_PTRACE`. Elsewhere returns 0 and
+/// does nothing. 0 on success, else -1 with errno set.
+int csystem_forbid_inspection(void);
+
 #endif

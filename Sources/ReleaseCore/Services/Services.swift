@@ -29,9 +29,9 @@ package struct Services: Sendable {
     self.http = http
   }
 
-  /// The real machine: current directory, process environment, stdout/stderr.
-  package static func live() -> Services {
-    let environment = ProcessInfo.processInfo.environment
+  /// The real machine: current directory, `environment` (the process's, unless the caller
+  /// read it already), stdout/stderr.
+  package static func live(environment: [String: String] = ProcessInfo.processInfo.environment) -> Services {
     return Services(
       processRunner: SystemProcessRunner(), clock: SystemClock(),
       root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),

@@ -74,6 +74,10 @@ final class SecretEndToEndTests: XCTestCase {
     let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
     XCTAssertTrue(dumps.contains { $0.hasPrefix("swift-") }, "swift ran: \(dumps)")
     XCTAssertTrue(dumps.contains { $0.hasPrefix("git-") }, "git ran: \(dumps)")
+    #if os(Linux)
+      // What any child could read of the run itself: its environment block.
+      XCTAssertTrue(dumps.contains { $0.hasPrefix("git-parent-") }, "git read its parent's block: \(dumps)")
+    #endif
 
     // None of the secrets anywhere.
     for needle in needles {
@@ -107,8 +111,33 @@ final class SecretEndToEndTests: XCTestCase {
     let anyDump = try String(
       contentsOf: shims.environmentDumps.appendingPathComponent(try XCTUnwrap(dumps.first)), encoding: .utf8)
     XCTAssertTrue(anyDump.contains("PATH="), anyDump)
+    try checkVerifyNeverHoldsTheSecrets(workspace, secrets: secrets, needles: needles)
     print(
       "SecretEndToEndTests: \(needles.count) planted strings, \(scanned) paths scanned, \(dumps.count) child environments"
     )
+  }
+
+  /// `release verify` builds and runs the package under check: a stand-in for that code (`swift`,
+  /// which succeeds without compiling) reads the environment block of the verify that started
+  /// it, which must hold none of the secrets verify was started with.
+  private func checkVerifyNeverHoldsTheSecrets(
+    _ workspace: Workspace, secrets: [String: String], needles: [String]
+  )
+    throws
+  {
+    let shims = try ProgramShims(["swift"], compiles: false)
+    let verify = try ReleaseBinary.run(
+      ["verify", "dist/acme/2.4.0"], in: workspace.root,
+      environment: secrets.merging(["PATH": shims.path]) { $1 })
+    let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
+    #if os(Linux)
+      XCTAssertTrue(
+        dumps.contains { $0.hasPrefix("swift-parent-") }, "the package's stand-in ran: \(verify.allOutput)")
+    #endif
+    XCTAssertEqual(
+      filesContaining(needles, under: shims.environmentDumps), [:], "verify's block holds a secret")
+    for needle in needles {
+      XCTAssertFalse(verify.allOutput.contains(needle), "verify's output holds a secret")
+    }
   }
 }
