@@ -194,13 +194,19 @@ extension PublicKey {
   }
 
   /// The line of an `allowed_signers` file (`ssh-keygen -Y verify -f`) that trusts this key
-  /// for `identity`: `<identity> ssh-ed25519 <base64 blob>`.
-  public func allowedSignersLine(identity: String) throws(SSHSignatureError) -> String {
-    let refused = identity.unicodeScalars.contains {
-      $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f || $0 == "\"" || $0 == "#"
+  /// for `identity`, and only for signatures in `namespace`:
+  /// `<identity> namespaces="<namespace>" ssh-ed25519 <base64 blob>`. Without the option the
+  /// line would also accept the key's signature of anything else (a commit, another file).
+  public func allowedSignersLine(identity: String, namespace: String) throws(SSHSignatureError) -> String {
+    func isWord(_ text: String) -> Bool {
+      !text.isEmpty
+        && !text.unicodeScalars.contains {
+          $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f || $0 == "\"" || $0 == "#"
+            || $0 == ","
+        }
     }
-    guard !identity.isEmpty, !refused else { throw .invalidIdentity }
-    return "\(identity) \(openSSHPublicKey)"
+    guard isWord(identity), isWord(namespace) else { throw .invalidIdentity }
+    return "\(identity) namespaces=\"\(namespace)\" \(openSSHPublicKey)"
   }
 
   /// Reads an OpenSSH public key line, `ssh-ed25519 <base64 blob> [comment]`.

@@ -30,6 +30,8 @@ final class PublicAPITests: XCTestCase {
       signature, ofFileAt: zip, namespace: "contextsdk-release", trustedKeys: trusted)
     XCTAssertEqual(signer, trusted[0])
     XCTAssertTrue(signer.sshFingerprint.hasPrefix("SHA256:"))
-    XCTAssertTrue(try signer.allowedSignersLine(identity: "releases").hasPrefix("releases ssh-ed25519 AAAA"))
+    XCTAssertTrue(
+      try signer.allowedSignersLine(identity: "releases", namespace: "contextsdk-release").hasPrefix(
+        "releases namespaces=\"contextsdk-release\" ssh-ed25519 AAAA"))
   }
 }

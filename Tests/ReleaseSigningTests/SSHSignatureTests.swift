@@ -23,7 +23,8 @@ final class SSHSignatureTests: XCTestCase {
     let armored = try SSHSignature.sign(fileAt: zip, namespace: namespace, with: key)
     try scratch.write("ContextSDK_Acme-2.4.1.zip.sig", armored)
     try scratch.write(
-      "allowed_signers", key.publicKey.allowedSignersLine(identity: "releases@contextsdk.com") + "\n")
+      "allowed_signers",
+      key.publicKey.allowedSignersLine(identity: "releases@contextsdk.com", namespace: namespace) + "\n")
 
     let lines = armored.split(separator: "\n")
     XCTAssertEqual(lines.first, "-----BEGIN SSH SIGNATURE-----")
@@ -144,10 +145,11 @@ final class SSHSignatureTests: XCTestCase {
   func testAllowedSignersIdentityIsOneWord() throws {
     let key = try SigningKey.generate().publicKey
     XCTAssertEqual(
-      try key.allowedSignersLine(identity: "releases@contextsdk.com"),
-      "releases@contextsdk.com " + key.openSSHPublicKey)
+      try key.allowedSignersLine(identity: "releases@contextsdk.com", namespace: "contextsdk-release"),
+      "releases@contextsdk.com namespaces=\"contextsdk-release\" " + key.openSSHPublicKey)
     for identity in ["", "two words", "tab\there", "quote\"d", "new\nline", "#comment"] {
-      XCTAssertThrowsError(try key.allowedSignersLine(identity: identity)) { error in
+      XCTAssertThrowsError(try key.allowedSignersLine(identity: identity, namespace: "contextsdk-release")) {
+        error in
         XCTAssertEqual(error as? SSHSignatureError, .invalidIdentity)
       }
     }

@@ -56,9 +56,7 @@ enum KeyPairFiles {
     if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
       guard isDirectory.boolValue else { throw .notDirectory(displayDirectory) }
     } else {
-      do { try AtomicFile.createDirectory(directory) } catch {
-        throw .cannotWrite(displayDirectory, reason: "\(error)")
-      }
+      try createOwnersDirectory(directory, display: displayDirectory)
     }
     // Both names are checked first, so a refused run writes neither file.
     for (url, file) in [(privateURL, "\(name).pem"), (publicURL, "\(name).pub")]
@@ -76,6 +74,17 @@ enum KeyPairFiles {
       throw error
     }
     return (display("\(name).pem"), display("\(name).pub"))
+  }
+
+  /// Creates `directory` (its parents as usual) with mode 0700 whatever the umask: a key
+  /// directory is its owner's alone.
+  private static func createOwnersDirectory(_ directory: URL, display: String) throws(WriteError) {
+    do { try AtomicFile.createDirectory(directory.deletingLastPathComponent()) } catch {
+      throw .cannotWrite(display, reason: "\(error)")
+    }
+    guard mkdir(directory.path, 0o700) == 0 || errno == EEXIST, chmod(directory.path, 0o700) == 0 else {
+      throw .cannotWrite(display, reason: String(cString: strerror(errno)))
+    }
   }
 
   /// Writes `data` to a temporary sibling created with `mode` (never wider, whatever the

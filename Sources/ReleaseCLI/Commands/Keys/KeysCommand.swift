@@ -19,7 +19,8 @@ enum KeysCommand {
         the public half (SubjectPublicKeyInfo PEM), and prints the key id. Add the .pub file to \
         release.config.json's signing.trustedKeys and commit it; store the .pem file's contents \
         as the CI secret RELEASE_SIGNING_KEY, then remove the file or keep it offline: never \
-        commit it. An existing file is never overwritten (exit 2).
+        commit it. Refused (exit 2): an existing file, which is never overwritten, and a .pem \
+        inside a git work tree that git does not ignore. The directory is created mode 0700.
         """,
       positionals: [Positional(label: "<dir>", help: "where the pair is written (created if missing)")],
       groups: [OptionGroup("OPTIONS", [Options.keyName])], parent: "keys",
@@ -63,6 +64,12 @@ enum KeysCommand {
     do { key = try SigningKey.generate() } catch {
       throw ReleaseError.stepFailed(step: "keys generate", reason: error.description)
     }
+    if KeyPairFiles.isValidName(name) {
+      let display = directory.hasSuffix("/") ? "\(directory)\(name).pem" : "\(directory)/\(name).pem"
+      try PrivateKeyPlacement.checkIgnored(
+        services.resolve(directory).appendingPathComponent("\(name).pem"), display: display,
+        services: services)
+    }
     let files: (privateFile: String, publicFile: String)
     do {
       files = try KeyPairFiles.write(
@@ -92,7 +99,10 @@ enum KeysCommand {
     var lines: [String] = []
     for entry in trusted.entries {
       let line: String
-      do { line = try entry.key.allowedSignersLine(identity: identity) } catch {
+      do {
+        line = try entry.key.allowedSignersLine(
+          identity: identity, namespace: ReleaseSignature.namespace)
+      } catch {
         throw ReleaseError.usage(
           "--identity \(identity.prefix(60)): not a signer identity; expected no spaces, quotes or '#' (e.g. \(defaultIdentity))"
         )

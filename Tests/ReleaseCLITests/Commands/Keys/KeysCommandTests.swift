@@ -22,8 +22,10 @@ final class KeysCommandTests: XCTestCase {
 
   private func run(_ arguments: [String], environment: [String: String] = [:]) -> InProcessCLI.Run {
     // An empty RELEASE_SIGNING_KEY counts as none: the test process's own never leaks in.
+    // `keys generate` asks git whether it ignores the private key (the real git).
     InProcessCLI.run(
-      arguments, root: root, environment: ["RELEASE_SIGNING_KEY": ""].merging(environment) { $1 })
+      arguments, root: root, environment: ["RELEASE_SIGNING_KEY": ""].merging(environment) { $1 },
+      processRunner: .realGit())
   }
 
   private func writeConfiguration(_ text: String, to name: String = "release.config.json") throws {
@@ -117,7 +119,9 @@ final class KeysCommandTests: XCTestCase {
     XCTAssertEqual(lines.count, 2, "one line per trusted key")
     for name in ["old", "new"] {
       let key = try PublicKey(pem: try text("keys/\(name).pub"))
-      XCTAssertTrue(lines.contains("releases@example.com \(key.openSSHPublicKey)"), printed.allOutput)
+      XCTAssertTrue(
+        lines.contains("releases@example.com namespaces=\"contextsdk-release\" \(key.openSSHPublicKey)"),
+        printed.allOutput)
       XCTAssertTrue(
         printed.standardOutput.contains { $0.hasPrefix("#") && $0.contains(key.sshFingerprint) },
         "the fingerprint of \(name) is named")
@@ -158,7 +162,9 @@ final class KeysCommandTests: XCTestCase {
     let printed = run(["keys", "allowed-signers"])
     XCTAssertEqual(printed.code, 0, printed.allOutput)
     XCTAssertTrue(
-      printed.standardOutput.contains { $0.hasPrefix("\(KeysCommand.defaultIdentity) ssh-ed25519 ") })
+      printed.standardOutput.contains {
+        $0.hasPrefix("\(KeysCommand.defaultIdentity) namespaces=\"contextsdk-release\" ssh-ed25519 ")
+      })
 
     let badIdentity = run(["keys", "allowed-signers", "--identity", "two words"])
     XCTAssertEqual(badIdentity.code, 2)
@@ -242,7 +248,10 @@ final class KeysCommandTests: XCTestCase {
     let result = run(["keys", "allowed-signers", "--config", "ci/release.json"])
     XCTAssertEqual(result.code, 0, result.allOutput)
     let key = try PublicKey(pem: try text("ci/keys/signing.pub"))
-    XCTAssertTrue(result.standardOutput.contains("\(KeysCommand.defaultIdentity) \(key.openSSHPublicKey)"))
+    XCTAssertTrue(
+      result.standardOutput.contains(
+        "\(KeysCommand.defaultIdentity) namespaces=\"contextsdk-release\" \(key.openSSHPublicKey)"),
+      result.allOutput)
   }
 
   // MARK: private keys

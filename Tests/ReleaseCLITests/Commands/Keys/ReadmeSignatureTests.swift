@@ -45,7 +45,8 @@ final class ReadmeSignatureTests: XCTestCase {
 
   private func generateKeys(_ names: [String]) {
     for name in names {
-      let result = InProcessCLI.run(["keys", "generate", "keys", "--name", name], root: root)
+      let result = InProcessCLI.run(
+        ["keys", "generate", "keys", "--name", name], root: root, processRunner: .realGit())
       XCTAssertEqual(result.code, 0, result.allOutput)
     }
   }
