@@ -166,6 +166,12 @@ public struct CurlHTTPClient: HTTPClient {
         HTTPResponse(status: handle.responseCode, headers: transfer.headers, body: transfer.body), transfer)
     }
     if code == CURLE_FILESIZE_EXCEEDED, let limit = request.maximumResponseSize {
+      // An error document longer than the limit: the limit is the object's, the answer the status.
+      let status = handle.responseCode
+      if !request.url.isFileURL, status >= 300 {
+        return .answered(
+          HTTPResponse(status: status, headers: transfer.headers, body: transfer.body), transfer)
+      }
       // The server announced more than the limit (Content-Length): refused before the body.
       throw SystemError.tooLarge(location: NetworkError.displayString(for: request.url), limit: limit)
     }

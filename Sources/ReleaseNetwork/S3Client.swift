@@ -169,13 +169,14 @@ public struct S3Client: Sendable {
   }
 
   /// The object's bytes and its ETag (quotes included), or nil when there is none: what a
-  /// conditional `put(_:data:ifMatch:)` compares against.
-  public func getWithETag(_ key: String) throws -> (data: Data, etag: String)? {
+  /// conditional `put(_:data:ifMatch:)` compares against. `maximumSize`: the transfer stops
+  /// as soon as more bytes arrive.
+  public func getWithETag(_ key: String, maximumSize: Int64? = nil) throws -> (data: Data, etag: String)? {
     let url = try url(for: key)
-    let response = try http.send(
-      request(
-        .get, url, payloadSHA256: Self.emptyPayloadSHA256, accepting: HTTPRequest.successStatuses.union([404])
-      ))
+    var get = request(
+      .get, url, payloadSHA256: Self.emptyPayloadSHA256, accepting: HTTPRequest.successStatuses.union([404]))
+    get.maximumResponseSize = maximumSize
+    let response = try http.send(get)
     if response.status == 404 { return nil }
     guard let etag = response.header("etag") else {
       throw NetworkError.malformedResponse(

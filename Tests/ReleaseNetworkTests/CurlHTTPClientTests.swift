@@ -52,6 +52,19 @@ final class CurlHTTPClientTests: XCTestCase {
     XCTAssertEqual(sleeps.attempts, 1)
   }
 
+  /// A size limit is the object's: an error document longer than it is still answered by its
+  /// status (a 404 for a missing object under a small limit), not "too large".
+  func testALimitSmallerThanAnErrorDocumentStillGivesItsStatus() throws {
+    var request = HTTPRequest(.get, server.url("/status/404"), acceptedStatuses: [200, 404])
+    request.maximumResponseSize = 5
+    XCTAssertEqual(try client.send(request).status, 404)
+    var tooLarge = HTTPRequest(.get, server.url("/bytes/10"))
+    tooLarge.maximumResponseSize = 5
+    XCTAssertThrowsError(try client.send(tooLarge)) { error in
+      XCTAssertTrue("\(error)".contains("more than 5 bytes"), "\(error)")
+    }
+  }
+
   func testAcceptedNon2xxStatusIsReturned() throws {
     let request = HTTPRequest(.head, server.url("/status/404"), acceptedStatuses: [200, 404])
     XCTAssertEqual(try client.send(request).status, 404)

@@ -8,14 +8,16 @@ package protocol ObjectStore: Sendable {
   var displayName: String { get }
   /// The URL a customer downloads `key` from (written into manifests).
   func publicURL(for key: String) -> String
-  /// SHA-256 and size of the object's bytes, read back from the store (streamed).
-  func digest(of key: String) throws -> (sha256: String, size: Int64)?
+  /// SHA-256 and size of the object's bytes, read back from the store (streamed), reading at
+  /// most `maximumSize` bytes: a bigger object is an error (`SystemError.tooLarge`).
+  func digest(of key: String, maximumSize: Int64) throws -> (sha256: String, size: Int64)?
   /// Creates the object only if the key is free; `false` when it already exists (nothing
   /// is changed then). Published versions are immutable this way.
   func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool
   /// A small mutable object (an index, a manifest pointer) as it is now, with the tag a
   /// conditional replace compares: nil when there is none. Only "no such object" is nil;
-  /// anything the store cannot read is an error, never "empty".
+  /// anything the store cannot read is an error, never "empty". At most
+  /// `ObjectStoreLimits.mutableObject` bytes are read: a bigger object is an error.
   func read(_ key: String) throws -> StoredObject?
   /// Replaces `key` with `data` only if it still holds what was read (`expected`, its tag; nil:
   /// only if there is none). False when another publisher changed it in between: read it
@@ -24,7 +26,22 @@ package protocol ObjectStore: Sendable {
     -> Bool
 }
 
+/// How much is read back from a destination at most: whoever can write it must not make a
+/// publish read gigabytes.
+package enum ObjectStoreLimits {
+  /// An index or a manifest pointer (`ObjectStore.read`): far more than any the tool writes.
+  package static let mutableObject: Int64 = 16 * 1024 * 1024
+  /// An object whose size the reader does not know beforehand (`digest(of:)`): the most a
+  /// model (`--max-model-size` defaults to 512 MB) or a release archive is expected to be.
+  package static let object: Int64 = 2 * 1024 * 1024 * 1024
+}
+
 extension ObjectStore {
+  /// `digest(of:maximumSize:)` with `ObjectStoreLimits.object`.
+  package func digest(of key: String) throws -> (sha256: String, size: Int64)? {
+    try digest(of: key, maximumSize: ObjectStoreLimits.object)
+  }
+
   /// Uploads `file` under `key` create-only, then reads back what the store holds there: the
   /// object this call created, which must have `sha256` and `size`, or (a concurrent publisher
   /// or a lost answer got there first) the one that was there, returned for the caller to
@@ -36,7 +53,8 @@ extension ObjectStore {
   {
     let created = try createOnly(key, from: file, contentType: contentType)
     let location = "\(displayName)/\(key)"
-    guard let remote = try digest(of: key) else {
+    // One byte more than expected is enough to tell it differs.
+    guard let remote = try digest(of: key, maximumSize: size + 1) else {
       throw PublishError.readBackMismatch(
         location: location, expected: "\(size) bytes", found: "no object")
     }
@@ -67,10 +85,19 @@ struct DirectoryObjectStore: ObjectStore {
     return root.appendingPathComponent(key).absoluteString
   }
 
-  func digest(of key: String) throws -> (sha256: String, size: Int64)? {
+  func digest(of key: String, maximumSize: Int64) throws -> (sha256: String, size: Int64)? {
     let url = root.appendingPathComponent(key)
     guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+    try refuseLarger(url, key: key, than: maximumSize)
     return try SHA256Digest.hexAndSize(ofFileAt: url)
+  }
+
+  /// Throws `tooLarge` for a file over `limit` bytes (by its size, before any byte is read).
+  private func refuseLarger(_ url: URL, key: String, than limit: Int64) throws {
+    var status = stat()
+    if stat(url.path, &status) == 0, Int64(status.st_size) > limit {
+      throw SystemError.tooLarge(location: "\(displayName)/\(key)", limit: limit)
+    }
   }
 
   func createOnly(_ key: String, from file: URL, contentType: String) throws -> Bool {
@@ -113,9 +140,13 @@ struct DirectoryObjectStore: ObjectStore {
     // A FIFO or device in the index's place is named as such (and never blocks the read).
     let handle = try RegularFile.handle(url)
     defer { try? handle.close() }
+    let limit = ObjectStoreLimits.mutableObject
     let data: Data
-    do { data = try handle.readToEnd() ?? Data() } catch {
+    do { data = try handle.read(upToCount: Int(limit) + 1) ?? Data() } catch {
       throw SystemError.cannotRead(path: url.path, reason: SystemError.reason(error))
+    }
+    guard data.count <= limit else {
+      throw SystemError.tooLarge(location: "\(displayName)/\(key)", limit: limit)
     }
     return StoredObject(data: data, tag: SHA256Digest.hex(of: data))
   }

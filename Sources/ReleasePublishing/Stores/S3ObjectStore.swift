@@ -61,12 +61,12 @@ package struct S3ObjectStore: ObjectStore {
 
   /// Streams the object into a temporary file and hashes it: the bytes themselves are
   /// checked, not an ETag (which is an MD5 at best, and not even that for multipart uploads).
-  package func digest(of key: String) throws -> (sha256: String, size: Int64)? {
+  package func digest(of key: String, maximumSize: Int64) throws -> (sha256: String, size: Int64)? {
     let directory = try TemporaryFiles.shared.makeDirectory(prefix: "release-digest")
     defer { try? FileManager.default.removeItem(at: directory) }
     let copy = directory.appendingPathComponent("object")
     do {
-      try client.get(self.key(key), to: copy)
+      try client.get(self.key(key), to: copy, maximumSize: maximumSize)
     } catch NetworkError.unexpectedStatus(_, _, 404, _, _, _, _) {
       return nil
     } catch NetworkError.unexpectedStatus(_, _, 403, _, let code, _, _)
@@ -98,7 +98,9 @@ package struct S3ObjectStore: ObjectStore {
 
   package func read(_ key: String) throws -> StoredObject? {
     do {
-      return try client.getWithETag(self.key(key)).map { StoredObject(data: $0.data, tag: $0.etag) }
+      return try client.getWithETag(self.key(key), maximumSize: ObjectStoreLimits.mutableObject).map {
+        StoredObject(data: $0.data, tag: $0.etag)
+      }
     } catch NetworkError.unexpectedStatus(_, _, 403, _, let code, _, _)
       where S3AccessError.meansMissingPermission(code)
     {
