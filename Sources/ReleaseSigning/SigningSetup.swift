@@ -9,6 +9,9 @@ public struct SigningSetup: Equatable, Sendable {
   public var trusted: [PublicKey]
   /// In the order given; empty when no private key was given.
   public var signers: [SigningKey]
+  /// Whether a customer index published unsigned is taken, once, and signed
+  /// (`--adopt-unsigned-index`); otherwise a run with trusted keys refuses one.
+  public var adoptUnsignedIndexes = false
 
   public init(trusted: [PublicKey] = [], signers: [SigningKey] = []) {
     self.trusted = trusted
@@ -23,5 +26,6 @@ public struct SigningSetup: Equatable, Sendable {
   // Private keys compare by their public halves: the seed is never looked at.
   public static func == (lhs: SigningSetup, rhs: SigningSetup) -> Bool {
     lhs.trusted == rhs.trusted && lhs.signers.map(\.keyID) == rhs.signers.map(\.keyID)
+      && lhs.adoptUnsignedIndexes == rhs.adoptUnsignedIndexes
   }
 }

@@ -157,6 +157,7 @@ extension ReleaseOptions {
       required: false,
       services: services)
     signing = SigningSetup(trusted: trusted.keys, signers: signers.keys)
+    signing.adoptUnsignedIndexes = parsed.flag(Options.adoptUnsignedIndex)
     allowedSignersURL = configuration.allowedSignersURL
   }
 

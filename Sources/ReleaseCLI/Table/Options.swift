@@ -83,6 +83,11 @@ enum Options {
     help:
       "with some customers failed, still publish, tag and record those that passed (the run exits 1); otherwise all or nothing",
     configuration: .publishPassed)
+  static let adoptUnsignedIndex = Option.flag(
+    "--adopt-unsigned-index",
+    help:
+      "with signing.trustedKeys, take a customer index published unsigned (checked by you first) and sign it; otherwise one is refused"
+  )
   static let publicURL = Option.value(
     "--public-url", "url",
     help: "where the destination is served; base of the URLs in indexes and of each package's manifest URL",
@@ -178,7 +183,9 @@ extension OptionGroup {
   static let publishing = OptionGroup(
     "PUBLISHING (after every customer succeeded and passed the content checks)",
     [
-      Options.publish, Options.noPublish, Options.publishPassed, Options.publicURL, Options.manifestExpires,
+      Options.publish, Options.noPublish, Options.publishPassed, Options.adoptUnsignedIndex,
+      Options.publicURL,
+      Options.manifestExpires,
       Options.tag, Options.push, Options.remote, Options.allowDirty,
     ], name: "publishing")
   /// What the over-the-air commands read: the manifest, the store, the template, the state

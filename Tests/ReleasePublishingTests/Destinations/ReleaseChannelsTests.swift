@@ -143,8 +143,10 @@ final class ReleaseChannelsTests: XCTestCase {
     let armored = try ReleaseSignature.sign(zipAt: zip, signing)
     let signature = directory.url.appendingPathComponent("ContextSDK_Acme-2.4.1.zip.sig")
     try armored.write(to: signature, atomically: true, encoding: .utf8)
-    try (try key.publicKey.allowedSignersLine(identity: "release@contextsdk") + "\n").write(
-      to: directory.url.appendingPathComponent("allowed_signers"), atomically: true, encoding: .utf8)
+    try
+      (try key.publicKey.allowedSignersLine(identity: "release@contextsdk", namespace: "contextsdk-release")
+      + "\n").write(
+        to: directory.url.appendingPathComponent("allowed_signers"), atomically: true, encoding: .utf8)
 
     let verify = KeysTestSupport.sshVerifyArguments(
       identity: "release@contextsdk", signature: signature.lastPathComponent)
@@ -191,10 +193,17 @@ final class ReleaseChannelsTests: XCTestCase {
 
     XCTAssertEqual(try CustomerIndex.decode(signed, trusted: [key.publicKey], location: "x"), index)
     XCTAssertEqual(try CustomerIndex.decode(signed, trusted: nil, location: "x"), index)
-    // Unsigned without signers, and read as it is.
+    // Unsigned without signers, and read as it is by a run without trusted keys; with them only
+    // when adopted (--adopt-unsigned-index): anyone who can write the bucket can write plain JSON.
     let plain = try index.encoded(SigningSetup())
     XCTAssertEqual(plain, try StableJSON.encode(index))
-    XCTAssertEqual(try CustomerIndex.decode(plain, trusted: [key.publicKey], location: "x"), index)
+    XCTAssertEqual(try CustomerIndex.decode(plain, trusted: [], location: "x"), index)
+    XCTAssertEqual(try CustomerIndex.decode(plain, trusted: nil, location: "x"), index)
+    XCTAssertThrowsError(try CustomerIndex.decode(plain, trusted: [key.publicKey], location: "x")) {
+      XCTAssertTrue("\($0)".contains("--adopt-unsigned-index"), "\($0)")
+    }
+    XCTAssertEqual(
+      try CustomerIndex.decode(plain, trusted: [key.publicKey], location: "x", adoptUnsigned: true), index)
 
     // Signed by a key not trusted, or read by a run that trusts none: refused, naming it.
     for trusted in [[other.publicKey], []] {

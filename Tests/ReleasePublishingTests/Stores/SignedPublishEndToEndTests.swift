@@ -161,6 +161,19 @@ final class SignedPublishEndToEndTests: XCTestCase {
       identity: "release@contextsdk", signature: signature.lastPathComponent)
     let accepted = try KeysTestSupport.tool("ssh-keygen", verify, in: directory.url, input: zip)
     XCTAssertEqual(accepted.exitCode, 0, accepted.standardOutput + accepted.standardError)
+    // The line trusts the key for release signatures only: the same key's signature in another
+    // namespace (a git commit's, a file's) is refused by ssh-keygen itself.
+    XCTAssertTrue(line.contains(#" namespaces="contextsdk-release" "#), line)
+    let otherNamespace = directory.url.appendingPathComponent("other.sig")
+    let signingKey = published.key
+    try SSHSignature.sign(fileAt: zip, namespace: "file", with: signingKey)
+      .write(to: otherNamespace, atomically: true, encoding: .utf8)
+    let otherArguments = [
+      "-Y", "verify", "-f", "allowed_signers", "-I", "release@contextsdk", "-n", "file", "-s",
+    ]
+    let foreign = try KeysTestSupport.tool(
+      "ssh-keygen", otherArguments + [otherNamespace.path], in: directory.url, input: zip)
+    XCTAssertNotEqual(foreign.exitCode, 0, "another namespace accepted: \(foreign.standardOutput)")
 
     // The package's README says so: the key's fingerprint and this command for this zip.
     var readme: String?
@@ -213,6 +226,20 @@ final class SignedPublishEndToEndTests: XCTestCase {
       bad.standardError.contains(
         "  FAIL \(release.record.artifact.file).sig: SSH signature by \(fingerprint) does not match the data (changed since it was signed?)"
       ), bad.allOutput)
+
+    // A published release whose signature is gone fails too: it was published signed.
+    let unsigned = workspace.file("unsigned/acme/\(release.record.version)")
+    try FileManager.default.createDirectory(
+      at: unsigned.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try FileManager.default.copyItem(at: release.directory, to: unsigned)
+    try FileManager.default.removeItem(
+      at: unsigned.appendingPathComponent(release.record.artifact.file + ".sig"))
+    let missing = workspace.run(["verify", unsigned.path, "--no-build"])
+    XCTAssertEqual(missing.exitCode, 1, missing.allOutput)
+    XCTAssertTrue(
+      missing.standardError.contains(
+        "  FAIL \(release.record.artifact.file).sig: missing, and published.json says this release was published signed; restore the signature from the destination (\(release.record.artifact.file).sig beside the zip)"
+      ), missing.allOutput)
   }
 
   /// Reruns converge: the same key signs the same bytes (nothing uploaded again); after a
@@ -232,12 +259,12 @@ final class SignedPublishEndToEndTests: XCTestCase {
     let configuration = workspace.file("release.config.json")
     try #"{"signing": {"trustedKeys": ["keys/old.pub", "keys/new.pub"]}}"#.write(
       to: configuration, atomically: true, encoding: .utf8)
-    func publish(_ key: SigningKey?) -> Workspace.Run {
+    func publish(_ key: SigningKey?, _ extra: [String] = []) -> Workspace.Run {
       workspace.run(
         [
           "all", "--skip-tests", "--allow-dirty", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint",
           moto.endpoint,
-        ],
+        ] + extra,
         environment: moto.credentials.merging(["RELEASE_SIGNING_KEY": key?.pemEncoded ?? ""]) { $1 })
     }
     func signers(_ id: String) throws -> [String] {
@@ -278,6 +305,9 @@ final class SignedPublishEndToEndTests: XCTestCase {
       XCTAssertEqual(try signers(release.record.customer.id), [new.keyID])
     }
 
+    try checkAPlantedUnsignedIndexIsRefusedUnlessAdopted(
+      moto: moto, bucket: bucket, key: new, publish: { publish(new, $0) }, signers: signers)
+
     // Without trusted keys the signed indexes can be neither checked nor signed again.
     try "{}".write(to: configuration, atomically: true, encoding: .utf8)
     let before = try moto.snapshot(bucket)
@@ -288,5 +318,33 @@ final class SignedPublishEndToEndTests: XCTestCase {
         "s3://\(bucket)/sdk/customers/acme/index.json: not an index written by release (it is signed, and this run trusts no key (signing.trustedKeys) to check it and sign it again)"
       ), unsigned.allOutput)
     XCTAssertEqual(try moto.snapshot(bucket), before, "nothing published")
+  }
+
+  /// With trusted keys, a plain-JSON customer index in the bucket (what a bucket writer can
+  /// put there, listing whatever it likes) is neither merged nor signed: the run fails naming
+  /// the way to adopt an existing unsigned index once, `--adopt-unsigned-index`, which signs it.
+  private func checkAPlantedUnsignedIndexIsRefusedUnlessAdopted(
+    moto: Moto, bucket: String, key: SigningKey, publish: ([String]) -> Workspace.Run,
+    signers: (String) throws -> [String]
+  ) throws {
+    let indexKey = "sdk/customers/acme/index.json"
+    let plain = try DSSEEnvelope(json: try moto.getObject(bucket, indexKey).data).payload
+    let directory = try TemporaryDirectory()
+    let file = directory.url.appendingPathComponent("index.json")
+    try plain.write(to: file)
+    try moto.aws(["s3api", "put-object", "--bucket", bucket, "--key", indexKey, "--body", file.path])
+    let planted = try moto.snapshot(bucket)
+
+    let refused = publish([])
+    XCTAssertEqual(refused.exitCode, 1, refused.allOutput)
+    XCTAssertTrue(
+      refused.allOutput.contains(
+        "s3://\(bucket)/sdk/customers/acme/index.json: not an index written by release (it is plain JSON, not signed, and this run trusts keys (signing.trustedKeys): anyone who can write the destination could have put it there; check it, then publish once with --adopt-unsigned-index to sign it)"
+      ), refused.allOutput)
+    XCTAssertEqual(try moto.snapshot(bucket), planted, "nothing published, the planted index not signed")
+
+    let adopted = publish(["--adopt-unsigned-index"])
+    XCTAssertEqual(adopted.exitCode, 0, adopted.allOutput)
+    XCTAssertEqual(try signers("acme"), [key.keyID], "adopted and signed")
   }
 }

@@ -152,7 +152,10 @@ enum VerifyCommand {
       switch ArtifactChecks.signature(
         releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)
       {
-      case .unsigned: break
+      case .unsigned:
+        if let problem = missingSignature(directory, record: record, trusted: options.trustedKeys) {
+          problems.append(problem)
+        }
       case .unchecked(let file):
         output.write(
           line:
@@ -207,6 +210,20 @@ enum VerifyCommand {
         "\(releases.count - failed) of \(releases.count) release\(releases.count == 1 ? "" : "s") verified",
       to: .standardOutput)
     if failed > 0 { throw ReleaseError.stepFailed(step: "verify", reason: Failed(count: failed).description) }
+  }
+
+  /// With trusted keys, a release whose receipt says it was published signed and whose `.sig`
+  /// is not beside the zip (or a receipt that cannot be read): the problem, else nil.
+  static func missingSignature(_ directory: URL, record: ReleaseRecord, trusted: [PublicKey]) -> String? {
+    guard !trusted.isEmpty else { return nil }
+    let signature = record.artifact.file + ReleaseSignature.suffix
+    do {
+      guard try PublishReceipt.load(from: directory) != nil else { return nil }
+    } catch {
+      return error.description
+    }
+    return
+      "\(signature): missing, and \(PublishReceipt.fileName) says this release was published signed; restore the signature from the destination (\(signature) beside the zip)"
   }
 
   /// Regenerates a release's package from the manifest, the model store and the template (as

@@ -74,6 +74,20 @@ package struct PublishStep: Step {
         }
       }
     }
+    try writeReceipts(releases, results)
+  }
+
+  /// Once every destination has a signed release: its receipt in dist/ (`PublishReceipt`).
+  private func writeReceipts(_ releases: [PublishedRelease], _ results: RunResults) throws {
+    let stores = results.inputs.publishTargets.compactMap { target -> String? in
+      if case .objectStore(let store) = target.resolved { return store.displayName }
+      return nil
+    }
+    for release in releases where release.signed {
+      try PublishReceipt(
+        signature: release.record.artifact.file + ReleaseSignature.suffix, destinations: stores
+      ).write(to: release.directory)
+    }
   }
 
   /// One file of a release to publish, with the digest of its local bytes.
@@ -103,7 +117,8 @@ package struct PublishStep: Step {
         let (sha256, size) = try SHA256Digest.hexAndSize(
           ofFileAt: release.directory.appendingPathComponent(file))
         let upload = Upload(release: release, file: file, sha256: sha256, size: size)
-        if let remote = try store.digest(of: upload.key) {
+        // One byte more than the local copy is enough to tell it differs.
+        if let remote = try store.digest(of: upload.key, maximumSize: size + 1) {
           guard remote.sha256 == sha256, remote.size == size else {
             if try acceptsPublishedSignature(upload, in: store, signing) {
               present += 1
@@ -179,7 +194,8 @@ package struct PublishStep: Step {
     let key = Self.customerIndexKey(release.job.id)
     guard let object = try store.read(key) else { return nil }
     let index = try CustomerIndex.decode(
-      object.data, trusted: signing.trusted, location: location(store, key))
+      object.data, trusted: signing.trusted, location: location(store, key),
+      adoptUnsigned: signing.adoptUnsignedIndexes)
     if let existing = index.versions.first(where: { $0.version == release.record.version }),
       existing.sha256 != release.record.artifact.sha256
     {

@@ -51,6 +51,12 @@ package enum ReleaseSignature {
 }
 
 extension CustomerIndex {
+  /// Why a plain index is refused by a run with trusted keys, naming the one way to take it.
+  static let unsignedIndexReason =
+    "it is plain JSON, not signed, and this run trusts keys (signing.trustedKeys): anyone who can write the destination could have put it there; check it, then publish once with \(adoptUnsignedIndexFlag) to sign it"
+  /// The flag that adopts an existing unsigned customer index once (see `decode`).
+  package static let adoptUnsignedIndexFlag = "--adopt-unsigned-index"
+
   /// A signed customer index is a DSSE envelope of the index's JSON with this type.
   package static let payloadType = "application/vnd.contextsdk.release-index+json"
 
@@ -68,9 +74,17 @@ extension CustomerIndex {
   /// Reads a published customer index, plain JSON or a DSSE envelope. `trusted`: the keys an
   /// envelope must be signed with; nil reads an envelope's payload without checking it (to
   /// find what a share link points at), and none (a run without trusted keys) refuses an
-  /// envelope, which that run could neither check nor sign again.
-  package static func decode(_ data: Data, trusted: [PublicKey]?, location: String) throws -> CustomerIndex {
+  /// envelope, which that run could neither check nor sign again. With trusted keys a plain
+  /// index is refused unless `adoptUnsigned` (`--adopt-unsigned-index`, once, for an index
+  /// published before the keys): anyone who can write the destination could have put it there,
+  /// and the run would merge and sign what it lists.
+  package static func decode(
+    _ data: Data, trusted: [PublicKey]?, location: String, adoptUnsigned: Bool = false
+  ) throws -> CustomerIndex {
     var payload = data
+    if let trusted, !trusted.isEmpty, !adoptUnsigned, !isEnvelope(data) {
+      throw PublishError.unreadableIndex(location: location, reason: unsignedIndexReason)
+    }
     if isEnvelope(data) {
       do {
         let envelope = try DSSEEnvelope(json: data)
