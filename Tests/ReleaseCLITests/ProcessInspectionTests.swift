@@ -1,0 +1,45 @@
+import Foundation
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+/// `release` makes itself not dumpable on Linux (`prctl(PR_SET_DUMPABLE, 0)`): a process of the
+/// same user, without `CAP_SYS_PTRACE`, cannot read its `/proc/<pid>/environ` at all. The
+/// suite runs as root, which may read it anyway, so the executable runs here as `nobody`
+/// (`setpriv`), and so does the `git` it starts, which tries.
+final class ProcessInspectionTests: XCTestCase {
+  func testAChildOfTheSameUserCannotReadTheRunsProcessFiles() throws {
+    #if os(Linux)
+      guard getuid() == 0, let setpriv = SystemProcessRunner.find("setpriv") else {
+        throw XCTSkip("needs root and setpriv to run the executable as another user")
+      }
+      let directory = try TemporaryDirectory()
+      let shims = directory.url.appendingPathComponent("bin")
+      let result = directory.url.appendingPathComponent("result")
+      try FileManager.default.createDirectory(at: shims, withIntermediateDirectories: true)
+      try """
+      #!/bin/sh
+      if cat "/proc/$PPID/environ" > /dev/null 2>&1; then echo readable; else echo refused; fi > "\(result.path)"
+      exit 128
+
+      """.write(to: shims.appendingPathComponent("git"), atomically: true, encoding: .utf8)
+      for (path, mode) in [(directory.url.path, 0o777), (shims.path, 0o755), (shims.path + "/git", 0o755)] {
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+      }
+      let run = try SystemProcessRunner().run(
+        ProcessInvocation(
+          setpriv.path,
+          [
+            "--reuid=65534", "--regid=65534", "--clear-groups", ReleaseBinary.url.path, "keys", "generate",
+            "keys",
+          ],
+          in: directory.url,
+          environment: ["PATH": shims.path + ":/usr/bin:/bin", "HOME": directory.url.path], timeLimit: 60))
+      XCTAssertEqual(run.exitCode, 0, run.standardOutput + run.standardError)
+      XCTAssertEqual(
+        try String(contentsOf: result, encoding: .utf8), "refused\n", "git read its parent's process files")
+    #else
+      throw XCTSkip("/proc and prctl are Linux's")
+    #endif
+  }
+}
