@@ -184,9 +184,8 @@ extension OptionGroup {
     "PUBLISHING (after every customer succeeded and passed the content checks)",
     [
       Options.publish, Options.noPublish, Options.publishPassed, Options.adoptUnsignedIndex,
-      Options.publicURL,
-      Options.manifestExpires,
-      Options.tag, Options.push, Options.remote, Options.allowDirty,
+      Options.publicURL, Options.manifestExpires, Options.tag, Options.push, Options.remote,
+      Options.allowDirty,
     ], name: "publishing")
   /// What the over-the-air commands read: the manifest, the store, the template, the state
   /// and rollouts.json.

@@ -217,10 +217,11 @@ enum VerifyCommand {
   static func missingSignature(_ directory: URL, record: ReleaseRecord, trusted: [PublicKey]) -> String? {
     guard !trusted.isEmpty else { return nil }
     let signature = record.artifact.file + ReleaseSignature.suffix
-    do {
-      guard try PublishReceipt.load(from: directory) != nil else { return nil }
-    } catch {
-      return error.description
+    let receipt: PublishReceipt?
+    do { receipt = try PublishReceipt.load(from: directory) } catch { return error.description }
+    guard let receipt else { return nil }
+    guard receipt.signature == signature else {
+      return "\(PublishReceipt.fileName): names the signature \(receipt.signature), expected \(signature)"
     }
     return
       "\(signature): missing, and \(PublishReceipt.fileName) says this release was published signed; restore the signature from the destination (\(signature) beside the zip)"
