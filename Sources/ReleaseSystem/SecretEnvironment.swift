@@ -29,12 +29,20 @@ public enum SecretEnvironment {
     return hasURLCredential(value)
   }
 
-  /// `scheme://user[:password]@…` anywhere in `value`.
+  /// A URL with a credential anywhere in `value`, as `URLCredentials` (ReleasePublishing) judges
+  /// one: any user info of an `http(s)://` URL (a bare token is a credential there), a password
+  /// (`user:secret@`) in any other; a plain SSH user (`ssh://git@host/…`) is not one.
   static func hasURLCredential(_ value: String) -> Bool {
     var rest = Substring(value)
     while let separator = rest.range(of: "://") {
+      let scheme = rest[..<separator.lowerBound].reversed().prefix { $0.isLetter || "+.-".contains($0) }
       let authority = rest[separator.upperBound...].prefix { !"/?#".contains($0) && !$0.isWhitespace }
-      if authority.contains("@") { return true }
+      if let at = authority.lastIndex(of: "@") {
+        let userInfo = authority[..<at]
+        if ["http", "https"].contains(String(scheme.reversed()).lowercased()) || userInfo.contains(":") {
+          return true
+        }
+      }
       rest = rest[separator.upperBound...]
     }
     return false

@@ -17,7 +17,8 @@ final class SecretEnvironmentTests: XCTestCase {
     let secrets = [
       ("AWS_SECRET_ACCESS_KEY", "x"), ("AWS_ACCESS_KEY_ID", "x"), ("aws_session_token", "x"),
       ("RELEASE_SIGNING_KEY", "x"), ("GITHUB_TOKEN", "x"), ("NPM_API_KEY", "x"), ("DB_PASSWORD", "x"),
-      ("MODELS_URL", "https://user:pass@models.example/store"), ("REMOTE", "git+https://token@host/r.git"),
+      ("MODELS_URL", "https://user:pass@models.example/store"), ("MIRROR", "https://token@host/r.git"),
+      ("DATABASE_URL", "postgres://app:pass@db.example/app"), ("URLS", "x https://a@b.example y"),
     ]
     for (name, value) in secrets {
       XCTAssertTrue(SecretEnvironment.isSecret(name: name, value: value), name)
@@ -25,6 +26,7 @@ final class SecretEnvironmentTests: XCTestCase {
     let plain = [
       ("PATH", "/usr/bin:/bin"), ("HOME", "/root"), ("PUBLIC_URL", "https://cdn.example/ota"),
       ("GIT_REMOTE", "git@github.com:org/repo.git"), ("EMAIL", "a@example.com"),
+      ("RELEASES_REMOTE", "ssh://git@github.com/org/releases.git"),
       // libcurl reads its proxy from the environment while the run goes on.
       ("https_proxy", "http://user:pass@proxy.example:3128"),
     ]
