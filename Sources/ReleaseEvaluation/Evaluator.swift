@@ -151,11 +151,11 @@ extension PairTrack {
   /// The verdict: the latest date's decision, the first date with it, and for `continue` how
   /// much more evidence it needs.
   func judgement() -> Judgement {
+    // No rows of either arm yet (a split that began today): nothing to judge, nothing wrong.
     let latest = days.last
-    let decision = latest?.decision ?? .invalid
+    let decision = latest?.decision ?? (rows.problems.isEmpty ? .continue : .invalid)
     let reason: InvalidReason? =
-      latest == nil
-      ? (rows.problems.isEmpty ? .noBaselineRows : .badSeries(rows.problems)) : latest?.invalidReason
+      latest == nil ? (rows.problems.isEmpty ? nil : .badSeries(rows.problems)) : latest?.invalidReason
     let decidedOn =
       decision == .promote || decision == .rollback ? days.first { $0.decision == decision }?.date : nil
     return Judgement(
