@@ -6,6 +6,7 @@ import XCTest
 
 @testable import ReleaseCLI
 @testable import ReleaseCore
+@testable import ReleaseOTA
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -533,5 +534,69 @@ final class EvaluateCommandTests: XCTestCase {
     }
     let all = try offers()
     XCTAssertFalse(offered.contains(74), "published: \(all)")
+  }
+}
+
+/// Ramp steps through the commands: each `rollout --percent` is a split in rollouts.json, and an
+/// export that restarts its counts at each `splitStart` is judged on all of them.
+extension EvaluateCommandTests {
+  func testAChallengerRampedThroughThreeStepsKeepsEveryStepsEvidence() throws {
+    let workspace = try Workspace()
+    let clock = SettableClock("2026-11-01")
+    for (day, percent) in [("2026-11-01", "10"), ("2026-11-05", "25"), ("2026-11-09", "50")] {
+      clock.set(day)
+      let step = run(
+        ["rollout", "acme", "onboarding_upsell", "74", "--percent", percent], in: workspace, clock: clock)
+      XCTAssertEqual(step.code, 0, step.all)
+    }
+    let splits = try XCTUnwrap(try offer(workspace, 74)["splits"] as? [[String: Any]])
+    XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 25, 50])
+    // Equal arms, 20,000 new devices a day, each step's exact share; counts restart at each step.
+    var lines = ["date,customer,flow,modelVersion,devices,conversions,splitStart"]
+    let steps = [
+      (OutcomeDate("2026-11-01")!, 0.10), (OutcomeDate("2026-11-05")!, 0.25),
+      (OutcomeDate("2026-11-09")!, 0.5),
+    ]
+    for (index, (since, share)) in steps.enumerated() {
+      let days = index < 2 ? 4 : 3
+      for day in 0..<days {
+        let challenger = Int(20_000 * share) * (day + 1)
+        let baseline = 20_000 * (day + 1) - challenger
+        let date = since.adding(days: day)
+        lines.append("\(date),acme,onboarding_upsell,74,\(challenger),\(challenger / 20),\(since)")
+        lines.append("\(date),acme,onboarding_upsell,73,\(baseline),\(baseline / 20),\(since)")
+      }
+    }
+    try (lines.joined(separator: "\n") + "\n").write(
+      to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
+    clock.set("2026-11-12")
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--json"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    let line = try XCTUnwrap(result.standardOutput.first)
+    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    XCTAssertEqual(object["strata"] as? Int, 3)
+    XCTAssertEqual(object["srm"] as? Bool, false)
+    XCTAssertEqual(object["decision"] as? String, "continue")
+    let arms = try XCTUnwrap(object["arms"] as? [String: [String: Any]])
+    XCTAssertEqual(arms["74"]?["devices"] as? Int, 2_000 * 4 + 5_000 * 4 + 10_000 * 3)
+  }
+
+  /// The device rule's precedence: the higher version takes its percentage first.
+  func testTwoChallengersExpectedSharesFollowTheDeviceRule() throws {
+    let since = OutcomeDate("2026-11-01")!
+    func offer(_ version: Int, _ percent: Int) -> RolloutState.Offer {
+      RolloutState.Offer(
+        modelVersion: version, rolloutPercent: percent, status: .active,
+        salt: "00112233445566778899aabbccddeeff",
+        since: since)
+    }
+    let flow = RolloutState.Flow(paused: false, models: [offer(74, 10), offer(75, 10)])
+    let lower = SplitShares.periods(flow, challenger: 74, baseline: 73, bundledVersion: 73)
+    let higher = SplitShares.periods(flow, challenger: 75, baseline: 73, bundledVersion: 73)
+    // v75 takes 10 %; v74 10 % of the other 90 % (9 %); the bundled v73 the remaining 81 %.
+    XCTAssertEqual(try XCTUnwrap(lower.last).share, 0.09 / (0.09 + 0.81), accuracy: 1e-12)
+    XCTAssertEqual(try XCTUnwrap(higher.last).share, 0.10 / (0.10 + 0.81), accuracy: 1e-12)
+    XCTAssertEqual(lower.map(\.since), [since])
   }
 }
