@@ -113,7 +113,7 @@ extension EvaluationReport {
       chart.line(
         from: (frame.x(index), 85), to: (frame.x(index), 530), color: colors.gate, width: 1.5, dash: "2 3")
       chart.text(
-        "gate open \(opened)", x: frame.x(index) + 4, y: 290, size: 11, anchor: "start", color: colors.gate,
+        "gate open \(opened)", x: frame.x(index) + 4, y: 97, size: 11, anchor: "start", color: colors.gate,
         id: "gate-open")
     }
     if let decidedOn = judgement.decidedOn, let index = days.firstIndex(where: { $0.date == decidedOn }) {
@@ -122,7 +122,7 @@ extension EvaluationReport {
       let anchor = index > days.count / 2 ? "end" : "start"
       let offset = anchor == "end" ? -6.0 : 6.0
       chart.text(
-        "\(judgement.decision.rawValue) on \(decidedOn)", x: frame.x(index) + offset, y: 310, size: 13,
+        "\(judgement.decision.rawValue) on \(decidedOn)", x: frame.x(index) + offset, y: 312, size: 13,
         anchor: anchor, weight: "bold", color: color, id: "decision-day")
     }
   }

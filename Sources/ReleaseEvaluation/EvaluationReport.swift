@@ -54,7 +54,7 @@ public enum EvaluationReport {
     case (.continue, .about(let devices, nil)?, _): return "continue (about \(grouped(devices)) more devices)"
     case (.continue, .noneExpected?, _): return "continue (no decision expected: inside the margin)"
     case (.rollback, _, _) where judgement.days.last?.rolledBackByHarmCheck == true:
-      return "rollback (harm check: conversions collapsed)"
+      return "rollback (harm check: surely fewer conversions)"
     case (.invalid, _, let reason?): return "invalid (\(invalidText(reason)))"
     default: return judgement.decision.rawValue
     }

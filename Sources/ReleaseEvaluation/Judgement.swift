@@ -18,7 +18,7 @@ public struct ArmCounts: Hashable, Sendable {
 
 /// What to do with a challenger.
 public enum Decision: String, Hashable, Sendable, CaseIterable {
-  /// Worse than the baseline beyond the always-valid interval, or its conversions collapsed
+  /// Worse than the baseline beyond the always-valid interval, or surely fewer conversions
   /// (the harm check): retract it.
   case rollback
   /// Not worse than the baseline by more than the margin on any metric, with enough

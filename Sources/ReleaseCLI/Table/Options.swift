@@ -152,11 +152,13 @@ enum Options {
     "--json", help: "one JSON object per judged challenger a line on stdout")
   static let report = Option.value(
     "--report", "dir",
-    help: "write an SVG chart and a Markdown table per judged challenger, and index.html of them all, into dir")
+    help:
+      "write an SVG chart and a Markdown table per judged challenger, and index.html of them all, into dir")
   static let apply = Option.flag(
     "--apply",
     help:
-      "carry the decisions out in rollouts.json: roll back a worse challenger, raise a good one a step, retract or pause one whose split is off")
+      "carry the decisions out in rollouts.json: roll back a worse challenger, raise a good one a step, retract or pause one whose split is off"
+  )
   static let evaluatePublish = Option.value(
     "--publish", "dest",
     help:
