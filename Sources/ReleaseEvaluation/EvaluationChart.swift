@@ -168,7 +168,9 @@ struct Axis {
   }
 
   var ticks: [Double] {
-    let count = Int(((high - low) / step).rounded())
+    let steps = ((high - low) / step).rounded()
+    guard steps.isFinite, steps >= 0, steps <= 100 else { return [low, high].filter(\.isFinite) }
+    let count = Int(steps)
     return (0...count).map { low + Double($0) * step }
   }
 

@@ -196,7 +196,7 @@ extension PairTrack {
     let scale = max(high, gate, 1)
     guard scale <= limit else { return .noneExpected }
     let devices = ((scale - 1) * Double(deviceTotals.last ?? 0)).rounded(.up)
-    return .about(devices: Int(devices), days: daysFor(devices: devices))
+    return .about(devices: Self.whole(devices), days: daysFor(devices: devices))
   }
 
   /// Days the recent traffic (new devices a day over up to the last 7 days) takes to bring
@@ -206,6 +206,12 @@ extension PairTrack {
     let span = min(7, deviceTotals.count - 1)
     let added = Double(deviceTotals[deviceTotals.count - 1] - deviceTotals[deviceTotals.count - 1 - span])
     guard added > 0 else { return nil }
-    return Int((devices / (added / Double(span))).rounded(.up))
+    return Self.whole((devices / (added / Double(span))).rounded(.up))
+  }
+
+  /// A count as a whole number, never trapping however large the input's counts.
+  static func whole(_ value: Double) -> Int {
+    guard value.isFinite else { return Int.max }
+    return value >= 9e18 ? Int.max : max(0, Int(value))
   }
 }

@@ -27,14 +27,13 @@ public struct Interval: Hashable, Sendable {
 ///
 /// which holds, with probability 1 − α, at every look at once. The running intersection of
 /// the intervals over the looks is valid as well (the paper's always-valid interval), so a
-/// daily judge keeps it.
+/// daily judge keeps it, from the day the exposure gate opens: before it the normal
+/// approximation is poor at small counts, and an early unlucky bound must not be kept.
 ///
-/// τ is where the mixture puts its weight; the interval is narrowest (≈ 3.0 √V at α = 0.05)
-/// when τ² ≈ 8 V, and only slowly wider away from it. The policy ties it to the baseline
-/// rate: τ = 0.1 × baseline rate, relative effects of about ±10 %, the size a model change
-/// plausibly makes. In the setting (5 % baseline, 2,000 challenger devices a day) that
-/// is the best τ around day 8, and a 20 % change is seen in about 3 days. τ tied to the margin
-/// (2 % of the rate) would be best only at 25 times the devices, and slower before.
+/// The estimate is the relative effect (challenger / baseline − 1), so τ is relative too:
+/// τ = 0.1, effects of about ±10 %, the size a model change plausibly makes. The interval is
+/// narrowest (≈ 3.0 √V at α = 0.05) when τ² ≈ 8 V, and only slowly wider away from it; at a 5 %
+/// baseline and 2,000 challenger devices a day a 20 % change is seen in about 3 days.
 enum AlwaysValidInterval {
   /// The half width of the interval for variance `variance`, mixture variance `mixtureVariance`
   /// and error `alpha`; infinite when either variance is not positive.

@@ -233,6 +233,29 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertTrue(EvaluationReport.markdown([judgement]).contains("empty intersection"))
   }
 
+  /// Counts at the reader's limit on every row: nothing traps, the judgement is made.
+  func testCountsAtTheLimitDoNotTrap() throws {
+    let limit = OutcomesReader.maximumCount
+    var lines = [header + ",splitStart"]
+    for day in 0..<30 {
+      let date = start.adding(days: day)
+      lines += [
+        "\(date),acme,checkout,7,\(limit),\(limit / 2),\(date)",
+        "\(date),acme,checkout,6,\(limit),\(limit / 2),\(date)",
+      ]
+    }
+    let periods = (0..<30).map { SplitPeriod(since: start.adding(days: $0), share: 0.5) }
+    let judgement = Evaluator.judge(
+      Challenge(
+        customer: "acme", flow: "checkout", challenger: 7, baseline: 6, challengerPercent: 50,
+        periods: periods),
+      outcomes: try outcomes(lines.joined(separator: "\n")))
+    XCTAssertEqual(judgement.strata, 30)
+    XCTAssertEqual(judgement.challengerArm.devices, 30 * limit)
+    XCTAssertNotEqual(judgement.decision, .invalid)
+    XCTAssertFalse(EvaluationReport.svg(judgement).isEmpty)
+  }
+
   func testNoBaselineRowsIsInvalid() throws {
     let judgement = try judge(csv(Array(repeating: (2_000, 60, 0, 0), count: 3)))
     XCTAssertEqual(judgement.decision, .invalid)

@@ -39,6 +39,17 @@ final class SimulationTests: XCTestCase {
     assertAtMost(tally, .invalid, 0.05, "spurious invalid")
   }
 
+  /// At a 90 % rate the plug-in variance collapses when an arm converts all its devices; the
+  /// judge's variance never does.
+  func testEqualArmsAtANinetyPercentRateAt200ADayAreRarelyRolledBack() throws {
+    let equal = Challenger(version: 2, rate: 0.9, steps: [(0, 10)])
+    var simulation = RolloutSimulation(challengers: [equal], devicesPerDay: 2_000, days: 60)
+    simulation.baselineRate = 0.9
+    let tally = try XCTUnwrap(try simulation.run(150, seed: 0x5EED_0111)[2])
+    report("equal at 90 %, 200 a day, 60 days", tally)
+    assertAtMost(tally, .rollback, 0.05, "false rollback")
+  }
+
   func testDeadChallengerAt200ADayIsRolledBackWithin3Days() throws {
     let dead = Challenger(version: 2, rate: 0, steps: [(0, 10)])
     let tally = try XCTUnwrap(
