@@ -82,7 +82,8 @@ public enum EvaluationReport {
     guard total > 0 else { return "–" }
     let observed = Double(share) / Double(total)
     let verdict = judgement.sampleRatioMismatch ? "mismatch" : "ok"
-    return "\(verdict): \(format(observed, 1)) % of \(format(judgement.expectedShare * 100, 1)) % expected"
+    let expected = judgement.days.last?.expectedShare ?? judgement.expectedShare
+    return "\(verdict): \(format(observed, 1)) % of \(format(expected * 100, 1)) % expected"
   }
 
   private static func arm(_ counts: ArmCounts) -> String {

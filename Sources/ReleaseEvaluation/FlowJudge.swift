@@ -115,14 +115,19 @@ extension PairTrack {
 
   static func mismatch(_ strata: [StratumCounts], bayesFactor: Double) -> InvalidReason {
     let devices = strata.reduce(0) { $0 + $1.challenger.devices + $1.baseline.devices }
-    let expected = strata.reduce(0.0) {
-      $0 + $1.expectedShare * Double($1.challenger.devices + $1.baseline.devices)
-    }
-    let observed = strata.reduce(0) { $0 + $1.challenger.devices }
-    let total = Double(max(1, devices))
+    let expected = expectedShare(strata, otherwise: 0)
+    let observed = Double(strata.reduce(0) { $0 + $1.challenger.devices }) / Double(max(1, devices))
     return .sampleRatioMismatch(
-      challengerShare: Double(observed) / total, expectedShare: expected / total, bayesFactor: bayesFactor,
-      direction: Double(observed) < expected ? .fewer : .more)
+      challengerShare: observed, expectedShare: expected, bayesFactor: bayesFactor,
+      direction: observed < expected ? .fewer : .more)
+  }
+
+  static func expectedShare(_ strata: [StratumCounts], otherwise: Double) -> Double {
+    let devices = strata.reduce(0.0) { $0 + Double($1.challenger.devices + $1.baseline.devices) }
+    guard devices > 0 else { return otherwise }
+    return strata.reduce(0.0) {
+      $0 + $1.expectedShare * Double($1.challenger.devices + $1.baseline.devices)
+    } / devices
   }
 
   static func totals(_ strata: [StratumCounts]) -> (ArmCounts, ArmCounts) {
@@ -183,7 +188,9 @@ extension PairTrack {
     days.append(
       DayJudgement(
         date: date, challenger: challenger, baseline: baseline, conversion: judged[.conversion],
-        revenue: judged[.revenue], sampleRatioBayesFactor: exp(min(sampleRatioLog, 700)),
+        revenue: judged[.revenue],
+        expectedShare: Self.expectedShare(today, otherwise: challenge.periods.last?.share ?? 0),
+        sampleRatioBayesFactor: exp(min(sampleRatioLog, 700)),
         harmEvidence: exp(min(harmLog, 700)), gateOpen: gateOpenedOn != nil, decision: decision,
         invalidReason: reason, rolledBackByHarmCheck: harm))
   }

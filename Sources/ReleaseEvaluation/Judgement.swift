@@ -97,6 +97,9 @@ public struct DayJudgement: Hashable, Sendable {
   public let baseline: ArmCounts
   public let conversion: MetricJudgement?
   public let revenue: MetricJudgement?
+  /// The challenger's expected share of the two arms' devices, over the strata judged (each
+  /// stratum's expected share weighted by its devices).
+  public let expectedShare: Double
   /// The sample ratio test's Bayes factor (running maximum); 1 when not testable.
   public let sampleRatioBayesFactor: Double
   /// The harm check's evidence (running maximum).
