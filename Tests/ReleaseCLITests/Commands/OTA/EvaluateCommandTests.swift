@@ -393,6 +393,21 @@ final class EvaluateCommandTests: XCTestCase {
     XCTAssertTrue(stepSummary.hasSuffix(table), stepSummary)
   }
 
+  func testRevenueMarginDefaultsToTheMarginAndIsOverridden() throws {
+    let workspace = try Workspace()
+    let config = workspace.file("release.config.json")
+    try #"{"rollouts": {"margin": 0.04, "customers": {"acme": {"revenueMargin": 0.07}}}}"#
+      .write(to: config, atomically: true, encoding: .utf8)
+    let services = Services(
+      processRunner: SystemProcessRunner(), clock: SettableClock("2026-11-01"), root: workspace.root,
+      environment: [:], output: CapturedOutput())
+    let policies = try XCTUnwrap(
+      try ReleaseConfiguration.load(explicitPath: nil, services: services).rollouts)
+    XCTAssertEqual(policies.policy(for: "acme").revenueMargin, 0.07)
+    XCTAssertEqual(policies.policy(for: "acme").margin, 0.04)
+    XCTAssertNil(policies.policy(for: "globex").revenueMargin, "nil: the margin applies")
+  }
+
   func testPolicyFromTheConfigurationWithPerCustomerOverrides() throws {
     let (workspace, clock) = try rolledOut()
     try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
@@ -417,7 +432,7 @@ final class EvaluateCommandTests: XCTestCase {
     // Every problem of the section, each with its path; unknown keys refused.
     try """
     {"rollouts": {"margn": 0.02, "minimumConversions": 0, "schedule": [50, 25],
-      "customers": {"acme": {"margin": 1.5, "speed": 2}, "nobody": {}}}}
+      "customers": {"acme": {"margin": 1.5, "speed": 2, "revenueMargin": -1}, "nobody": {}}}}
     """.write(to: config, atomically: true, encoding: .utf8)
     let before = Workspace.snapshot(workspace.root)
     let bad = run(["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
@@ -425,6 +440,7 @@ final class EvaluateCommandTests: XCTestCase {
     for fragment in [
       "rollouts.margn: unknown key (did you mean \"margin\"?)", "rollouts.minimumConversions",
       "rollouts.schedule", "rollouts.customers.acme.margin", "rollouts.customers.acme.speed",
+      "rollouts.customers.acme.revenueMargin",
     ] {
       XCTAssertTrue(bad.standardError.contains { $0.contains(fragment) }, "\(fragment): \(bad.all)")
     }
