@@ -142,23 +142,18 @@ enum Options {
   static let outcomes = Option.value(
     "--outcomes", "file|url",
     help:
-      "the outcomes export (CSV: date,customer,flow,modelVersion,devices,conversions[,splitStart][,revenue,revenueSquares]): a file, https://… or s3://<bucket>/<key> (required)"
+      "the outcomes export (CSV: date,customer,flow,modelVersion,devices,conversions): a file, https://… or s3://<bucket>/<key> (required)"
   )
   static let since = Option.value(
     "--since", "date",
-    help: "judge only the rows from this UTC date (YYYY-MM-DD) on, as one split",
-    default: "each offer's splits in rollouts.json")
+    help: "judge the rows from this UTC date (YYYY-MM-DD) on", default: "each offer's since in rollouts.json")
   static let evaluateJSON = Option.flag(
     "--json", help: "one JSON object per judged challenger a line on stdout")
   static let report = Option.value(
-    "--report", "dir",
-    help:
-      "write an SVG chart and a Markdown table per judged challenger, and index.html of them all, into dir")
+    "--report", "dir", help: "write an SVG chart and a Markdown table per judged challenger into dir")
   static let apply = Option.flag(
     "--apply",
-    help:
-      "carry the decisions out in rollouts.json: roll back a worse challenger, raise a good one a step, retract or pause one whose split is off"
-  )
+    help: "carry the decisions out in rollouts.json: roll back a worse challenger, raise a good one a step")
   static let evaluatePublish = Option.value(
     "--publish", "dest",
     help:

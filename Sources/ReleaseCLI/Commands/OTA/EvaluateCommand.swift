@@ -32,7 +32,8 @@ enum EvaluateCommand {
       a promote raises it to the schedule's next percentage (only with outcomes dated after its \
       split began; the raise starts a new split today), a challenger with fewer devices than its \
       split gives is retracted and one with more paused. Bad outcomes (every problem with its \
-      line) change nothing; rows of customers or flows not judged are skipped. Under --dry-run \
+      line) change nothing; rows of customers or flows not judged are skipped. --report also \
+      writes index.html, one self-contained page of every challenger judged. Under --dry-run \
       nothing is written (no rollouts.json, report, step summary or publish). --publish then \
       publishes as 'release ota publish' does, signing the signed channel with --signing-key \
       (else RELEASE_SIGNING_KEY) and expiring it after --expires.
@@ -380,6 +381,9 @@ enum EvaluateCommand {
     }
     lines.append("  gate opened  \(judgement.gateOpenedOn?.description ?? "not yet")")
     lines.append("  decision     \(decision(judgement))")
+    if judgement.reasonCode == "harm" {
+      lines.append("  by           the harm check: surely fewer conversions than the baseline")
+    }
     lines.append("  decided on   \(judgement.decidedOn?.description ?? "-")")
     lines.append(
       "  expected     \(fixed(judgement.expectedShare * 100, 1))% of the two arms' devices in the current split"
@@ -388,7 +392,11 @@ enum EvaluateCommand {
     return lines
   }
 
-  static func decision(_ judgement: Judgement) -> String { EvaluationReport.decisionText(judgement) }
+  /// The decision as the report words it; a rollback is one word here, its cause on a line of
+  /// its own.
+  static func decision(_ judgement: Judgement) -> String {
+    judgement.decision == .rollback ? "rollback" : EvaluationReport.decisionText(judgement)
+  }
 
   private static func percent(_ rate: Double) -> String { fixed(rate * 100, 2) + " %" }
 

@@ -137,7 +137,7 @@ final class EvaluateCommandTests: XCTestCase {
     let result = run(
       ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
     XCTAssertEqual(result.code, 0, result.all)
-    XCTAssertTrue(result.standardOutput.contains { $0.hasPrefix("  decision     rollback") }, result.all)
+    XCTAssertTrue(result.standardOutput.contains("  decision     rollback"), result.all)
     XCTAssertTrue(
       result.standardOutput.contains("  ignored      14 rows of other model versions or earlier splits"),
       result.all)
