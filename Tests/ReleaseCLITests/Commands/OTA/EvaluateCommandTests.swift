@@ -114,6 +114,17 @@ final class EvaluateCommandTests: XCTestCase {
     clock.set("2026-11-04")
     XCTAssertEqual(run(["rollback", "acme", "onboarding_upsell", "74"], in: workspace, clock: clock).code, 0)
     XCTAssertEqual(try offer(workspace, 74)["since"] as? String, "2026-11-04")
+    let splits = try XCTUnwrap(try offer(workspace, 74)["splits"] as? [[String: Any]])
+    XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 25, 0])
+    XCTAssertEqual(splits.map { $0["since"] as? String }, ["2026-11-01", "2026-11-03", "2026-11-04"])
+    let recorded = try String(contentsOf: workspace.file("rollouts.json"), encoding: .utf8)
+    try recorded.replacingOccurrences(of: "\"percent\" : 25", with: "\"percent\" : 125")
+      .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
+    let badSplit = run(["ota", "status", "acme"], in: workspace, clock: clock)
+    XCTAssertEqual(badSplit.code, 2, badSplit.all)
+    XCTAssertTrue(
+      badSplit.all.contains("customers.acme.onboarding_upsell.models[0].splits[1].percent"), badSplit.all)
+    try recorded.write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
 
     // A file without `since` (written before it was recorded) still reads; a bad one is refused
     // with its path.
