@@ -1,7 +1,8 @@
 import Foundation
 import ReleaseSystem
 
-/// What a person looks at: per judged challenger an SVG chart and a Markdown table row.
+/// What a person looks at: per judged challenger an SVG chart and a Markdown table row, and one
+/// self-contained HTML page of them all.
 /// Every piece of text from the input (customer ids, flow names) is escaped for its format.
 public enum EvaluationReport {
   /// A file name for a judgement's chart, from characters safe in any file system.

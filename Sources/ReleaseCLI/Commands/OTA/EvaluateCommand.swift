@@ -310,40 +310,46 @@ enum EvaluateCommand {
     try RolloutCommand.apply(
       dryRun: options.dryRun, inputs, services, diffStream: options.json ? .standardError : .standardOutput
     ) { state in
-      var state = state
-      for (candidate, action, model) in changes {
-        let flowName = candidate.challenge.flow
-        // Judged on the split as it was read: if another command changed it since, leave it.
-        guard let offer = state.flow(candidate.customer.id, flowName)?.offer(candidate.offer.modelVersion),
-          offer.status == .active, offer.rolloutPercent == candidate.offer.rolloutPercent
-        else { continue }
-        switch action {
-        case .rollback:
-          state = try RolloutChange.rollback(
-            state, customer: candidate.customer, flowName: flowName, version: offer.modelVersion,
-            command: "ota evaluate: rollback \(candidate.customer.id) \(flowName) \(offer.modelVersion)",
-            today: today)
-        case .raise(let percent):
-          guard let model else { continue }
-          state = try RolloutChange.rollout(
-            state, customer: candidate.customer, model: model, percent: percent, catalog: inputs.catalog,
-            feature: inputs.features.feature(servingFlow: flowName), sdkVersion: inputs.sdkVersion,
-            command: "ota evaluate: rollout \(candidate.customer.id) \(flowName) \(offer.modelVersion)",
-            today: today, newSalt: RolloutState.newSalt)
-        case .pause:
-          let models = (state.flow(candidate.customer.id, flowName)?.models ?? []).map {
-            var paused = $0
-            if paused.modelVersion == offer.modelVersion { paused.status = .paused }
-            return paused
-          }
-          state.customers[candidate.customer.id]?[flowName]?.models = models
-        case .none:
-          continue
-        }
-      }
-      return state
+      try changes.reduce(state) { state, change in try carryOut(change, on: state, inputs, today: today) }
     } summary: {
       described.joined(separator: "; ")
+    }
+  }
+
+  /// One decision carried out on the state as it is under the lock.
+  private static func carryOut(
+    _ change: (Candidate, Action, RolloutChange.OfferedModel?), on state: RolloutState, _ inputs: OTAInputs,
+    today: OutcomeDate
+  ) throws -> RolloutState {
+    let (candidate, action, model) = change
+    let (customer, flowName) = (candidate.customer, candidate.challenge.flow)
+    // Judged on the split as it was read: if another command changed it since, leave it.
+    guard let offer = state.flow(customer.id, flowName)?.offer(candidate.offer.modelVersion),
+      offer.status == .active, offer.rolloutPercent == candidate.offer.rolloutPercent
+    else { return state }
+    switch action {
+    case .rollback:
+      return try RolloutChange.rollback(
+        state, customer: customer, flowName: flowName, version: offer.modelVersion,
+        command: "ota evaluate: rollback \(customer.id) \(flowName) \(offer.modelVersion)", today: today)
+    case .raise(let percent):
+      guard let model else { return state }
+      return try RolloutChange.rollout(
+        state, customer: customer, model: model, percent: percent, catalog: inputs.catalog,
+        feature: inputs.features.feature(servingFlow: flowName), sdkVersion: inputs.sdkVersion,
+        command: "ota evaluate: rollout \(customer.id) \(flowName) \(offer.modelVersion)", today: today,
+        newSalt: RolloutState.newSalt)
+    case .pause:
+      var changed = state
+      changed.customers[customer.id]?[flowName]?.models = (state.flow(customer.id, flowName)?.models ?? [])
+        .map {
+          var paused = $0
+          if paused.modelVersion == offer.modelVersion { paused.status = .paused }
+          return paused
+        }
+      return changed
+    case .none:
+      return state
     }
   }
 
