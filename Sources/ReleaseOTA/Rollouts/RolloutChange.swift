@@ -117,6 +117,10 @@ package enum RolloutChange {
     flow.models = flow.models.map { offer in
       var resumed = offer
       if resumed.status == .paused { resumed.status = .active }
+      // An offer paused on its own (by `ota evaluate --apply`) recorded a split at 0 %.
+      if resumed.status == .active, let last = resumed.splits.last, last.percent != resumed.rolloutPercent {
+        resumed.startSplit(percent: resumed.rolloutPercent, today: today)
+      }
       return resumed
     }
     var changed = state

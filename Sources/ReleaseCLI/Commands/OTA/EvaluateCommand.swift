@@ -344,7 +344,11 @@ enum EvaluateCommand {
       changed.customers[customer.id]?[flowName]?.models = (state.flow(customer.id, flowName)?.models ?? [])
         .map {
           var paused = $0
-          if paused.modelVersion == offer.modelVersion { paused.status = .paused }
+          if paused.modelVersion == offer.modelVersion {
+            // No new device takes it from today: a split at 0 % for the flow's other challengers.
+            paused.status = .paused
+            paused.startSplit(percent: 0, today: today)
+          }
           return paused
         }
       return changed

@@ -253,6 +253,18 @@ final class EvaluateCommandTests: XCTestCase {
         ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
       XCTAssertEqual(applied.code, 1, applied.all)
       XCTAssertEqual(try offer(workspace, 74)["status"] as? String, status, applied.all)
+      let splits = try XCTUnwrap(try offer(workspace, 74)["splits"] as? [[String: Any]])
+      XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 0], "no new device takes it from today")
+      if status == "paused" {
+        // Offered again by a person: active at its percentage from that day.
+        clock.set("2026-11-16")
+        let resumed = run(
+          ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"], in: workspace, clock: clock)
+        XCTAssertEqual(resumed.code, 0, resumed.all)
+        let again = try offer(workspace, 74)
+        XCTAssertEqual(again["status"] as? String, "active")
+        XCTAssertEqual((again["splits"] as? [[String: Any]])?.map { $0["percent"] as? Int }, [10, 0, 10])
+      }
     }
   }
 
