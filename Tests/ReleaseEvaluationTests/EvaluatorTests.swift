@@ -222,6 +222,17 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertTrue(judgement.jsonLine().contains("\"revenue\":{"), judgement.jsonLine())
   }
 
+  func testAnEstimateOutsideItsIntervalIsReported() throws {
+    // Day 1: 60 % better; day 2 (cumulative): 15 % better, inside day 2's own interval but
+    // below the intersection's lower bound, which day 1 set.
+    let judgement = try judge(csv([(4_000, 320, 36_000, 1_800), (4_000, 140, 36_000, 1_800)]))
+    let conversion = try XCTUnwrap(judgement.conversion)
+    XCTAssertFalse(conversion.emptyIntersection)
+    XCTAssertTrue(conversion.estimateOutside, "\(conversion.interval)")
+    XCTAssertLessThan(conversion.interval.estimate, conversion.interval.low)
+    XCTAssertTrue(EvaluationReport.markdown([judgement]).contains("estimate outside its interval"))
+  }
+
   func testAnEmptyIntersectionIsReportedAndInvalid() throws {
     // Day 1 says 60 % better, day 2 (cumulative) 10 % better: the intervals cannot both hold.
     let text = csv([(4_000, 320, 36_000, 1_800), (396_000, 21_680, 3_564_000, 178_200)])
