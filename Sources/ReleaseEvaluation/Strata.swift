@@ -91,13 +91,23 @@ struct PairRows {
   func counts(on date: OutcomeDate) -> [StratumCounts] {
     order.compactMap { key in
       guard let stratum = strata[key],
-        let challenger = stratum.challenger.last(where: { $0.date <= date }),
-        let baseline = stratum.baseline.last(where: { $0.date <= date })
+        let challenger = Self.latest(stratum.challenger, on: date),
+        let baseline = Self.latest(stratum.baseline, on: date)
       else { return nil }
       return StratumCounts(
         challenger: ArmTotals(challenger), baseline: ArmTotals(baseline), expectedShare: stratum.expectedShare
       )
     }
+  }
+
+  /// The last of `rows` (sorted by date) dated on or before `date`, by bisection.
+  static func latest(_ rows: [OutcomeRow], on date: OutcomeDate) -> OutcomeRow? {
+    var (low, high) = (0, rows.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if rows[middle].date <= date { low = middle + 1 } else { high = middle }
+    }
+    return low > 0 ? rows[low - 1] : nil
   }
 
   func hasRows(challenger: Bool, on date: OutcomeDate) -> Bool {
