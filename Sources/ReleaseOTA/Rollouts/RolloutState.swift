@@ -10,8 +10,9 @@ import ReleaseSystem
 ///
 /// ```json
 /// {"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [
-///   {"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "<32 hex digits>",
-///    "since": "2026-11-02"}]}}}}
+///   {"modelVersion": 74, "rolloutPercent": 25, "status": "active", "salt": "<32 hex digits>",
+///    "since": "2026-11-09", "splits": [{"percent": 10, "since": "2026-11-02"},
+///                                      {"percent": 25, "since": "2026-11-09"}]}]}}}}
 /// ```
 /// A missing file means nothing is offered over the air yet. `"published": {"acme": 7}` (left out
 /// while empty) records the revision each customer's signed manifest was last published as:
