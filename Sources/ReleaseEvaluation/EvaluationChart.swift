@@ -3,95 +3,128 @@ import ReleaseSystem
 
 extension EvaluationReport {
   /// An SVG chart (900 × 600) of a judgement: above, the cumulative conversion rate of each
-  /// arm by day; below, the difference (challenger − baseline) with its always-valid interval
-  /// as a band, the zero line and the margin; the decision day marked across both.
+  /// arm by day with its devices; below, the relative effect on conversions (challenger /
+  /// baseline − 1) with its always-valid interval as a band, both thresholds labelled (0:
+  /// rollback below it; −margin: promote above it); the day the exposure gate opened and the
+  /// decision day marked across both; for a `continue`, about how many more days it needs.
   public static func svg(_ judgement: Judgement) -> String {
     var chart = SVGChart(width: 900, height: 600)
-    let days = judgement.days
-    let colors = (challenger: "#d95f02", baseline: "#1f5fbf", band: "#f4a261")
+    let frame = ChartFrame(count: judgement.days.count)
     let title =
       "\(judgement.customer) / \(judgement.flow): model \(judgement.challenger) vs "
       + "baseline \(judgement.baseline) at \(percentText(judgement.challengerPercent)) %"
     chart.text(title, x: 450, y: 28, size: 18, anchor: "middle", weight: "bold")
     var verdict = "Decision: \(decisionText(judgement))"
     if let decidedOn = judgement.decidedOn { verdict += " on \(decidedOn)" }
-    chart.text(verdict, x: 450, y: 50, size: 14, anchor: "middle", color: decisionColor(judgement.decision))
-
-    let xRange = (left: 90.0, right: 860.0)
-    func x(_ index: Int) -> Double {
-      days.count <= 1
-        ? (xRange.left + xRange.right) / 2
-        : xRange.left + (xRange.right - xRange.left) * Double(index) / Double(days.count - 1)
-    }
-
-    // Above: the rates, in percent.
-    let rates = days.flatMap { [$0.challenger.rate * 100, $0.baseline.rate * 100] }
-    let rateAxis = Axis(values: rates + [0], top: 85, bottom: 265)
     chart.text(
-      "Cumulative conversion rate (%)", x: xRange.left, y: 76, size: 13, anchor: "start", weight: "bold")
-    chart.axes(rateAxis, xRange: xRange, format: { format($0, rateAxis.decimals) })
-    chart.polyline(
-      days.indices.map { (x($0), rateAxis.y(days[$0].baseline.rate * 100)) }, color: colors.baseline,
-      width: 2.5)
-    chart.polyline(
-      days.indices.map { (x($0), rateAxis.y(days[$0].challenger.rate * 100)) }, color: colors.challenger,
-      width: 2.5)
-    chart.legend(
-      [
-        .init(label: "challenger \(judgement.challenger)", color: colors.challenger),
-        .init(label: "baseline \(judgement.baseline)", color: colors.baseline),
-      ], right: xRange.right, y: 76)
-
-    // Below: the difference in percentage points, with its interval.
-    let margin = -judgement.policy.margin * (days.last?.baseline.rate ?? 0) * 100
-    let estimated = days.indices.compactMap { index in days[index].difference.map { (index, $0) } }
-    let finiteBounds = estimated.flatMap { [$0.1.low * 100, $0.1.high * 100, $0.1.estimate * 100] }
-      .filter(\.isFinite)
-    let differenceAxis = Axis(values: finiteBounds + [0, margin], top: 350, bottom: 530)
-    chart.text(
-      "Difference, challenger − baseline (pp)",
-      x: xRange.left, y: 341, size: 13, anchor: "start", weight: "bold")
-    chart.axes(differenceAxis, xRange: xRange, format: { signed($0, differenceAxis.decimals) })
-    chart.beginClip(left: xRange.left, top: 350, right: xRange.right, bottom: 530)
-    let band =
-      estimated.map { (x($0.0), differenceAxis.y(clamped($0.1.high * 100, differenceAxis))) }
-      + estimated.reversed().map { (x($0.0), differenceAxis.y(clamped($0.1.low * 100, differenceAxis))) }
-    chart.polygon(band, fill: colors.band, opacity: 0.35)
-    chart.horizontal(y: differenceAxis.y(0), xRange: xRange, color: "#444444", dash: nil)
-    chart.horizontal(y: differenceAxis.y(margin), xRange: xRange, color: "#2a9d8f", dash: "6 4")
-    chart.polyline(
-      estimated.map { (x($0.0), differenceAxis.y($0.1.estimate * 100)) }, color: colors.challenger, width: 2.5
-    )
-    chart.endClip()
-    chart.legend(
-      [
-        .init(label: "estimate", color: colors.challenger),
-        .init(label: "95 % interval", color: colors.band, style: .band),
-        .init(label: "−margin (\(signed(margin, 2)) pp)", color: "#2a9d8f", style: .dashed),
-      ], right: xRange.right, y: 341)
-
-    // The dates, below both panels.
+      verdict, x: 450, y: 50, size: 14, anchor: "middle", color: decisionColor(judgement.decision),
+      id: "verdict")
+    drawRates(&chart, judgement, frame)
+    drawEffect(&chart, judgement, frame)
+    let days = judgement.days
     let labelEvery = max(1, Int((Double(days.count) / 7).rounded(.up)))
     for index in days.indices where index % labelEvery == 0 {
       for base in [265.0, 530.0] {
-        chart.line(from: (x(index), base), to: (x(index), base + 5), color: "#444444", width: 1)
-        chart.text(days[index].date.description, x: x(index), y: base + 20, size: 12, anchor: "middle")
+        chart.line(from: (frame.x(index), base), to: (frame.x(index), base + 5), color: "#444444", width: 1)
+        chart.text(days[index].date.description, x: frame.x(index), y: base + 20, size: 12, anchor: "middle")
       }
     }
-    chart.text("Date (UTC), cumulative since the split began", x: 475, y: 585, size: 13, anchor: "middle")
+    chart.text("Date (UTC)", x: 475, y: 585, size: 13, anchor: "middle")
+    drawMarkers(&chart, judgement, frame)
+    return chart.document
+  }
 
-    // The decision day, across both panels.
+  /// Where the days go across.
+  struct ChartFrame {
+    let count: Int
+    let left = 90.0
+    let right = 860.0
+    var range: (left: Double, right: Double) { (left, right) }
+    func x(_ index: Int) -> Double {
+      count <= 1 ? (left + right) / 2 : left + (right - left) * Double(index) / Double(count - 1)
+    }
+  }
+
+  private static let colors = (challenger: "#d95f02", baseline: "#1f5fbf", band: "#f4a261", gate: "#6c757d")
+
+  private static func drawRates(_ chart: inout SVGChart, _ judgement: Judgement, _ frame: ChartFrame) {
+    let days = judgement.days
+    let rates = days.flatMap { [$0.challenger.rate * 100, $0.baseline.rate * 100] }
+    let axis = Axis(values: rates + [0], top: 85, bottom: 265)
+    chart.text(
+      "Cumulative conversion rate (%)", x: frame.left, y: 76, size: 13, anchor: "start", weight: "bold")
+    chart.axes(axis, xRange: frame.range, format: { format($0, axis.decimals) })
+    chart.polyline(
+      days.indices.map { (frame.x($0), axis.y(days[$0].baseline.rate * 100)) }, color: colors.baseline,
+      width: 2.5)
+    chart.polyline(
+      days.indices.map { (frame.x($0), axis.y(days[$0].challenger.rate * 100)) }, color: colors.challenger,
+      width: 2.5)
+    chart.legend(
+      [
+        .init(
+          label: "challenger \(judgement.challenger): \(grouped(judgement.challengerArm.devices)) devices",
+          color: colors.challenger),
+        .init(
+          label: "baseline \(judgement.baseline): \(grouped(judgement.baselineArm.devices)) devices",
+          color: colors.baseline),
+      ], right: frame.right, y: 76)
+  }
+
+  private static func drawEffect(_ chart: inout SVGChart, _ judgement: Judgement, _ frame: ChartFrame) {
+    let days = judgement.days
+    let margin = -judgement.policy.margin * 100
+    let estimated = days.indices.compactMap { index in days[index].relative.map { (index, $0) } }
+    let bounds = estimated.flatMap { [$0.1.low * 100, $0.1.high * 100, $0.1.estimate * 100] }.filter(
+      \.isFinite)
+    let axis = Axis(values: bounds + [0, margin], top: 350, bottom: 530)
+    chart.text(
+      "Relative effect on conversions, challenger / baseline − 1 (%)", x: frame.left, y: 341, size: 13,
+      anchor: "start", weight: "bold")
+    chart.axes(axis, xRange: frame.range, format: { signed($0, axis.decimals) })
+    chart.beginClip(left: frame.left, top: 350, right: frame.right, bottom: 530)
+    let band =
+      estimated.map { (frame.x($0.0), axis.y(clamped($0.1.high * 100, axis))) }
+      + estimated.reversed().map { (frame.x($0.0), axis.y(clamped($0.1.low * 100, axis))) }
+    chart.polygon(band, fill: colors.band, opacity: 0.35)
+    chart.horizontal(y: axis.y(0), xRange: frame.range, color: "#c0392b", dash: nil)
+    chart.horizontal(y: axis.y(margin), xRange: frame.range, color: "#1e8449", dash: "6 4")
+    chart.polyline(
+      estimated.map { (frame.x($0.0), axis.y($0.1.estimate * 100)) }, color: colors.challenger, width: 2.5)
+    chart.endClip()
+    chart.text(
+      "0 %: rollback when the interval is below", x: frame.right - 4, y: axis.y(0) - 5, size: 11,
+      anchor: "end",
+      color: "#c0392b", id: "threshold-rollback")
+    chart.text(
+      "\(signed(margin, 1)) % (−margin): promote when the interval is above", x: frame.right - 4,
+      y: axis.y(margin) + 14, size: 11, anchor: "end", color: "#1e8449", id: "threshold-promote")
+    chart.legend(
+      [
+        .init(label: "estimate", color: colors.challenger),
+        .init(label: "always-valid interval", color: colors.band, style: .band),
+      ], right: frame.right, y: 341)
+  }
+
+  /// The gate's opening and the decision day, across both panels.
+  private static func drawMarkers(_ chart: inout SVGChart, _ judgement: Judgement, _ frame: ChartFrame) {
+    let days = judgement.days
+    if let opened = judgement.gateOpenedOn, let index = days.firstIndex(where: { $0.date == opened }) {
+      chart.line(
+        from: (frame.x(index), 85), to: (frame.x(index), 530), color: colors.gate, width: 1.5, dash: "2 3")
+      chart.text(
+        "gate open \(opened)", x: frame.x(index) + 4, y: 97, size: 11, anchor: "start", color: colors.gate,
+        id: "gate-open")
+    }
     if let decidedOn = judgement.decidedOn, let index = days.firstIndex(where: { $0.date == decidedOn }) {
       let color = decisionColor(judgement.decision)
-      chart.line(from: (x(index), 85), to: (x(index), 530), color: color, width: 2, dash: "5 3")
+      chart.line(from: (frame.x(index), 85), to: (frame.x(index), 530), color: color, width: 2, dash: "5 3")
       let anchor = index > days.count / 2 ? "end" : "start"
       let offset = anchor == "end" ? -6.0 : 6.0
       chart.text(
-        "\(judgement.decision.rawValue) on \(decidedOn)", x: x(index) + offset, y: 300, size: 13,
-        anchor: anchor,
-        weight: "bold", color: color, id: "decision-day")
+        "\(judgement.decision.rawValue) on \(decidedOn)", x: frame.x(index) + offset, y: 312, size: 13,
+        anchor: anchor, weight: "bold", color: color, id: "decision-day")
     }
-    return chart.document
   }
 
   private static func decisionColor(_ decision: Decision) -> String {
@@ -135,7 +168,9 @@ struct Axis {
   }
 
   var ticks: [Double] {
-    let count = Int(((high - low) / step).rounded())
+    let steps = ((high - low) / step).rounded()
+    guard steps.isFinite, steps >= 0, steps <= 100 else { return [low, high].filter(\.isFinite) }
+    let count = Int(steps)
     return (0...count).map { low + Double($0) * step }
   }
 

@@ -1,6 +1,8 @@
 import Foundation
+import ReleaseSystem
 
-/// What a person looks at: per judged challenger an SVG chart and a Markdown table row.
+/// What a person looks at: per judged challenger an SVG chart and a Markdown table row, and one
+/// self-contained HTML page of them all.
 /// Every piece of text from the input (customer ids, flow names) is escaped for its format.
 public enum EvaluationReport {
   /// A file name for a judgement's chart, from characters safe in any file system.
@@ -18,9 +20,10 @@ public enum EvaluationReport {
     var lines = [
       "## Challengers judged by their outcomes",
       "",
-      "| Customer | Flow | Challenger | Baseline | Decision | Decided on | Challenger devices (rate) "
-        + "| Baseline devices (rate) | Difference (95 % always-valid) | Relative | Sample ratio | Ignored rows |",
-      "|---|---|--:|--:|---|---|--:|--:|---|---|---|--:|",
+      "| Customer | Flow | Challenger | Baseline | Share | Decision | Decided on | Challenger devices (rate) "
+        + "| Baseline devices (rate) | Conversions, relative (always-valid) | Revenue per device, relative "
+        + "| Gate opened | Sample ratio | Ignored rows |",
+      "|---|---|--:|--:|--:|---|---|--:|--:|---|---|---|---|--:|",
     ]
     for judgement in judgements {
       let cells = [
@@ -28,12 +31,14 @@ public enum EvaluationReport {
         markdownEscaped(judgement.flow),
         String(judgement.challenger),
         String(judgement.baseline),
+        "\(percentText(judgement.challengerPercent)) %",
         "**\(decisionText(judgement))**",
         judgement.decidedOn?.description ?? "–",
         arm(judgement.challengerArm),
         arm(judgement.baselineArm),
-        judgement.difference.map { interval($0, points: true) } ?? "–",
-        judgement.relative.map { interval($0, points: false) } ?? "–",
+        metricText(judgement.conversion),
+        metricText(judgement.revenue),
+        judgement.gateOpenedOn?.description ?? "not yet",
         srmText(judgement),
         String(judgement.ignoredRows),
       ]
@@ -42,36 +47,64 @@ public enum EvaluationReport {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  /// The decision, with the devices a `continue` needs or why the data is `invalid`.
-  static func decisionText(_ judgement: Judgement) -> String {
+  /// The decision, with the days a `continue` needs or why the data is `invalid`.
+  public static func decisionText(_ judgement: Judgement) -> String {
     switch (judgement.decision, judgement.devicesNeeded, judgement.invalidReason) {
-    case (.continue, .about(let devices)?, _): return "continue (about \(grouped(devices)) more devices)"
+    case (.continue, .about(_, let days?)?, _):
+      return "continue (about \(grouped(days)) more days at current traffic)"
+    case (.continue, .about(let devices, nil)?, _): return "continue (about \(grouped(devices)) more devices)"
     case (.continue, .noneExpected?, _): return "continue (no decision expected: inside the margin)"
-    case (.invalid, _, .noBaselineRows?): return "invalid (no baseline rows)"
-    case (.invalid, _, .noChallengerRows?): return "invalid (no challenger rows)"
-    case (.invalid, _, .sampleRatioMismatch?): return "invalid (sample ratio mismatch)"
+    case (.rollback, _, _) where judgement.days.last?.rolledBackByHarmCheck == true:
+      return "rollback (harm check: surely fewer conversions)"
+    case (.invalid, _, let reason?): return "invalid (\(invalidText(reason)))"
     default: return judgement.decision.rawValue
     }
   }
 
-  private static func srmText(_ judgement: Judgement) -> String {
-    guard let pValue = judgement.days.last?.sampleRatioPValue else { return "–" }
+  /// Why a judgement is invalid, in a few words.
+  public static func invalidText(_ reason: InvalidReason) -> String {
+    switch reason {
+    case .noBaselineRows: return "no baseline rows"
+    case .noChallengerRows: return "no challenger rows"
+    case .sampleRatioMismatch(let share, let expected, _, let direction):
+      return
+        "sample ratio mismatch: \(direction == .fewer ? "fewer" : "more") challenger devices than expected, "
+        + "\(format(share * 100, 1)) % of \(format(expected * 100, 1)) %"
+    case .badSeries(let problems):
+      return "inconsistent rows: " + problems.prefix(3).map(\.description).joined(separator: "; ")
+        + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+    case .emptyIntersection(let metric): return "the \(metric.rawValue) intervals contradict each other"
+    }
+  }
+
+  static func srmText(_ judgement: Judgement) -> String {
     let share = judgement.challengerArm.devices * 100
     let total = judgement.challengerArm.devices + judgement.baselineArm.devices
-    let observed = total > 0 ? Double(share) / Double(total) : 0
+    guard total > 0 else { return "–" }
+    let observed = Double(share) / Double(total)
     let verdict = judgement.sampleRatioMismatch ? "mismatch" : "ok"
-    return "\(verdict): \(format(observed, 1)) % of \(percentText(judgement.challengerPercent)) %, "
-      + "p = \(pValue < 0.0001 ? "< 0.0001" : format(pValue, 4))"
+    let expected = judgement.days.last?.expectedShare ?? judgement.expectedShare
+    return "\(verdict): \(format(observed, 1)) % of \(format(expected * 100, 1)) % expected"
   }
 
   private static func arm(_ counts: ArmCounts) -> String {
     "\(grouped(counts.devices)) (\(format(counts.rate * 100, 2)) %)"
   }
 
-  private static func interval(_ interval: Interval, points: Bool) -> String {
-    let unit = points ? " pp" : " %"
-    func value(_ x: Double) -> String { x.isFinite ? signed(x * 100, 2) : (x > 0 ? "+∞" : "−∞") }
-    return "\(value(interval.estimate))\(unit) [\(value(interval.low)), \(value(interval.high))]"
+  public static func metricText(_ metric: MetricJudgement?) -> String {
+    guard let metric else { return "–" }
+    var text = interval(metric.interval)
+    if metric.emptyIntersection {
+      text += " (empty intersection)"
+    } else if metric.estimateOutside {
+      text += " (estimate outside its interval)"
+    }
+    return text
+  }
+
+  static func interval(_ interval: Interval) -> String {
+    func value(_ x: Double) -> String { x.isFinite ? signed(x * 100, 1) : (x > 0 ? "+∞" : "−∞") }
+    return "\(value(interval.estimate)) % [\(value(interval.low)), \(value(interval.high))]"
   }
 
   /// Escapes CommonMark and table punctuation; line breaks become spaces.
@@ -118,5 +151,63 @@ public enum EvaluationReport {
       result.append(character)
     }
     return (value < 0 ? "-" : "") + result
+  }
+}
+
+extension EvaluationReport {
+  /// One self-contained page (no external requests: styles inline, charts as inline SVG) for
+  /// the model team: a row per judged challenger (customer, flow, versions, share, decision,
+  /// decided on, relative effects with their intervals, sample ratio, revenue when given),
+  /// then each one's chart.
+  public static func html(_ judgements: [Judgement]) -> String {
+    let headers = [
+      "Customer", "Flow", "Challenger", "Baseline", "Share", "Decision", "Decided on",
+      "Conversions (relative)",
+      "Revenue per device (relative)", "Gate opened", "Sample ratio",
+    ]
+    var rows: [String] = []
+    var charts: [String] = []
+    for (index, judgement) in judgements.enumerated() {
+      let cells = [
+        judgement.customer, judgement.flow, "v\(judgement.challenger)", "v\(judgement.baseline)",
+        "\(percentText(judgement.challengerPercent)) %", decisionText(judgement),
+        judgement.decidedOn?.description ?? "–", metricText(judgement.conversion),
+        metricText(judgement.revenue),
+        judgement.gateOpenedOn?.description ?? "not yet", srmText(judgement),
+      ]
+      rows.append(
+        "<tr class=\"\(judgement.decision.rawValue)\">"
+          + cells.map { "<td>\(XMLText.escaped($0))</td>" }.joined() + "</tr>")
+      var svg = svg(judgement)
+      if let start = svg.range(of: "<svg") { svg = String(svg[start.lowerBound...]) }
+      charts.append(
+        "<section id=\"challenger-\(index + 1)\"><h2>\(XMLText.escaped(chartTitle(judgement)))</h2>\n\(svg)</section>"
+      )
+    }
+    return """
+      <!DOCTYPE html>
+      <html lang="en"><head><meta charset="utf-8">
+      <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+      <title>Challengers judged by their outcomes</title>
+      <style>
+      body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 24px; color: #222; }
+      table { border-collapse: collapse; font-size: 13px; } td, th { border: 1px solid #ccc; padding: 4px 8px; }
+      th { background: #f3f3f3; text-align: left; } tr.rollback td { background: #fdecea; }
+      tr.promote td { background: #e9f7ef; } tr.invalid td { background: #f4ecf7; }
+      section { margin-top: 32px; }
+      </style></head><body>
+      <h1>Challengers judged by their outcomes</h1>
+      <table id="judgements"><thead><tr>\(headers.map { "<th>\($0)</th>" }.joined())</tr></thead>
+      <tbody>
+      \(rows.joined(separator: "\n"))
+      </tbody></table>
+      \(charts.joined(separator: "\n"))
+      </body></html>
+
+      """
+  }
+
+  static func chartTitle(_ judgement: Judgement) -> String {
+    "\(judgement.customer) / \(judgement.flow): v\(judgement.challenger) vs v\(judgement.baseline)"
   }
 }

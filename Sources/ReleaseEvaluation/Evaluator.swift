@@ -1,167 +1,185 @@
 import Foundation
 
-/// One challenger to judge: its flow, the two model versions and the split.
+/// A period of a challenger's split: from `since` on, until the next period.
+public struct SplitPeriod: Hashable, Sendable {
+  /// The UTC date it began; nil: unknown.
+  public let since: OutcomeDate?
+  /// The challenger's expected share of the challenger's and the baseline's devices
+  /// (0 ≤ share ≤ 1), from the flow's offers and the device rule.
+  public let share: Double
+
+  public init(since: OutcomeDate?, share: Double) {
+    self.since = since
+    self.share = share
+  }
+}
+
+/// One challenger to judge: its flow, the two model versions and the splits.
 public struct Challenge: Hashable, Sendable {
   public let customer: String
   public let flow: String
   public let challenger: Int
   public let baseline: Int
-  /// The percentage of the flow's devices offered the challenger (0 < percent < 100).
+  /// The percentage of the flow's devices offered the challenger now.
   public let challengerPercent: Double
-  /// The first date of the current split: earlier rows are not pooled with later ones.
-  public let since: OutcomeDate?
+  /// The splits, oldest first; the last is the current one.
+  public let periods: [SplitPeriod]
   public let policy: EvaluationPolicy
 
+  /// The first date of the current split.
+  public var since: OutcomeDate? { periods.last?.since }
+
+  /// One split since `since`, the challenger's share of the two arms its percentage.
   public init(
     customer: String, flow: String, challenger: Int, baseline: Int, challengerPercent: Double,
     since: OutcomeDate? = nil, policy: EvaluationPolicy = .standard
+  ) {
+    self.init(
+      customer: customer, flow: flow, challenger: challenger, baseline: baseline,
+      challengerPercent: challengerPercent,
+      periods: [SplitPeriod(since: since, share: challengerPercent / 100)], policy: policy)
+  }
+
+  public init(
+    customer: String, flow: String, challenger: Int, baseline: Int, challengerPercent: Double,
+    periods: [SplitPeriod], policy: EvaluationPolicy = .standard
   ) {
     self.customer = customer
     self.flow = flow
     self.challenger = challenger
     self.baseline = baseline
     self.challengerPercent = challengerPercent
-    self.since = since
+    self.periods = periods
     self.policy = policy
   }
 }
 
-/// Judges a challenger against its baseline from cumulative outcomes, as a daily job would.
+/// Judges challengers against their baseline from cumulative outcomes, as a daily job would,
+/// every challenger of a flow together.
 ///
-/// The device is the unit and the metric its conversion (each device at most once), so each
-/// arm is a binomial sample. For every date of the series, with the counts so far:
-/// - the difference θ = p_challenger − p_baseline gets the always-valid 95 % interval of the
-///   mixture SPRT (`AlwaysValidInterval`; Johari, Koomen, Pekelis & Walsh, Operations Research
-///   2022) with V = p̂₁(1−p̂₁)/n₁ + p̂₂(1−p̂₂)/n₂ and τ = mixtureScale × p̂_baseline, kept as the
-///   running intersection since the split began;
-/// - the relative difference p_challenger/p_baseline − 1 gets its own mSPRT interval, with the
-///   delta-method variance V/p̂₂² + p̂₁²·V₂/p̂₂⁴ (V₂ the baseline's share of V), so the
-///   baseline's own uncertainty is in it rather than dividing by p̂₂ as if it were known;
-///   τ = mixtureScale. It is reported; decisions use the absolute interval;
-/// - the decision: `invalid` without baseline (or challenger) devices, or when the chi-square
-///   test of the split against the rollout percentage gives p < 0.001 (sample ratio
-///   mismatch); else `continue` until each arm has `minimumConversions`; then `rollback` when
-///   the interval lies entirely below 0, `promote` when its lower bound is above
-///   −margin × p̂_baseline, `continue` otherwise.
+/// The device is the unit. The evidence is stratified by split (`PairRows`, `Effect`): each
+/// split compares devices of the same period, so a ramp step keeps the earlier steps'
+/// evidence. For every date, with the counts so far, in this order:
+/// - `invalid` when a series of either arm is inconsistent, or an arm has no rows;
+/// - `rollback` by the **harm check** (`HarmTest`, α = `harmAlpha` shared among the flow's
+///   challengers): ungated, one-sided, valid at any count and under daily looks;
+/// - `invalid` by the **sequential sample ratio test** (`SampleRatio`), its Bayes factor
+///   over 1/`sampleRatioThreshold` (once, for good);
+/// - `continue` until the **exposure gate** opens: each arm's devices × the baseline's
+///   conversion rate reaches `minimumConversions` (a challenger that converts nobody is
+///   exposed as fast as a good one);
+/// - per metric (conversions, and revenue per device when the export has it) the relative
+///   effect challenger/baseline − 1 gets the mSPRT's always-valid interval
+///   (`AlwaysValidInterval`, τ = mixtureScale), intersected from the day the gate opened. Its
+///   always-valid p-values against 0 (rollback) and −margin (promote) are corrected by
+///   **Holm** across the flow's challengers and metrics at α − harmAlpha; a metric's interval
+///   is reported at the level Holm gives it. `rollback` when any metric is surely worse,
+///   `promote` when every metric is surely not worse than its margin, else `continue`; an
+///   empty intersection is `invalid`.
 ///
-/// The judgement's decision is the latest date's; `decidedOn` the first date with that
-/// decision. A rollout percentage of 0 or 100 has no split to check.
-///
-/// The metric is the conversion rate. Revenue needs per-device sums and squares for a valid
-/// variance; it is left for later.
+/// The judgement's decision is the latest date's; `decidedOn` the first date with it.
 public enum Evaluator {
-  /// Judges `challenge` from the rows of its customer's flow in `outcomes` (since
-  /// `challenge.since`). Rows of other model versions are ignored and counted.
   public static func judge(_ challenge: Challenge, outcomes: Outcomes) -> Judgement {
-    var challengerRows: [OutcomeDate: ArmCounts] = [:]
-    var baselineRows: [OutcomeDate: ArmCounts] = [:]
-    var ignored = 0
-    for row in outcomes.rows where row.customer == challenge.customer && row.flow == challenge.flow {
-      if let since = challenge.since, row.date < since { continue }
-      let counts = ArmCounts(devices: row.devices, conversions: row.conversions)
-      switch row.modelVersion {
-      case challenge.challenger: challengerRows[row.date] = counts
-      case challenge.baseline: baselineRows[row.date] = counts
-      default: ignored += 1
-      }
-    }
-    // Counts are cumulative: an arm without a row on a date keeps its previous counts.
-    var series: [DailyCounts] = []
-    var challenger = ArmCounts.zero
-    var baseline = ArmCounts.zero
-    for date in Set(challengerRows.keys).union(baselineRows.keys).sorted() {
-      challenger = challengerRows[date] ?? challenger
-      baseline = baselineRows[date] ?? baseline
-      series.append(DailyCounts(date: date, challenger: challenger, baseline: baseline))
-    }
-    return judge(challenge, series: series, ignoredRows: ignored)
+    judge([challenge], outcomes: outcomes)[0]
   }
 
-  /// Judges a series of cumulative daily counts, oldest first.
-  static func judge(_ challenge: Challenge, series: [DailyCounts], ignoredRows: Int) -> Judgement {
-    let policy = challenge.policy
-    let alpha = 1 - policy.confidence
-    let share = challenge.challengerPercent / 100
-    var absolute = RunningIntersection()
-    var relative = RunningIntersection()
-    var days: [DayJudgement] = []
-
-    for counts in series {
-      let (c, b) = (counts.challenger, counts.baseline)
-      let pValue = SampleRatio.pValue(challenger: c.devices, baseline: b.devices, share: share)
-      var difference: Interval?
-      var relativeDifference: Interval?
-      if let moments = Moments(challenger: c, baseline: b) {
-        difference = absolute.add(
-          AlwaysValidInterval.interval(
-            estimate: moments.difference, variance: moments.variance,
-            mixtureVariance: pow(policy.mixtureScale * moments.baselineRate, 2), alpha: alpha))
-        relativeDifference = relative.add(
-          AlwaysValidInterval.interval(
-            estimate: moments.relativeDifference, variance: moments.relativeVariance,
-            mixtureVariance: pow(policy.mixtureScale, 2), alpha: alpha))
-      }
-
-      var reason: InvalidReason?
-      let decision: Decision
-      if b.devices == 0 {
-        reason = .noBaselineRows
-        decision = .invalid
-      } else if c.devices == 0 {
-        reason = .noChallengerRows
-        decision = .invalid
-      } else if let pValue, pValue < policy.sampleRatioThreshold {
-        reason = .sampleRatioMismatch(
-          challengerShare: Double(c.devices) / Double(c.devices + b.devices), expectedShare: share,
-          pValue: pValue)
-        decision = .invalid
-      } else if let difference, min(c.conversions, b.conversions) >= policy.minimumConversions {
-        if difference.high < 0 {
-          decision = .rollback
-        } else if difference.low > -policy.margin * b.rate {
-          decision = .promote
-        } else {
-          decision = .continue
-        }
+  /// The judgements, in the order of `challenges`; those of one customer's flow together.
+  public static func judge(_ challenges: [Challenge], outcomes: Outcomes) -> [Judgement] {
+    var judgements = [Judgement?](repeating: nil, count: challenges.count)
+    var groups: [[Int]] = []
+    var groupOf: [String: Int] = [:]
+    for (index, challenge) in challenges.enumerated() {
+      let key = "\(challenge.customer)\u{0}\(challenge.flow)"
+      if let group = groupOf[key] {
+        groups[group].append(index)
       } else {
-        decision = .continue
+        groupOf[key] = groups.count
+        groups.append([index])
       }
-      days.append(
-        DayJudgement(
-          date: counts.date, challenger: c, baseline: b, difference: difference, relative: relativeDifference,
-          sampleRatioPValue: pValue, decision: decision, invalidReason: reason))
     }
+    for group in groups {
+      var flow = FlowJudge(
+        group.map { PairTrack(challenges[$0], rows: PairRows(challenges[$0], outcomes: outcomes)) })
+      flow.run()
+      for (index, track) in zip(group, flow.tracks) { judgements[index] = track.judgement() }
+    }
+    return judgements.compactMap { $0 }
+  }
+}
 
+/// One metric's gated history and its running always-valid p-values.
+struct MetricTrack {
+  /// (estimate, variance) of each day since the gate opened.
+  var gated: [(estimate: Double, variance: Double)] = []
+  var rollbackP = 1.0
+  var promoteP = 1.0
+  /// The running intersection at `level` over the first `days` gated days.
+  var intersection: (level: Double, low: Double, high: Double, days: Int)?
+  var hypothesisP: Double { min(rollbackP, promoteP) }
+}
+
+/// What one pair has been through, day by day.
+struct PairTrack {
+  let challenge: Challenge
+  let rows: PairRows
+  let metrics: [Metric]
+  var gateOpenedOn: OutcomeDate?
+  var metricTracks: [Metric: MetricTrack] = [:]
+  var sampleRatioLog = 0.0
+  var harmLog = 0.0
+  var days: [DayJudgement] = []
+  var deviceTotals: [Int] = []
+  /// The day's strata and effects.
+  var today: [StratumCounts] = []
+  var effects: [Metric: Effect] = [:]
+
+  init(_ challenge: Challenge, rows: PairRows) {
+    self.challenge = challenge
+    self.rows = rows
+    let hasRows = rows.strata.values.contains { !$0.challenger.isEmpty || !$0.baseline.isEmpty }
+    metrics = rows.hasRevenue && hasRows ? [.conversion, .revenue] : [.conversion]
+  }
+
+  var policy: EvaluationPolicy { challenge.policy }
+
+  func margin(_ metric: Metric) -> Double {
+    metric == .revenue ? policy.revenueMargin ?? policy.margin : policy.margin
+  }
+}
+
+extension PairTrack {
+  /// The verdict: the latest date's decision, the first date with it, and for `continue` how
+  /// much more evidence it needs.
+  func judgement() -> Judgement {
+    // No rows of either arm yet (a split that began today): nothing to judge, nothing wrong.
     let latest = days.last
-    let decision = latest?.decision ?? .invalid
-    let reason = latest == nil ? .noBaselineRows : latest?.invalidReason
-    let decidedOn: OutcomeDate? =
+    let decision = latest?.decision ?? (rows.problems.isEmpty ? .continue : .invalid)
+    let reason: InvalidReason? =
+      latest == nil ? (rows.problems.isEmpty ? nil : .badSeries(rows.problems)) : latest?.invalidReason
+    let decidedOn =
       decision == .promote || decision == .rollback ? days.first { $0.decision == decision }?.date : nil
-    var needed: DevicesNeeded?
-    if decision == .continue, let latest {
-      needed = devicesNeeded(latest, policy: policy)
-    }
     return Judgement(
       customer: challenge.customer, flow: challenge.flow, challenger: challenge.challenger,
-      baseline: challenge.baseline, challengerPercent: challenge.challengerPercent, policy: policy,
-      decision: decision, decidedOn: decidedOn, invalidReason: reason, devicesNeeded: needed,
-      ignoredRows: ignoredRows, days: days)
+      baseline: challenge.baseline, challengerPercent: challenge.challengerPercent,
+      expectedShare: challenge.periods.last?.share ?? 0, policy: policy, decision: decision,
+      decidedOn: decidedOn, invalidReason: reason,
+      devicesNeeded: decision == .continue ? devicesNeeded() : nil,
+      gateOpenedOn: gateOpenedOn, ignoredRows: rows.ignored, strata: rows.strata.count, days: days)
   }
 
-  /// How many more devices (both arms, at the current split) until the interval, shrinking as
-  /// 1/n with the estimate unchanged, clears the nearer threshold (0 for a rollback,
-  /// −margin × baseline rate for a promote) and each arm has its minimum conversions.
-  static func devicesNeeded(_ day: DayJudgement, policy: EvaluationPolicy) -> DevicesNeeded {
-    guard day.challenger.conversions > 0, day.baseline.conversions > 0,
-      let moments = Moments(challenger: day.challenger, baseline: day.baseline)
+  /// How many more devices (both arms) until the conversion interval, shrinking as 1/n with the
+  /// estimate unchanged, clears the nearer threshold (0 for a rollback, −margin for a promote)
+  /// and the gate is open; and in how many days at the last week's traffic.
+  func devicesNeeded() -> DevicesNeeded {
+    guard let latest = days.last, let effect = effects[.conversion], latest.challenger.conversions > 0,
+      latest.baseline.conversions > 0
     else { return .unknown }
     let limit = 100.0
-    let alpha = 1 - policy.confidence
-    let mixtureVariance = pow(policy.mixtureScale * moments.baselineRate, 2)
-    let gap = max(-moments.difference, moments.difference + policy.margin * moments.baselineRate)
+    let level = latest.conversion?.level ?? policy.intervalAlpha
+    let tau2 = policy.mixtureScale * policy.mixtureScale
+    let gap = max(-effect.estimate, effect.estimate + policy.margin)
     func halfWidth(_ scale: Double) -> Double {
-      AlwaysValidInterval.halfWidth(
-        variance: moments.variance / scale, mixtureVariance: mixtureVariance, alpha: alpha)
+      AlwaysValidInterval.halfWidth(variance: effect.variance / scale, mixtureVariance: tau2, alpha: level)
     }
     guard gap > 0, halfWidth(limit) <= gap else { return .noneExpected }
     var (low, high) = (1.0, limit)
@@ -173,58 +191,27 @@ public enum Evaluator {
         if halfWidth(middle) <= gap { high = middle } else { low = middle }
       }
     }
-    let evidence =
-      Double(policy.minimumConversions) / Double(min(day.challenger.conversions, day.baseline.conversions))
-    let scale = max(high, evidence, 1)
+    let exposure = Double(min(latest.challenger.devices, latest.baseline.devices)) * latest.baseline.rate
+    let gate = gateOpenedOn == nil ? Double(policy.minimumConversions) / max(exposure, 1e-9) : 1
+    let scale = max(high, gate, 1)
     guard scale <= limit else { return .noneExpected }
-    let devices = Double(day.challenger.devices + day.baseline.devices)
-    return .about(Int(((scale - 1) * devices).rounded(.up)))
+    let devices = ((scale - 1) * Double(deviceTotals.last ?? 0)).rounded(.up)
+    return .about(devices: Self.whole(devices), days: daysFor(devices: devices))
   }
-}
 
-/// Cumulative counts of both arms on one date.
-struct DailyCounts: Hashable, Sendable {
-  let date: OutcomeDate
-  let challenger: ArmCounts
-  let baseline: ArmCounts
-}
-
-/// The estimates of one date and their (plug-in) variances.
-struct Moments {
-  let difference: Double
-  let variance: Double
-  let baselineRate: Double
-  let relativeDifference: Double
-  let relativeVariance: Double
-
-  /// Nil while an arm has no devices or the baseline no conversions.
-  init?(challenger: ArmCounts, baseline: ArmCounts) {
-    guard challenger.devices > 0, baseline.devices > 0, baseline.conversions > 0 else { return nil }
-    let (p1, p2) = (challenger.rate, baseline.rate)
-    let v1 = p1 * (1 - p1) / Double(challenger.devices)
-    let v2 = p2 * (1 - p2) / Double(baseline.devices)
-    difference = p1 - p2
-    variance = v1 + v2
-    baselineRate = p2
-    relativeDifference = p1 / p2 - 1
-    relativeVariance = v1 / (p2 * p2) + p1 * p1 * v2 / (p2 * p2 * p2 * p2)
+  /// Days the recent traffic (new devices a day over up to the last 7 days) takes to bring
+  /// `devices` more; nil without traffic.
+  func daysFor(devices: Double) -> Int? {
+    guard deviceTotals.count >= 2 else { return nil }
+    let span = min(7, deviceTotals.count - 1)
+    let added = Double(deviceTotals[deviceTotals.count - 1] - deviceTotals[deviceTotals.count - 1 - span])
+    guard added > 0 else { return nil }
+    return Self.whole((devices / (added / Double(span))).rounded(.up))
   }
-}
 
-/// The running intersection of always-valid intervals, itself always valid. Should the
-/// intersection become empty (which happens with probability at most α), it starts again from
-/// the latest interval.
-struct RunningIntersection {
-  private var low = -Double.infinity
-  private var high = Double.infinity
-
-  mutating func add(_ interval: Interval) -> Interval {
-    let (newLow, newHigh) = (max(low, interval.low), min(high, interval.high))
-    if newLow <= newHigh {
-      (low, high) = (newLow, newHigh)
-    } else {
-      (low, high) = (interval.low, interval.high)
-    }
-    return Interval(estimate: interval.estimate, low: low, high: high)
+  /// A count as a whole number, never trapping however large the input's counts.
+  static func whole(_ value: Double) -> Int {
+    guard value.isFinite else { return Int.max }
+    return value >= 9e18 ? Int.max : max(0, Int(value))
   }
 }

@@ -18,50 +18,101 @@ public struct ArmCounts: Hashable, Sendable {
 
 /// What to do with a challenger.
 public enum Decision: String, Hashable, Sendable, CaseIterable {
-  /// Worse than the baseline beyond the always-valid interval: retract it.
+  /// Worse than the baseline beyond the always-valid interval, or surely fewer conversions
+  /// (the harm check): retract it.
   case rollback
-  /// Not worse than the baseline by more than the margin, with enough evidence: raise it a step.
+  /// Not worse than the baseline by more than the margin on any metric, with enough
+  /// exposure: raise it a step.
   case promote
   /// Not enough evidence yet.
   case `continue`
-  /// The data cannot be judged (sample ratio mismatch, or no baseline rows).
+  /// The data cannot be judged (sample ratio mismatch, an inconsistent series, no rows of an
+  /// arm, intervals that contradict each other): a person looks.
   case invalid
+}
+
+/// Which way the challenger's share of devices is off.
+public enum SampleRatioDirection: String, Hashable, Sendable {
+  /// Fewer devices than expected: devices vanish from its arm, as when it crashes apps.
+  case fewer
+  /// More devices than expected.
+  case more
 }
 
 /// Why the data cannot be judged.
 public enum InvalidReason: Hashable, Sendable {
-  /// The challenger's share of devices is far from its rollout percentage.
-  case sampleRatioMismatch(challengerShare: Double, expectedShare: Double, pValue: Double)
+  /// The challenger's share of devices is far from the one its split gives (sequential test).
+  case sampleRatioMismatch(
+    challengerShare: Double, expectedShare: Double, bayesFactor: Double, direction: SampleRatioDirection)
   case noBaselineRows
   case noChallengerRows
+  /// A series of the challenger or baseline is inconsistent (its problems, each with its line).
+  case badSeries([OutcomeProblem])
+  /// The running intersection of a metric's intervals is empty: the data contradict each
+  /// other (or the model of them is wrong).
+  case emptyIntersection(metric: Metric)
 }
 
-/// How many more devices a `continue` needs before a decision.
+/// What a challenger is judged on.
+public enum Metric: String, Hashable, Sendable, CaseIterable {
+  /// Conversions per device.
+  case conversion
+  /// Revenue per device.
+  case revenue
+}
+
+/// How many more days (and devices) a `continue` needs before a decision.
 public enum DevicesNeeded: Hashable, Sendable {
-  /// About this many more devices (both arms, at the current split), if the difference stays
-  /// as estimated.
-  case about(Int)
-  /// No decision expected within 100 times the devices so far: the difference sits inside the
+  /// About this many more devices (both arms) and, at the recent daily traffic, days, if the
+  /// effect stays as estimated.
+  case about(devices: Int, days: Int?)
+  /// No decision expected within 100 times the devices so far: the effect sits inside the
   /// margin, where neither bound of the interval is expected to clear its threshold.
   case noneExpected
   /// No estimate yet: an arm has no conversions.
   case unknown
 }
 
+/// A metric's relative effect (challenger / baseline − 1) on one date.
+public struct MetricJudgement: Hashable, Sendable {
+  /// The always-valid interval, the running intersection since the gate opened, at `level`;
+  /// before the gate opens, that day's interval alone.
+  public let interval: Interval
+  /// The error rate the interval was computed at (Holm's share of the budget).
+  public let level: Double
+  /// The day's estimate is outside the intersection.
+  public let estimateOutside: Bool
+  /// The intersection is empty (`interval.low > interval.high`).
+  public var emptyIntersection: Bool { interval.low > interval.high }
+  /// Per arm: conversion rate or revenue per device (stratified).
+  public let challengerMean: Double
+  public let baselineMean: Double
+}
+
 /// One date of a judged series: the counts so far and what a daily run would have said.
 public struct DayJudgement: Hashable, Sendable {
   public let date: OutcomeDate
+  /// Devices and conversions summed over the strata judged.
   public let challenger: ArmCounts
   public let baseline: ArmCounts
-  /// The always-valid interval of challenger − baseline (running intersection); nil while an
-  /// arm has no devices or the baseline no conversions.
-  public let difference: Interval?
-  /// The same, relative to the baseline's rate.
-  public let relative: Interval?
-  /// The sample ratio test's p-value; nil when not testable.
-  public let sampleRatioPValue: Double?
+  public let conversion: MetricJudgement?
+  public let revenue: MetricJudgement?
+  /// The challenger's expected share of the two arms' devices, over the strata judged (each
+  /// stratum's expected share weighted by its devices).
+  public let expectedShare: Double
+  /// The sample ratio test's Bayes factor (running maximum); 1 when not testable.
+  public let sampleRatioBayesFactor: Double
+  /// The harm check's evidence (running maximum).
+  public let harmEvidence: Double
+  /// The exposure gate is open: promote and rollback by interval may be decided.
+  public let gateOpen: Bool
   public let decision: Decision
   public let invalidReason: InvalidReason?
+  /// A rollback by the harm check rather than by an interval.
+  public let rolledBackByHarmCheck: Bool
+
+  /// The relative conversion interval, as the earlier field name had it.
+  public var relative: Interval? { conversion?.interval }
 }
 
 /// The verdict on one challenger against its baseline.
@@ -70,8 +121,10 @@ public struct Judgement: Hashable, Sendable {
   public let flow: String
   public let challenger: Int
   public let baseline: Int
-  /// The challenger's rollout percentage the split was judged against.
+  /// The challenger's rollout percentage now.
   public let challengerPercent: Double
+  /// The challenger's expected share of the two arms' devices in the current split.
+  public let expectedShare: Double
   public let policy: EvaluationPolicy
   /// The decision of a run on the latest date.
   public let decision: Decision
@@ -79,34 +132,59 @@ public struct Judgement: Hashable, Sendable {
   /// and `invalid`.
   public let decidedOn: OutcomeDate?
   public let invalidReason: InvalidReason?
-  /// For `continue`: how many more devices a decision needs; nil otherwise.
+  /// For `continue`: how much more evidence a decision needs; nil otherwise.
   public let devicesNeeded: DevicesNeeded?
-  /// Rows of the customer's flow, in the judged dates, of other model versions.
+  /// The first date on which the exposure gate was open.
+  public let gateOpenedOn: OutcomeDate?
+  /// Rows of the flow of other model versions, or of splits not judged.
   public let ignoredRows: Int
+  /// How many splits (strata) the evidence comes from.
+  public let strata: Int
   /// Day by day, oldest first; the last is the latest date.
   public let days: [DayJudgement]
 
   public var challengerArm: ArmCounts { days.last?.challenger ?? .zero }
   public var baselineArm: ArmCounts { days.last?.baseline ?? .zero }
-  public var difference: Interval? { days.last?.difference }
-  public var relative: Interval? { days.last?.relative }
+  public var relative: Interval? { days.last?.conversion?.interval }
+  public var revenue: MetricJudgement? { days.last?.revenue }
+  public var conversion: MetricJudgement? { days.last?.conversion }
   /// True when the sample ratio check failed on the latest date.
   public var sampleRatioMismatch: Bool {
     if case .sampleRatioMismatch = invalidReason { return true }
     return false
   }
+  /// Which way the split is off, when it is.
+  public var sampleRatioDirection: SampleRatioDirection? {
+    if case .sampleRatioMismatch(_, _, _, let direction) = invalidReason { return direction }
+    return nil
+  }
 }
 
 extension Judgement {
   /// One JSON object on one line (no newline) with the fields `customer`, `flow`,
-  /// `challenger`, `baseline`, `decision`, `decidedOn`, `arms` (keyed by the version as a
-  /// string: `devices`, `conversions`, `rate`), `difference` and `relative` (`estimate`,
-  /// `low`, `high`; null when not estimable), `srm` and `ignoredRows`. Keys sorted.
+  /// `challenger`, `baseline`, `decision`, `decidedOn`, `reason` (why `invalid`, or `harm`
+  /// for a rollback by the harm check; else null), `arms` (keyed by the version as a string:
+  /// `devices`, `conversions`, `rate`), `relative` and `revenue` (the relative effect per
+  /// metric: `estimate`, `low`, `high`; null when not estimable), `gateOpenedOn`, `srm`,
+  /// `srmDirection`, `strata` and `ignoredRows`. Keys sorted.
   public func jsonLine() -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     guard let data = try? encoder.encode(JudgementRecord(self)) else { return "{}" }
     return String(decoding: data, as: UTF8.self)
+  }
+
+  /// Why `invalid` (or `harm` for a rollback by the harm check), in a word; nil otherwise.
+  public var reasonCode: String? {
+    if decision == .rollback, days.last?.rolledBackByHarmCheck == true { return "harm" }
+    switch invalidReason {
+    case .sampleRatioMismatch?: return "sampleRatioMismatch"
+    case .noBaselineRows?: return "noBaselineRows"
+    case .noChallengerRows?: return "noChallengerRows"
+    case .badSeries?: return "badSeries"
+    case .emptyIntersection?: return "emptyIntersection"
+    case nil: return nil
+    }
   }
 }
 
@@ -128,55 +206,36 @@ private struct JudgementRecord: Encodable {
     static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
   }
 
-  let customer: String
-  let flow: String
-  let challenger: Int
-  let baseline: Int
-  let decision: String
-  let decidedOn: String?
-  let arms: [String: Arm]
-  let difference: Bounds
-  let relative: Bounds
-  let srm: Bool
-  let ignoredRows: Int
+  let judgement: Judgement
 
-  init(_ judgement: Judgement) {
-    customer = judgement.customer
-    flow = judgement.flow
-    challenger = judgement.challenger
-    baseline = judgement.baseline
-    decision = judgement.decision.rawValue
-    decidedOn = judgement.decidedOn?.description
-    func arm(_ counts: ArmCounts) -> Arm {
-      Arm(devices: counts.devices, conversions: counts.conversions, rate: counts.rate)
-    }
-    arms = [
-      String(judgement.baseline): arm(judgement.baselineArm),
-      String(judgement.challenger): arm(judgement.challengerArm),
-    ]
-    difference = Bounds(interval: judgement.difference)
-    relative = Bounds(interval: judgement.relative)
-    srm = judgement.sampleRatioMismatch
-    ignoredRows = judgement.ignoredRows
-  }
+  init(_ judgement: Judgement) { self.judgement = judgement }
 
   enum CodingKeys: String, CodingKey {
-    case customer, flow, challenger, baseline, decision, decidedOn, arms, difference, relative, srm,
-      ignoredRows
+    case customer, flow, challenger, baseline, decision, decidedOn, reason, arms, relative, revenue,
+      gateOpenedOn, srm, srmDirection, strata, ignoredRows
   }
 
   func encode(to encoder: any Encoder) throws {
+    let j = judgement
     var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(customer, forKey: .customer)
-    try container.encode(flow, forKey: .flow)
-    try container.encode(challenger, forKey: .challenger)
-    try container.encode(baseline, forKey: .baseline)
-    try container.encode(decision, forKey: .decision)
-    try container.encode(decidedOn, forKey: .decidedOn)
-    try container.encode(arms, forKey: .arms)
-    try container.encode(difference, forKey: .difference)
-    try container.encode(relative, forKey: .relative)
-    try container.encode(srm, forKey: .srm)
-    try container.encode(ignoredRows, forKey: .ignoredRows)
+    try container.encode(j.customer, forKey: .customer)
+    try container.encode(j.flow, forKey: .flow)
+    try container.encode(j.challenger, forKey: .challenger)
+    try container.encode(j.baseline, forKey: .baseline)
+    try container.encode(j.decision.rawValue, forKey: .decision)
+    try container.encode(j.decidedOn?.description, forKey: .decidedOn)
+    try container.encode(j.reasonCode, forKey: .reason)
+    func arm(_ counts: ArmCounts) -> Arm {
+      Arm(devices: counts.devices, conversions: counts.conversions, rate: counts.rate)
+    }
+    try container.encode(
+      [String(j.baseline): arm(j.baselineArm), String(j.challenger): arm(j.challengerArm)], forKey: .arms)
+    try container.encode(Bounds(interval: j.relative), forKey: .relative)
+    try container.encode(j.revenue.map { Bounds(interval: $0.interval) }, forKey: .revenue)
+    try container.encode(j.gateOpenedOn?.description, forKey: .gateOpenedOn)
+    try container.encode(j.sampleRatioMismatch, forKey: .srm)
+    try container.encode(j.sampleRatioDirection?.rawValue, forKey: .srmDirection)
+    try container.encode(j.strata, forKey: .strata)
+    try container.encode(j.ignoredRows, forKey: .ignoredRows)
   }
 }

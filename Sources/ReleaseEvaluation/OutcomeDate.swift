@@ -71,9 +71,10 @@ public struct OutcomeDate: Hashable, Comparable, Sendable, CustomStringConvertib
     return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
   }
 
-  public static func < (lhs: OutcomeDate, rhs: OutcomeDate) -> Bool {
-    (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
-  }
+  public static func < (lhs: OutcomeDate, rhs: OutcomeDate) -> Bool { lhs.ordinal < rhs.ordinal }
+
+  /// YYYYMMDD as one number: ordered as the dates are.
+  private var ordinal: Int { (year * 100 + month) * 100 + day }
 
   private static func days(inMonth month: Int, year: Int) -> Int {
     switch month {

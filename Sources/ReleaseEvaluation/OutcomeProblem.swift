@@ -14,18 +14,20 @@ public enum OutcomeProblemKind: Hashable, Sendable {
   case malformedDate(String)
   /// A count or model version is not an integer.
   case malformedInteger(column: String, value: String)
-  /// A count or model version is below zero.
-  case negative(column: String, value: Int)
+  /// A value is not a number (revenue).
+  case malformedNumber(column: String, value: String)
+  /// A count, revenue or model version is below zero.
+  case negative(column: String, value: Double)
+  /// A count above 10^12 (or a revenue above its limit).
+  case tooLarge(column: String, value: String, limit: String)
+  /// The line holds bytes that are not UTF-8.
+  case notUTF8
   /// A cumulative count went down from the series' previous date.
   case decreasingCount(column: String, value: Int, previous: Int, previousLine: Int)
   case conversionsAboveDevices(conversions: Int, devices: Int)
   /// The same date, customer, flow and model version as an earlier line.
   case duplicateRow(firstLine: Int)
-  /// The date is before the date on the series' previous line.
-  case dateOutOfOrder(date: OutcomeDate, previous: OutcomeDate, previousLine: Int)
   case dateInFuture(date: OutcomeDate, today: OutcomeDate)
-  case unknownCustomer(String)
-  case unknownFlow(customer: String, flow: String)
 
   /// What was found and what was expected, in one line.
   public var message: String {
@@ -45,8 +47,15 @@ public enum OutcomeProblemKind: Hashable, Sendable {
       return "found the date \"\(value)\"; expected a UTC date as YYYY-MM-DD"
     case .malformedInteger(let column, let value):
       return "found \(column) \"\(value)\"; expected a whole number"
+    case .malformedNumber(let column, let value):
+      return "found \(column) \"\(value)\"; expected a number"
     case .negative(let column, let value):
-      return "found \(column) \(value); expected zero or more"
+      let shown = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+      return "found \(column) \(shown); expected zero or more"
+    case .tooLarge(let column, let value, let limit):
+      return "found \(column) \(value); expected at most \(limit)"
+    case .notUTF8:
+      return "found bytes that are not UTF-8; expected a UTF-8 text file"
     case .decreasingCount(let column, let value, let previous, let previousLine):
       return "found \(column) \(value), down from \(previous) on line \(previousLine); "
         + "expected a cumulative count that never decreases"
@@ -55,16 +64,9 @@ public enum OutcomeProblemKind: Hashable, Sendable {
         "found \(conversions) conversions for \(devices) devices; expected at most one conversion a device"
     case .duplicateRow(let firstLine):
       return
-        "found the same date, customer, flow and model version as line \(firstLine); expected one row each"
-    case .dateOutOfOrder(let date, let previous, let previousLine):
-      return "found the date \(date) after \(previous) on line \(previousLine); "
-        + "expected the dates of a customer, flow and model version in increasing order"
+        "found the same date, customer, flow, model version and split as line \(firstLine); expected one row each"
     case .dateInFuture(let date, let today):
       return "found the date \(date); expected no date after today (\(today), UTC)"
-    case .unknownCustomer(let customer):
-      return "found the customer \"\(customer)\"; expected the id of a known customer"
-    case .unknownFlow(let customer, let flow):
-      return "found the flow \"\(flow)\"; expected a flow of customer \"\(customer)\""
     }
   }
 }
@@ -85,7 +87,7 @@ public struct OutcomeProblem: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(source):\(line): \(kind.message)" }
 }
 
-/// Every problem found in an outcomes file, in line order; the file is refused as a whole.
+/// Every problem found in an outcomes file, in line order: the file is refused as a whole.
 public struct OutcomesError: Error, Hashable, Sendable, CustomStringConvertible {
   public let problems: [OutcomeProblem]
 

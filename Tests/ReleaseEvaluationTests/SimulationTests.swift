@@ -3,130 +3,177 @@ import XCTest
 
 @testable import ReleaseEvaluation
 
-/// The proof: rollouts simulated with fixed seeds and judged as a daily job would.
-/// Each rollout is 14 days of 20,000 new devices a day, each on the challenger with
-/// probability 10 %, each converting with its arm's probability; after each day's cumulative
-/// row the rollout is judged, and the first decision other than `continue` stands.
+/// The proof: rollouts simulated with fixed seeds (`RolloutSimulation`), exported as
+/// CSV, read by `OutcomesReader` and judged day by day as the daily job would; the first
+/// decision other than `continue` stands. Each rate is asserted through its one-sided 95 %
+/// Clopper–Pearson bound, so the number of runs is the fewest that bounds the stated rate.
+/// The baseline converts 5 % of its devices; "N a day" is the challenger's devices a day.
+/// docs/over-the-air.md states the measured rates: `swift test --filter SimulationTests`.
 final class SimulationTests: XCTestCase {
-  static let rollouts = 500
-  static let days = 14
-  static let devicesPerDay = 20_000
-  static let challengerShare = 0.1
+  typealias Challenger = RolloutSimulation.Challenger
 
-  struct Outcome {
-    var decisions: [Decision: Int] = [:]
-    var decisionDays: [Int] = []
-
-    func share(_ decision: Decision) -> Double { Double(decisions[decision, default: 0]) / Double(rollouts) }
-    var medianDecisionDay: Int? {
-      guard !decisionDays.isEmpty else { return nil }
-      return decisionDays.sorted()[decisionDays.count / 2]
-    }
-  }
-
-  /// Daily cumulative counts of one simulated rollout.
-  static func rollout(challengerRate: Double, baselineRate: Double, random: inout SplitMix64) -> [DailyCounts]
-  {
-    var challenger = ArmCounts.zero
-    var baseline = ArmCounts.zero
-    let start = OutcomeDate(year: 2026, month: 5, day: 1)!
-    return (0..<days).map { day in
-      let onChallenger = random.binomial(devicesPerDay, challengerShare)
-      let onBaseline = devicesPerDay - onChallenger
-      challenger = ArmCounts(
-        devices: challenger.devices + onChallenger,
-        conversions: challenger.conversions + random.binomial(onChallenger, challengerRate))
-      baseline = ArmCounts(
-        devices: baseline.devices + onBaseline,
-        conversions: baseline.conversions + random.binomial(onBaseline, baselineRate))
-      return DailyCounts(date: start.adding(days: day), challenger: challenger, baseline: baseline)
-    }
-  }
-
-  static func simulate(challengerRate: Double, baselineRate: Double = 0.05, seed: UInt64) -> Outcome {
-    var random = SplitMix64(seed: seed)
-    var outcome = Outcome()
-    let challenge = Challenge(customer: "c", flow: "f", challenger: 2, baseline: 1, challengerPercent: 10)
-    for _ in 0..<rollouts {
-      let series = rollout(challengerRate: challengerRate, baselineRate: baselineRate, random: &random)
-      // Day by day the judge sees only the rows so far: `days[d]` is what a run on day d says.
-      let judgement = Evaluator.judge(challenge, series: series, ignoredRows: 0)
-      if let index = judgement.days.firstIndex(where: { $0.decision != .continue }) {
-        outcome.decisions[judgement.days[index].decision, default: 0] += 1
-        outcome.decisionDays.append(index + 1)
-      } else {
-        outcome.decisions[.continue, default: 0] += 1
-      }
-    }
-    return outcome
-  }
-
-  /// The mistake to avoid: a two-proportion z-test after each day, stopping at the first
-  /// p < 0.05; a rollback when the challenger looks worse.
-  static func simulateNaive(challengerRate: Double, baselineRate: Double = 0.05, seed: UInt64) -> Double {
-    var random = SplitMix64(seed: seed)
-    var rolledBack = 0
-    for _ in 0..<rollouts {
-      let series = rollout(challengerRate: challengerRate, baselineRate: baselineRate, random: &random)
-      for day in series {
-        let (c, b) = (day.challenger, day.baseline)
-        let pooled = Double(c.conversions + b.conversions) / Double(c.devices + b.devices)
-        let z =
-          (c.rate - b.rate)
-          / (pooled * (1 - pooled) * (1 / Double(c.devices) + 1 / Double(b.devices))).squareRoot()
-        if erfc(abs(z) / 2.squareRoot()) < 0.05 {
-          if z < 0 { rolledBack += 1 }
-          break
-        }
-      }
-    }
-    return Double(rolledBack) / Double(rollouts)
-  }
-
-  func testEqualChallengerIsRarelyRolledBack() {
-    let outcome = Self.simulate(challengerRate: 0.05, seed: 0x5EED_0001)
-    let rate = outcome.share(.rollback)
+  func report(_ name: String, _ tally: Tally) {
     print(
-      "simulation equal (5.0 % vs 5.0 %): rolled back \(percent(rate)), promoted \(percent(outcome.share(.promote))), "
-        + "invalid \(percent(outcome.share(.invalid)))")
+      "simulation \(name): \(tally.runs) runs; rolled back \(tally.count(.rollback)) "
+        + "(median day \(tally.median(.rollback).map(String.init) ?? "–")), promoted \(tally.count(.promote)) "
+        + "(median day \(tally.median(.promote).map(String.init) ?? "–")), invalid \(tally.count(.invalid))")
+  }
+
+  func assertAtMost(
+    _ tally: Tally, _ decision: Decision, _ rate: Double, _ name: String, line: UInt = #line
+  ) {
+    let bound = tally.upperBound(decision)
     XCTAssertLessThanOrEqual(
-      rate, 0.05,
-      "an equal challenger was rolled back in \(percent(rate)) of \(Self.rollouts) rollouts (at most 5 %)")
+      bound, rate,
+      "\(name): \(tally.count(decision)) of \(tally.runs) \(decision.rawValue); 95 % upper bound \(bound) above \(rate)",
+      line: line)
   }
 
-  func testWorseChallengerIsRolledBackWithinAWeek() throws {
-    let outcome = Self.simulate(challengerRate: 0.04, seed: 0x5EED_0002)
-    let rate = outcome.share(.rollback)
-    let median = try XCTUnwrap(outcome.medianDecisionDay)
-    print(
-      "simulation 20 % worse (4.0 % vs 5.0 %): rolled back \(percent(rate)), median decision day \(median)")
+  func testEqualArmsAt200ADayFor60DaysAreRarelyRolledBack() throws {
+    let equal = Challenger(version: 2, rate: 0.05, steps: [(0, 10)])
+    let tally = try XCTUnwrap(
+      try RolloutSimulation(challengers: [equal], devicesPerDay: 2_000, days: 60).run(150, seed: 0x5EED_0101)[
+        2])
+    report("equal, 200 a day, 60 days", tally)
+    assertAtMost(tally, .rollback, 0.05, "false rollback")
+    assertAtMost(tally, .invalid, 0.05, "spurious invalid")
+  }
+
+  /// At a 90 % rate the plug-in variance collapses when an arm converts all its devices; the
+  /// judge's variance never does.
+  func testEqualArmsAtANinetyPercentRateAt200ADayAreRarelyRolledBack() throws {
+    let equal = Challenger(version: 2, rate: 0.9, steps: [(0, 10)])
+    var simulation = RolloutSimulation(challengers: [equal], devicesPerDay: 2_000, days: 60)
+    simulation.baselineRate = 0.9
+    let tally = try XCTUnwrap(try simulation.run(150, seed: 0x5EED_0111)[2])
+    report("equal at 90 %, 200 a day, 60 days", tally)
+    assertAtMost(tally, .rollback, 0.05, "false rollback")
+  }
+
+  func testDeadChallengerAt200ADayIsRolledBackWithin3Days() throws {
+    let dead = Challenger(version: 2, rate: 0, steps: [(0, 10)])
+    let tally = try XCTUnwrap(
+      try RolloutSimulation(challengers: [dead], devicesPerDay: 2_000, days: 3).run(300, seed: 0x5EED_0102)[2]
+    )
+    report("0 % against 5 %, 200 a day, 3 days", tally)
+    let bound = tally.lowerBound(.rollback, within: 3)
     XCTAssertGreaterThanOrEqual(
-      rate, 0.9, "a 20 % worse challenger was rolled back in \(percent(rate)) of rollouts (at least 90 %)")
-    XCTAssertEqual(outcome.decisions[.promote, default: 0], 0, "a 20 % worse challenger was promoted")
-    XCTAssertLessThanOrEqual(median, 7, "median decision day \(median) (at most 7)")
+      bound, 0.99, "rolled back within 3 days in \(tally.share(.rollback, within: 3))")
   }
 
-  func testBetterChallengerIsPromoted() {
-    let outcome = Self.simulate(challengerRate: 0.06, seed: 0x5EED_0003)
-    let rate = outcome.share(.promote)
-    print(
-      "simulation 20 % better (6.0 % vs 5.0 %): promoted \(percent(rate)), "
-        + "median decision day \(outcome.medianDecisionDay.map(String.init) ?? "none")")
-    XCTAssertGreaterThanOrEqual(
-      rate, 0.9, "a 20 % better challenger was promoted in \(percent(rate)) of rollouts (at least 90 %)")
-    XCTAssertEqual(outcome.decisions[.rollback, default: 0], 0, "a 20 % better challenger was rolled back")
+  func testTwentyPercentWorseAt2000ADayIsRolledBackWithinAWeek() throws {
+    let worse = Challenger(version: 2, rate: 0.04, steps: [(0, 10)])
+    let tally = try XCTUnwrap(
+      try RolloutSimulation(challengers: [worse], devicesPerDay: 20_000, days: 14).run(50, seed: 0x5EED_0103)[
+        2])
+    report("20 % worse, 2,000 a day, 14 days", tally)
+    XCTAssertGreaterThanOrEqual(tally.lowerBound(.rollback), 0.9, "rolled back in \(tally.share(.rollback))")
+    XCTAssertLessThanOrEqual(try XCTUnwrap(tally.median(.rollback)), 7)
+    XCTAssertEqual(tally.count(.promote), 0)
   }
 
-  func testNaiveDailyZTestRollsBackAnEqualChallengerFarMoreOften() {
-    let naive = Self.simulateNaive(challengerRate: 0.05, seed: 0x5EED_0001)
-    let judged = Self.simulate(challengerRate: 0.05, seed: 0x5EED_0001).share(.rollback)
-    print("simulation equal, naive daily z-test (p < 0.05, first look stops): rolled back \(percent(naive))")
-    XCTAssertGreaterThan(
-      naive, 0.08,
-      "the naive daily z-test rolled back an equal challenger in only \(percent(naive)) of rollouts")
-    XCTAssertGreaterThan(
-      naive, 3 * max(judged, 0.01),
-      "naive z-test \(percent(naive)) vs always-valid \(percent(judged)): expected far more false rollbacks")
+  func testTwentyPercentBetterAt2000ADayIsPromoted() throws {
+    let better = Challenger(version: 2, rate: 0.06, steps: [(0, 10)])
+    let tally = try XCTUnwrap(
+      try RolloutSimulation(challengers: [better], devicesPerDay: 20_000, days: 14).run(
+        50, seed: 0x5EED_0104)[2])
+    report("20 % better, 2,000 a day, 14 days", tally)
+    XCTAssertGreaterThanOrEqual(tally.lowerBound(.promote), 0.9, "promoted in \(tally.share(.promote))")
+    XCTAssertEqual(tally.count(.rollback), 0)
+  }
+
+  func testEqualArmsAt20000ADayAreRarelyRolledBack() throws {
+    let equal = Challenger(version: 2, rate: 0.05, steps: [(0, 10)])
+    let tally = try XCTUnwrap(
+      try RolloutSimulation(challengers: [equal], devicesPerDay: 200_000, days: 14).run(
+        100, seed: 0x5EED_0105)[2])
+    report("equal, 20,000 a day, 14 days", tally)
+    assertAtMost(tally, .rollback, 0.05, "false rollback")
+  }
+
+  /// Ramped 10 → 25 → 50 % (days 0, 20, 40), the export restarting its counts at each
+  /// `splitStart`: every step's evidence is kept, no series is refused.
+  func testEqualArmsRampedThroughThreeStepsAreRarelyRolledBack() throws {
+    let ramped = Challenger(version: 2, rate: 0.05, steps: [(0, 10), (20, 25), (40, 50)])
+    let simulation = RolloutSimulation(challengers: [ramped], devicesPerDay: 2_000, days: 60)
+    let tally = try XCTUnwrap(try simulation.run(150, seed: 0x5EED_0106)[2])
+    report("equal, ramped 10 → 25 → 50 %, 200 a day at first, 60 days", tally)
+    assertAtMost(tally, .rollback, 0.05, "false rollback")
+    assertAtMost(tally, .invalid, 0.05, "invalid")
+  }
+
+  /// Two equal challengers at 10 % each: the higher version takes its 10 % first, the lower
+  /// one 10 % of the rest (9 % of the flow).
+  func testTwoEqualChallengersAreRarelyInvalid() throws {
+    let two = [
+      Challenger(version: 2, rate: 0.05, steps: [(0, 10)]),
+      Challenger(version: 3, rate: 0.05, steps: [(0, 10)]),
+    ]
+    let tallies = try RolloutSimulation(challengers: two, devicesPerDay: 20_000, days: 30).run(
+      150, seed: 0x5EED_0107)
+    for version in [2, 3] {
+      let tally = try XCTUnwrap(tallies[version])
+      report("two equal challengers at 10 % each, v\(version), 30 days", tally)
+      assertAtMost(tally, .invalid, 0.02, "invalid v\(version)")
+    }
+  }
+
+  /// Revenue: a lognormal amount (log-sd 1, capped at 500) for each converting device.
+  func revenueSimulation(conversion: Double, revenuePerDevice: Double) -> RolloutSimulation {
+    var challenger = Challenger(version: 2, rate: 0.05 * conversion, steps: [(0, 10)])
+    challenger.revenuePerConversion = 20 * revenuePerDevice / conversion
+    var simulation = RolloutSimulation(challengers: [challenger], devicesPerDay: 20_000, days: 30)
+    simulation.baselineRevenuePerConversion = 20
+    return simulation
+  }
+
+  func testMoreConversionsButLessRevenueIsRarelyPromoted() throws {
+    let simulation = revenueSimulation(conversion: 1.05, revenuePerDevice: 0.92)
+    let tally = try XCTUnwrap(try simulation.run(40, seed: 0x5EED_0108)[2])
+    report("+5 % conversion, −8 % revenue per device, 2,000 a day, 30 days", tally)
+    assertAtMost(tally, .promote, 0.10, "promoted")
+  }
+
+  func testEqualRevenueIsRarelyRolledBack() throws {
+    let tally = try XCTUnwrap(
+      try revenueSimulation(conversion: 1, revenuePerDevice: 1).run(100, seed: 0x5EED_0109)[2])
+    report("equal conversion and revenue, 2,000 a day, 30 days", tally)
+    assertAtMost(tally, .rollback, 0.05, "false rollback")
+  }
+
+  /// The daily job sees only the export so far: judging a prefix of the file gives the same
+  /// decisions as the whole file's day by day.
+  func testEachDayIsWhatARunOnThatDayDecides() throws {
+    let simulation = RolloutSimulation(
+      challengers: [Challenger(version: 2, rate: 0.04, steps: [(0, 10), (3, 25)])], devicesPerDay: 20_000,
+      days: 6)
+    var random = SplitMix64(seed: 0x5EED_0110)
+    let text = simulation.export(random: &random)
+    let known = ["acme": Set(["checkout"])]
+    let today = RolloutSimulation.start.adding(days: 6)
+    let whole = Evaluator.judge(
+      simulation.challenges, outcomes: try OutcomesReader.read(text, source: "s", known: known, today: today))[
+        0]
+    XCTAssertEqual(whole.days.count, 6)
+    for day in 0..<6 {
+      let cut = RolloutSimulation.start.adding(days: day + 1).description
+      let prefix = text.split(separator: "\n").filter { $0 < cut || $0.hasPrefix("date") }.joined(
+        separator: "\n")
+      let judged = Evaluator.judge(
+        simulation.challenges,
+        outcomes: try OutcomesReader.read(prefix, source: "s", known: known, today: today))[0]
+      XCTAssertEqual(judged.days.last?.decision, whole.days[day].decision, "day \(day)")
+      XCTAssertEqual(judged.days.last?.relative, whole.days[day].relative, "day \(day)")
+    }
+  }
+
+  func testClopperPearsonBoundsMatchTheirDefinition() {
+    // 0 of n: the upper bound solves (1 − p)^n = 0.05.
+    XCTAssertEqual(ClopperPearson.upper(0, of: 150), 1 - pow(0.05, 1 / 150.0), accuracy: 1e-9)
+    // n of n: the lower bound solves p^n = 0.05.
+    XCTAssertEqual(ClopperPearson.lower(300, of: 300), pow(0.05, 1 / 300.0), accuracy: 1e-9)
+    // The binomial tail at the bound is 0.05.
+    XCTAssertEqual(ClopperPearson.cdf(3, 100, ClopperPearson.upper(3, of: 100)), 0.05, accuracy: 1e-9)
   }
 
   func testBinomialSamplerMatchesMeanAndVariance() {
@@ -140,53 +187,5 @@ final class SimulationTests: XCTestCase {
     let smallDraws = (0..<20_000).map { _ in Double(small.binomial(20, 0.1)) }
     XCTAssertEqual(smallDraws.reduce(0, +) / Double(smallDraws.count), 2, accuracy: 0.05)
     XCTAssertTrue(smallDraws.allSatisfy { $0 >= 0 && $0 <= 20 })
-  }
-
-  private func percent(_ share: Double) -> String { String(format: "%.1f %%", share * 100) }
-}
-
-/// SplitMix64 (Steele, Lea & Flood 2014): a small, fast, seedable generator.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A uniform double in (0, 1).
-  mutating func uniform() -> Double { (Double(next() >> 11) + 0.5) / 9_007_199_254_740_992 }
-
-  /// A standard normal draw (Box–Muller).
-  mutating func normal() -> Double {
-    (-2 * log(uniform())).squareRoot() * cos(2 * Double.pi * uniform())
-  }
-
-  /// A Binomial(n, p) draw: by inversion of the cumulative distribution when n·p·(1−p) is
-  /// small, else the normal approximation with continuity correction (at these sizes, means
-  /// of 80–1,100, its error is far below the simulation's own noise).
-  mutating func binomial(_ n: Int, _ p: Double) -> Int {
-    guard n > 0, p > 0 else { return 0 }
-    guard p < 1 else { return n }
-    let variance = Double(n) * p * (1 - p)
-    if variance < 25 {
-      let u = uniform()
-      var probability = pow(1 - p, Double(n))
-      var cumulative = probability
-      var k = 0
-      while cumulative < u, k < n {
-        probability *= Double(n - k) / Double(k + 1) * p / (1 - p)
-        k += 1
-        cumulative += probability
-      }
-      return k
-    }
-    let draw = (Double(n) * p + variance.squareRoot() * normal()).rounded()
-    return min(max(Int(draw), 0), n)
   }
 }

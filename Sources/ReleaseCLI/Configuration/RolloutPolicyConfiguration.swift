@@ -7,7 +7,7 @@ import ReleaseManifest
 /// top level's.
 ///
 /// ```json
-/// {"rollouts": {"margin": 0.02, "minimumConversions": 100, "schedule": [10, 25, 50, 100],
+/// {"rollouts": {"margin": 0.02, "revenueMargin": 0.03, "minimumConversions": 100, "schedule": [10, 25, 50, 100],
 ///               "customers": {"acme": {"margin": 0.05, "minimumConversions": 300}}}}
 /// ```
 struct RolloutPolicyConfiguration: Equatable {
@@ -15,6 +15,8 @@ struct RolloutPolicyConfiguration: Equatable {
   struct Settings: Equatable {
     /// The non-inferiority margin, relative to the baseline's rate: 0 ≤ margin < 1.
     var margin: Double?
+    /// The revenue margin (per device, relative to the baseline's): 0 ≤ margin < 1; nil: `margin`.
+    var revenueMargin: Double?
     /// Conversions each arm needs before a promote or a rollback: at least 1.
     var minimumConversions: Int?
     /// Rollout percentages a promoted challenger climbs: ascending, each 1 to 100.
@@ -23,6 +25,7 @@ struct RolloutPolicyConfiguration: Equatable {
     func applied(to policy: EvaluationPolicy) -> EvaluationPolicy {
       var policy = policy
       if let margin { policy.margin = margin }
+      if let revenueMargin { policy.revenueMargin = revenueMargin }
       if let minimumConversions { policy.minimumConversions = minimumConversions }
       if let schedule { policy.schedule = schedule }
       return policy
@@ -33,7 +36,7 @@ struct RolloutPolicyConfiguration: Equatable {
   /// Customer id → its overrides.
   var customers: [String: Settings] = [:]
 
-  static let settingKeys = ["margin", "minimumConversions", "schedule"]
+  static let settingKeys = ["margin", "revenueMargin", "minimumConversions", "schedule"]
   static let keys = settingKeys + ["customers"]
 
   /// The policy for `customer`: the defaults, then the top level, then the customer's
@@ -73,12 +76,15 @@ extension RolloutPolicyConfiguration.Settings {
   /// The settings among `object`'s members, each problem reported with its path.
   static func decode(_ object: JSONObjectDecoder) -> Self {
     var settings = Self()
-    if let field = object["margin"] {
+    for key in ["margin", "revenueMargin"] {
+      guard let field = object[key] else { continue }
+      var share: Double?
       switch field.value.content {
-      case .integer(let number) where (0..<1).contains(Double(number)): settings.margin = Double(number)
-      case .number(let number, _) where number >= 0 && number < 1: settings.margin = number
+      case .integer(let number) where (0..<1).contains(Double(number)): share = Double(number)
+      case .number(let number, _) where number >= 0 && number < 1: share = number
       default: field.reportMismatch(expected: "a share of the baseline's rate from 0 up to 1 (e.g. 0.02)")
       }
+      if key == "margin" { settings.margin = share } else { settings.revenueMargin = share }
     }
     settings.minimumConversions = object["minimumConversions"]?.integer(
       expected: "a whole number of at least 1", where: { $0 >= 1 })

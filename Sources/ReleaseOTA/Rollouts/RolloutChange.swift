@@ -100,7 +100,7 @@ package enum RolloutChange {
       flow.models = flow.models.map { offer in
         guard offer.modelVersion == model.reference.version else { return offer }
         var changed = offer
-        if changed.rolloutPercent != percent { changed.since = today }
+        if changed.rolloutPercent != percent { changed.startSplit(percent: percent, today: today) }
         changed.rolloutPercent = percent
         changed.status = .active
         return changed
@@ -109,7 +109,7 @@ package enum RolloutChange {
       flow.models.append(
         .init(
           modelVersion: model.reference.version, rolloutPercent: percent, status: .active, salt: newSalt(),
-          since: today))
+          since: today, splits: [.init(percent: percent, since: today)]))
       flow.models.sort { $0.modelVersion < $1.modelVersion }
     }
     // Offering a model is an explicit decision to move the flow again.
@@ -117,6 +117,10 @@ package enum RolloutChange {
     flow.models = flow.models.map { offer in
       var resumed = offer
       if resumed.status == .paused { resumed.status = .active }
+      // An offer paused on its own (by `ota evaluate --apply`) recorded a split at 0 %.
+      if resumed.status == .active, let last = resumed.splits.last, last.percent != resumed.rolloutPercent {
+        resumed.startSplit(percent: resumed.rolloutPercent, today: today)
+      }
       return resumed
     }
     var changed = state
@@ -162,7 +166,7 @@ package enum RolloutChange {
     flow.models = flow.models.map { offer in
       guard offer.modelVersion == version else { return offer }
       var retracted = offer
-      if retracted.rolloutPercent != 0 { retracted.since = today }
+      if retracted.rolloutPercent != 0 { retracted.startSplit(percent: 0, today: today) }
       retracted.status = .retracted
       retracted.rolloutPercent = 0
       return retracted

@@ -10,8 +10,9 @@ import ReleaseSystem
 ///
 /// ```json
 /// {"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [
-///   {"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "<32 hex digits>",
-///    "since": "2026-11-02"}]}}}}
+///   {"modelVersion": 74, "rolloutPercent": 25, "status": "active", "salt": "<32 hex digits>",
+///    "since": "2026-11-09", "splits": [{"percent": 10, "since": "2026-11-02"},
+///                                      {"percent": 25, "since": "2026-11-09"}]}]}}}}
 /// ```
 /// A missing file means nothing is offered over the air yet. `"published": {"acme": 7}` (left out
 /// while empty) records the revision each customer's signed manifest was last published as:
@@ -44,6 +45,45 @@ package struct RolloutState: Equatable, Sendable {
     /// change with rows after it. Nil (absent in files written before it was recorded):
     /// unknown, and every row counts.
     package var since: OutcomeDate? = nil
+    /// Every split of the offer, oldest first: the percentage and the UTC date it began; the
+    /// last is the current one. `rollout`, `rollback` and `ota evaluate --apply` append to it,
+    /// so `ota evaluate` knows each ramp step's expected share. Empty (absent in files written
+    /// before it was recorded): only the current split is known (`effectiveSplits`).
+    package var splits: [Split] = []
+
+    package struct Split: Codable, Equatable, Sendable {
+      package var percent: Int
+      package var since: OutcomeDate
+    }
+
+    /// `splits`, or for a file without them the current split when its `since` is known.
+    package var effectiveSplits: [Split] {
+      if !splits.isEmpty { return splits }
+      return since.map { [Split(percent: rolloutPercent, since: $0)] } ?? []
+    }
+
+    /// Records a new percentage from `today` on: a change on the split's own first day
+    /// replaces it.
+    package mutating func startSplit(percent: Int, today: OutcomeDate) {
+      var recorded = effectiveSplits
+      if recorded.last?.since == today { recorded.removeLast() }
+      recorded.append(Split(percent: percent, since: today))
+      splits = recorded
+      since = today
+    }
+
+    enum CodingKeys: String, CodingKey { case modelVersion, rolloutPercent, status, salt, since, splits }
+
+    /// As decoded, `splits` left out while empty (files stay as they were until a split changes).
+    package func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(modelVersion, forKey: .modelVersion)
+      try container.encode(rolloutPercent, forKey: .rolloutPercent)
+      try container.encode(status, forKey: .status)
+      try container.encode(salt, forKey: .salt)
+      try container.encodeIfPresent(since, forKey: .since)
+      if !splits.isEmpty { try container.encode(splits, forKey: .splits) }
+    }
   }
 
   package struct Flow: Codable, Equatable, Sendable {
@@ -206,7 +246,7 @@ extension RolloutState.Flow: JSONValueDecodable {
 
 extension RolloutState.Offer: JSONValueDecodable {
   static let keys = ["modelVersion", "rolloutPercent", "status", "salt"]
-  static let optionalKeys = ["since"]
+  static let optionalKeys = ["since", "splits"]
 
   /// `{"modelVersion": Int, "rolloutPercent": 0…100, "status": Status, "salt": hex,
   /// "since": "YYYY-MM-DD"}`, `since` optional.
@@ -233,7 +273,39 @@ extension RolloutState.Offer: JSONValueDecodable {
       expected: "a UTC date as YYYY-MM-DD", where: { OutcomeDate($0) != nil }
     )
     .flatMap { OutcomeDate($0) }
+    let splits =
+      object["splits"]?.array(of: Split.self, expected: "an array of {\"percent\", \"since\"}") ?? []
+    if zip(splits, splits.dropFirst()).contains(where: { !($0.since < $1.since) }) {
+      object["splits"]?.report("found splits out of order; expected each \"since\" after the one before")
+    }
     guard decoder.problemCount == before, let version, let percent, let status, let salt else { return nil }
-    self.init(modelVersion: version, rolloutPercent: percent, status: status, salt: salt, since: since)
+    self.init(
+      modelVersion: version, rolloutPercent: percent, status: status, salt: salt, since: since, splits: splits
+    )
+  }
+}
+
+extension RolloutState.Offer.Split: JSONValueDecodable {
+  /// `{"percent": 0…100, "since": "YYYY-MM-DD"}`.
+  package init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.object(expected: "an object {\"percent\": …, \"since\": …}") else {
+      return nil
+    }
+    let before = decoder.problemCount
+    object.refuseUnknownKeys(known: ["percent", "since"]) { _, member in
+      member.report("unknown key; expected percent, since")
+    }
+    for key in ["percent", "since"] where object[key] == nil {
+      decoder.report("missing", path: decoder.path(ofKey: key))
+    }
+    let percent = object["percent"]?.integer(expected: "a whole number from 0 to 100") {
+      (0...100).contains($0)
+    }
+    let since = object["since"]?.string(
+      expected: "a UTC date as YYYY-MM-DD", where: { OutcomeDate($0) != nil }
+    )
+    .flatMap { OutcomeDate($0) }
+    guard decoder.problemCount == before, let percent, let since else { return nil }
+    self.init(percent: percent, since: since)
   }
 }

@@ -18,20 +18,25 @@ enum EvaluateCommand {
     title: "judge every active challenger against its baseline by the outcomes",
     usage: ["ota evaluate [<customer> [<flow>]] --outcomes <file|url> [options]"],
     discussion: """
-      A challenger is an active offer below 100%; its baseline is the flow's newest offer at \
-      100%, else the bundled model. Each is judged from the outcome rows since its split began \
-      (its 'since' in rollouts.json, or --since) by the conversion rate per device: a 95% \
-      always-valid interval of the difference (mixture SPRT, valid however often it is looked \
-      at), a sample ratio check, and a decision: rollback (worse beyond the interval), promote \
-      (not worse than the margin, with the minimum conversions in each arm), continue, or \
-      invalid (sample ratio mismatch, no rows of an arm). Policy: release.config.json's \
-      'rollouts'. With --apply a rollback retracts the challenger at once, and a promote raises \
-      it to the schedule's next percentage, only when the outcomes hold a date after its \
-      'since' (new evidence); the raise starts a new split on today's date. Bad outcomes (every \
-      problem with its line) change nothing; under --dry-run nothing is written (no rollouts.json, \
-      report, step summary or publish). --publish then publishes as 'release ota publish' does, \
-      signing the signed channel with --signing-key (else RELEASE_SIGNING_KEY) and expiring it \
-      after --expires.
+      A challenger is an active offer below 100% above its baseline, the flow's newest offer at \
+      100%, else the bundled model. Each is judged from the outcome rows of its splits (its \
+      'splits' in rollouts.json, each ramp step a stratum; --since keeps only the current one) \
+      on conversions and, when the export has revenue, revenue per device: a harm check that \
+      rolls back a challenger whose conversions collapse (ungated, alpha 0.01), a sequential \
+      sample ratio test, an exposure gate (each arm's devices times the baseline rate reach \
+      minimumConversions), then per metric a 95% always-valid interval of the relative effect \
+      (mixture SPRT, Holm across the flow's challengers and metrics) and a decision: rollback \
+      (a metric surely worse), promote (no metric worse than its margin), continue, or invalid \
+      (sample ratio mismatch, an inconsistent series, no rows of an arm). Policy: \
+      release.config.json's 'rollouts'. With --apply a rollback retracts the challenger at once, \
+      a promote raises it to the schedule's next percentage (only with outcomes dated after its \
+      split began; the raise starts a new split today), a challenger with fewer devices than its \
+      split gives is retracted and one with more paused. Bad outcomes (every problem with its \
+      line) change nothing; rows of customers or flows not judged are skipped. --report also \
+      writes index.html, one self-contained page of every challenger judged. Under --dry-run \
+      nothing is written (no rollouts.json, report, step summary or publish). --publish then \
+      publishes as 'release ota publish' does, signing the signed channel with --signing-key \
+      (else RELEASE_SIGNING_KEY) and expiring it after --expires.
       """,
     positionals: [
       Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),
@@ -39,7 +44,7 @@ enum EvaluateCommand {
     ],
     groups: EvaluateOptions.groups,
     footer:
-      "Exit status: 0 whatever the decisions, 1 applying or publishing failed, 2 bad arguments or input.",
+      "Exit status: 0 whatever the decisions, 1 a challenger is invalid (after acting on it) or applying or publishing failed, 2 bad arguments or input.",
     parent: "ota",
     run: { try run(try EvaluateOptions($0, $1), $1) })
 
@@ -56,6 +61,8 @@ enum EvaluateCommand {
   enum Action: Equatable {
     case rollback
     case raise(to: Int)
+    /// No new device takes it; a person looks (more devices than its split gives).
+    case pause
     /// Nothing, and why.
     case none(String)
   }
@@ -82,28 +89,69 @@ enum EvaluateCommand {
         throw ReleaseError.usage(refusal.description)
       }
     }
+    let outcomes = try readOutcomes(options, customers: customers, services: services, today: today)
+    let candidates = candidates(
+      inputs, customers: customers, flowName: options.flowName, since: options.since, policies: policies)
+    let judgements = Evaluator.judge(candidates.map(\.challenge), outcomes: outcomes)
+    show(candidates, judgements, outcomes: outcomes, inputs: inputs, options: options, output: output)
+    if !options.dryRun, !judgements.isEmpty {
+      if let report = options.reportPath {
+        try writeReport(judgements, to: services.resolve(report), shown: report)
+      }
+      if let summary = services.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
+        GitHubActionsReporter.appendStepSummary(
+          EvaluationReport.markdown(judgements), to: URL(fileURLWithPath: summary))
+      }
+    }
+    if options.apply {
+      try applyAndPublish(
+        zip(candidates, judgements).map { ($0, $1) }, inputs, options, invocation, today: today)
+    }
+    // A split that cannot be judged needs a person: the job fails (after acting on it).
+    let invalid = zip(candidates, judgements).filter { $0.1.decision == .invalid }
+    guard invalid.isEmpty else {
+      throw ReleaseError.stepProblems(
+        step: "ota evaluate",
+        problems: invalid.map { candidate, judgement in
+          "\(candidate.customer.id) \(judgement.flow) v\(judgement.challenger): invalid ("
+            + (judgement.invalidReason.map(EvaluationReport.invalidText) ?? "no rows") + ")"
+        })
+    }
+  }
 
-    // The outcomes are read and checked as a whole before anything is judged or written.
-    let (text, source) = try OutcomesSource.read(
+  /// The outcomes, read and checked as a whole before anything is judged or written; rows of
+  /// customers and flows not judged are skipped.
+  static func readOutcomes(
+    _ options: EvaluateOptions, customers: [Customer], services: Services, today: OutcomeDate
+  ) throws -> Outcomes {
+    let (data, source) = try OutcomesSource.read(
       options.outcomes, options: options.inputs, services: services)
     var known: [String: Set<String>] = [:]
-    for customer in inputs.manifest.customers {
-      known[customer.id] = Set(customer.customModels.map(\.flowName))
+    for customer in customers {
+      known[customer.id] = Set(
+        customer.customModels.map(\.flowName).filter { options.flowName == nil || $0 == options.flowName })
     }
-    let outcomes: Outcomes
     do throws(OutcomesError) {
-      outcomes = try OutcomesReader.read(text, source: source, known: known, today: today)
+      return try OutcomesReader.read(data: data, source: source, known: known, today: today)
     } catch {
       throw ReleaseError.invalidInputs(error.problems.map(\.description))
     }
+  }
 
-    let candidates = candidates(
-      inputs, customers: customers, flowName: options.flowName, since: options.since, policies: policies)
-    let judgements = candidates.map { Evaluator.judge($0.challenge, outcomes: outcomes) }
+  /// The verdicts: a table per challenger (or a JSON line each), and what was skipped.
+  static func show(
+    _ candidates: [Candidate], _ judgements: [Judgement], outcomes: Outcomes, inputs: OTAInputs,
+    options: EvaluateOptions, output: any OutputStreaming
+  ) {
     if candidates.isEmpty {
       output.write(
         line:
           "ota evaluate: no active challenger (an active offer below 100%) to judge in \(inputs.rolloutsPath)",
+        to: .standardError)
+    }
+    if outcomes.skippedRows > 0 {
+      output.write(
+        line: "ota evaluate: skipped \(outcomes.skippedRows) rows of customers or flows not judged",
         to: .standardError)
     }
     for (index, (candidate, judgement)) in zip(candidates, judgements).enumerated() {
@@ -114,41 +162,36 @@ enum EvaluateCommand {
         output.write(lines: (index > 0 ? [""] : []) + table(judgement, candidate), to: .standardOutput)
       }
     }
+  }
 
-    if !options.dryRun, !judgements.isEmpty {
-      if let report = options.reportPath {
-        try writeReport(judgements, to: services.resolve(report), shown: report)
-      }
-      if let summary = services.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
-        GitHubActionsReporter.appendStepSummary(
-          EvaluationReport.markdown(judgements), to: URL(fileURLWithPath: summary))
-      }
-    }
-
-    guard options.apply else { return }
+  static func applyAndPublish(
+    _ judged: [(Candidate, Judgement)], _ inputs: OTAInputs, _ options: EvaluateOptions,
+    _ invocation: CommandInvocation, today: OutcomeDate
+  ) throws {
+    let output = invocation.services.output
     do {
-      try apply(zip(candidates, judgements).map { ($0, $1) }, inputs, options, services, today: today)
+      try apply(judged, inputs, options, invocation.services, today: today)
     } catch let error as ReleaseError where error.exitCode == 2 {
       // Outcomes and arguments were checked above: what fails now is carrying the decisions out.
       throw ReleaseError.stepFailed(step: "ota evaluate --apply", reason: error.lines.joined(separator: "; "))
     }
-    if let release = options.publish {
-      if options.dryRun {
-        if release.hasSignedChannel, !release.signing.canSign {
-          output.write(line: "dry run: would refuse: \(CheckOTAStep.missingSigner)", to: .standardError)
-        }
-        output.write(
-          line:
-            "dry run: would publish the over-the-air manifests to \(release.publish.map(\.description).joined(separator: ", "))",
-          to: .standardError)
-      } else {
-        try OTACommand.publish(release, invocation)
+    guard let release = options.publish else { return }
+    if options.dryRun {
+      if release.hasSignedChannel, !release.signing.canSign {
+        output.write(line: "dry run: would refuse: \(CheckOTAStep.missingSigner)", to: .standardError)
       }
+      output.write(
+        line:
+          "dry run: would publish the over-the-air manifests to \(release.publish.map(\.description).joined(separator: ", "))",
+        to: .standardError)
+    } else {
+      try OTACommand.publish(release, invocation)
     }
   }
 
-  /// Every active offer below 100% of the selected flows, with its baseline: the flow's newest
-  /// active offer at 100%, else the bundled model. A paused flow's offers are not active.
+  /// Every active offer below 100% of the selected flows above its baseline, with that
+  /// baseline: the flow's newest active offer at 100%, else the bundled model. A paused flow's
+  /// offers are not active. Each challenger's splits give its expected share of the two arms.
   static func candidates(
     _ inputs: OTAInputs, customers: [Customer], flowName: String?, since: OutcomeDate?,
     policies: RolloutPolicyConfiguration
@@ -158,8 +201,14 @@ enum EvaluateCommand {
       for model in customer.customModels where flowName == nil || model.flowName == flowName {
         guard let flow = inputs.rollouts.flow(customer.id, model.flowName), !flow.paused else { continue }
         let full = flow.models.filter { $0.status == .active && $0.rolloutPercent == 100 }.last
-        for offer in flow.models where offer.status == .active && (1..<100).contains(offer.rolloutPercent) {
-          let baseline = full.map(\.modelVersion) ?? model.modelVersion
+        let baseline = full.map(\.modelVersion) ?? model.modelVersion
+        for offer in flow.models
+        where offer.status == .active && (1..<100).contains(offer.rolloutPercent)
+          && offer.modelVersion > baseline
+        {
+          var periods = SplitShares.periods(
+            flow, challenger: offer.modelVersion, baseline: baseline, bundledVersion: model.modelVersion)
+          if let since { periods = [SplitPeriod(since: since, share: periods.last?.share ?? 0)] }
           candidates.append(
             Candidate(
               customer: customer, offer: offer,
@@ -167,7 +216,7 @@ enum EvaluateCommand {
               challenge: Challenge(
                 customer: customer.id, flow: model.flowName, challenger: offer.modelVersion,
                 baseline: baseline,
-                challengerPercent: Double(offer.rolloutPercent), since: since ?? offer.since,
+                challengerPercent: Double(offer.rolloutPercent), periods: periods,
                 policy: policies.policy(for: customer.id))))
         }
       }
@@ -201,7 +250,13 @@ enum EvaluateCommand {
     switch judgement.decision {
     case .rollback: return .rollback
     case .continue: return .none("not enough evidence yet")
-    case .invalid: return .none("the data cannot be judged")
+    case .invalid:
+      // Devices vanishing from its arm look exactly like a challenger that crashes apps.
+      switch judgement.sampleRatioDirection {
+      case .fewer?: return .rollback
+      case .more?: return .pause
+      case nil: return .none("the data cannot be judged")
+      }
     case .promote:
       let latest = judgement.days.last?.date
       if let since = candidate.offer.since, let latest, latest <= since {
@@ -227,7 +282,7 @@ enum EvaluateCommand {
       case .none(let reason):
         output.write(
           line: "\(name): \(judgement.decision.rawValue); nothing to apply (\(reason))", to: .standardError)
-      case .rollback:
+      case .rollback, .pause:
         changes.append((candidate, action, nil))
       case .raise:
         // Read from the store and checked again as 'release rollout' does.
@@ -247,37 +302,58 @@ enum EvaluateCommand {
       let name = "\(candidate.customer.id): \(candidate.challenge.flow) v\(candidate.offer.modelVersion)"
       if case .raise(let percent) = action { described.append("\(name) raised to \(percent)% of devices") }
       if case .rollback = action { described.append("\(name) retracted") }
+      if case .pause = action {
+        described.append(
+          "\(name) paused (more devices than its split gives: look at the export and the split)")
+      }
     }
     try RolloutCommand.apply(
       dryRun: options.dryRun, inputs, services, diffStream: options.json ? .standardError : .standardOutput
     ) { state in
-      var state = state
-      for (candidate, action, model) in changes {
-        let flowName = candidate.challenge.flow
-        // Judged on the split as it was read: if another command changed it since, leave it.
-        guard let offer = state.flow(candidate.customer.id, flowName)?.offer(candidate.offer.modelVersion),
-          offer.status == .active, offer.rolloutPercent == candidate.offer.rolloutPercent
-        else { continue }
-        switch action {
-        case .rollback:
-          state = try RolloutChange.rollback(
-            state, customer: candidate.customer, flowName: flowName, version: offer.modelVersion,
-            command: "ota evaluate: rollback \(candidate.customer.id) \(flowName) \(offer.modelVersion)",
-            today: today)
-        case .raise(let percent):
-          guard let model else { continue }
-          state = try RolloutChange.rollout(
-            state, customer: candidate.customer, model: model, percent: percent, catalog: inputs.catalog,
-            feature: inputs.features.feature(servingFlow: flowName), sdkVersion: inputs.sdkVersion,
-            command: "ota evaluate: rollout \(candidate.customer.id) \(flowName) \(offer.modelVersion)",
-            today: today, newSalt: RolloutState.newSalt)
-        case .none:
-          continue
-        }
-      }
-      return state
+      try changes.reduce(state) { state, change in try carryOut(change, on: state, inputs, today: today) }
     } summary: {
       described.joined(separator: "; ")
+    }
+  }
+
+  /// One decision carried out on the state as it is under the lock.
+  private static func carryOut(
+    _ change: (Candidate, Action, RolloutChange.OfferedModel?), on state: RolloutState, _ inputs: OTAInputs,
+    today: OutcomeDate
+  ) throws -> RolloutState {
+    let (candidate, action, model) = change
+    let (customer, flowName) = (candidate.customer, candidate.challenge.flow)
+    // Judged on the split as it was read: if another command changed it since, leave it.
+    guard let offer = state.flow(customer.id, flowName)?.offer(candidate.offer.modelVersion),
+      offer.status == .active, offer.rolloutPercent == candidate.offer.rolloutPercent
+    else { return state }
+    switch action {
+    case .rollback:
+      return try RolloutChange.rollback(
+        state, customer: customer, flowName: flowName, version: offer.modelVersion,
+        command: "ota evaluate: rollback \(customer.id) \(flowName) \(offer.modelVersion)", today: today)
+    case .raise(let percent):
+      guard let model else { return state }
+      return try RolloutChange.rollout(
+        state, customer: customer, model: model, percent: percent, catalog: inputs.catalog,
+        feature: inputs.features.feature(servingFlow: flowName), sdkVersion: inputs.sdkVersion,
+        command: "ota evaluate: rollout \(customer.id) \(flowName) \(offer.modelVersion)", today: today,
+        newSalt: RolloutState.newSalt)
+    case .pause:
+      var changed = state
+      changed.customers[customer.id]?[flowName]?.models = (state.flow(customer.id, flowName)?.models ?? [])
+        .map {
+          var paused = $0
+          if paused.modelVersion == offer.modelVersion {
+            // No new device takes it from today: a split at 0 % for the flow's other challengers.
+            paused.status = .paused
+            paused.startSplit(percent: 0, today: today)
+          }
+          return paused
+        }
+      return changed
+    case .none:
+      return state
     }
   }
 
@@ -285,8 +361,10 @@ enum EvaluateCommand {
 
   /// The human table of one judgement.
   static func table(_ judgement: Judgement, _ candidate: Candidate) -> [String] {
+    let splits = judgement.strata == 1 ? "1 split" : "\(judgement.strata) splits"
     let since =
-      candidate.challenge.since.map { "rows from \($0)" } ?? "all rows (the split's start is unknown)"
+      candidate.challenge.since.map { "current split from \($0), evidence of \(splits)" }
+      ?? "all rows (the split's start is unknown)"
     var lines = [
       "\(judgement.customer) \(judgement.flow): v\(judgement.challenger) (\(candidate.offer.rolloutPercent)% of devices) against v\(judgement.baseline) (\(candidate.baselineOrigin)), \(since)"
     ]
@@ -306,38 +384,28 @@ enum EvaluateCommand {
       let cells = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
       lines.append("  " + cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
     }
-    let difference = judgement.difference.map { interval($0, unit: " pp") } ?? "not estimable yet"
-    let relative = judgement.relative.map { interval($0, unit: " %") } ?? "not estimable yet"
-    lines.append("  difference   \(difference) (95% always-valid, mixture SPRT)")
-    lines.append("  relative     \(relative)")
+    lines.append(
+      "  conversions  \(EvaluationReport.metricText(judgement.conversion)) (relative, always-valid)")
+    if judgement.revenue != nil {
+      lines.append("  revenue      \(EvaluationReport.metricText(judgement.revenue)) (per device, relative)")
+    }
+    lines.append("  gate opened  \(judgement.gateOpenedOn?.description ?? "not yet")")
     lines.append("  decision     \(decision(judgement))")
+    if judgement.reasonCode == "harm" {
+      lines.append("  by           the harm check: surely fewer conversions than the baseline")
+    }
     lines.append("  decided on   \(judgement.decidedOn?.description ?? "-")")
-    lines.append("  ignored      \(judgement.ignoredRows) rows of other model versions")
+    lines.append(
+      "  expected     \(fixed(judgement.expectedShare * 100, 1))% of the two arms' devices in the current split"
+    )
+    lines.append("  ignored      \(judgement.ignoredRows) rows of other model versions or earlier splits")
     return lines
   }
 
+  /// The decision as the report words it; a rollback is one word here, its cause on a line of
+  /// its own.
   static func decision(_ judgement: Judgement) -> String {
-    switch (judgement.decision, judgement.devicesNeeded, judgement.invalidReason) {
-    case (.continue, .about(let devices)?, _):
-      return "continue: about \(grouped(devices)) more devices needed"
-    case (.continue, .noneExpected?, _):
-      return "continue: none expected (the difference sits inside the margin)"
-    case (.continue, _, _): return "continue: no estimate yet (an arm has no conversions)"
-    case (.invalid, _, .noBaselineRows?): return "invalid: no baseline rows"
-    case (.invalid, _, .noChallengerRows?): return "invalid: no challenger rows"
-    case (.invalid, _, .sampleRatioMismatch(let share, let expected, let pValue)?):
-      return "invalid: sample ratio mismatch (challenger has \(fixed(share * 100, 1))% of the devices, "
-        + "expected \(fixed(expected * 100, 1))%, p \(pValue < 0.0001 ? "< 0.0001" : "= " + fixed(pValue, 4)))"
-    default: return judgement.decision.rawValue
-    }
-  }
-
-  private static func interval(_ interval: Interval, unit: String) -> String {
-    func value(_ x: Double) -> String {
-      guard x.isFinite else { return x > 0 ? "+inf" : "-inf" }
-      return (x < 0 ? "-" : "+") + fixed(abs(x) * 100, 2)
-    }
-    return "\(value(interval.estimate))\(unit) [\(value(interval.low)), \(value(interval.high))]"
+    judgement.decision == .rollback ? "rollback" : EvaluationReport.decisionText(judgement)
   }
 
   private static func percent(_ rate: Double) -> String { fixed(rate * 100, 2) + " %" }
@@ -356,8 +424,8 @@ enum EvaluateCommand {
     return result
   }
 
-  /// Per judgement `<name>.svg` and `<name>.md` (its table row and the chart), and `summary.md`
-  /// with every row; each written to a temporary file and renamed into place.
+  /// Per judgement `<name>.svg` and `<name>.md` (its table row and the chart), `summary.md`
+  /// with every row, and `index.html`, one self-contained page of them all; each written to a temporary file and renamed into place.
   static func writeReport(_ judgements: [Judgement], to directory: URL, shown: String) throws {
     do {
       try AtomicFile.createDirectory(directory)
@@ -371,6 +439,8 @@ enum EvaluateCommand {
       }
       try AtomicFile.write(
         EvaluationReport.markdown(judgements), to: directory.appendingPathComponent("summary.md"))
+      try AtomicFile.write(
+        EvaluationReport.html(judgements), to: directory.appendingPathComponent("index.html"))
     } catch {
       // Before anything is applied: a report directory that cannot be written is a bad argument.
       throw ReleaseError.invalidInput(

@@ -15,11 +15,11 @@ enum OutcomesSource {
   /// Far more than a daily export of every customer, flow and model version.
   static let maximumSize: Int64 = 64 * 1024 * 1024
 
-  /// The file's text and how messages name it (a URL without its query, which may hold a
+  /// The file's bytes and how messages name it (a URL without its query, which may hold a
   /// presigned signature).
   static func read(
     _ location: String, options: ReleaseOptions, services: Services
-  ) throws -> (text: String, source: String) {
+  ) throws -> (data: Data, source: String) {
     let option = Options.outcomes.name
     let lower = location.lowercased()
     guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://") else {
@@ -97,14 +97,10 @@ enum OutcomesSource {
     }
   }
 
-  private static func text(of url: URL, source: String) throws -> String {
-    let data: Data
-    do { data = try Data(contentsOf: url) } catch {
+  /// The bytes; `OutcomesReader` names the line of any that are not UTF-8.
+  private static func text(of url: URL, source: String) throws -> Data {
+    do { return try Data(contentsOf: url) } catch {
       throw ReleaseError.invalidInput("\(source): cannot read: \(SystemError.reason(error))")
     }
-    guard let text = String(data: data, encoding: .utf8) else {
-      throw ReleaseError.invalidInput("\(source): not UTF-8 text; expected a CSV file")
-    }
-    return text
   }
 }

@@ -6,6 +6,7 @@ import XCTest
 
 @testable import ReleaseCLI
 @testable import ReleaseCore
+@testable import ReleaseOTA
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -113,6 +114,17 @@ final class EvaluateCommandTests: XCTestCase {
     clock.set("2026-11-04")
     XCTAssertEqual(run(["rollback", "acme", "onboarding_upsell", "74"], in: workspace, clock: clock).code, 0)
     XCTAssertEqual(try offer(workspace, 74)["since"] as? String, "2026-11-04")
+    let splits = try XCTUnwrap(try offer(workspace, 74)["splits"] as? [[String: Any]])
+    XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 25, 0])
+    XCTAssertEqual(splits.map { $0["since"] as? String }, ["2026-11-01", "2026-11-03", "2026-11-04"])
+    let recorded = try String(contentsOf: workspace.file("rollouts.json"), encoding: .utf8)
+    try recorded.replacingOccurrences(of: "\"percent\" : 25", with: "\"percent\" : 125")
+      .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
+    let badSplit = run(["ota", "status", "acme"], in: workspace, clock: clock)
+    XCTAssertEqual(badSplit.code, 2, badSplit.all)
+    XCTAssertTrue(
+      badSplit.all.contains("customers.acme.onboarding_upsell.models[0].splits[1].percent"), badSplit.all)
+    try recorded.write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
 
     // A file without `since` (written before it was recorded) still reads; a bad one is refused
     // with its path.
@@ -138,12 +150,16 @@ final class EvaluateCommandTests: XCTestCase {
     XCTAssertEqual(result.code, 0, result.all)
     XCTAssertTrue(result.standardOutput.contains("  decision     rollback"), result.all)
     XCTAssertTrue(
-      result.standardOutput.contains("  ignored      14 rows of other model versions"), result.all)
+      result.standardOutput.contains("  ignored      14 rows of other model versions or earlier splits"),
+      result.all)
     XCTAssertTrue(result.standardOutput.contains("+++ b/rollouts.json"), result.all)
     let retracted = try offer(workspace, 74)
     XCTAssertEqual(retracted["status"] as? String, "retracted")
     XCTAssertEqual(retracted["rolloutPercent"] as? Int, 0)
     XCTAssertEqual(retracted["since"] as? String, "2026-11-15")
+    let splits = try XCTUnwrap(retracted["splits"] as? [[String: Any]])
+    XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 0])
+    XCTAssertEqual(splits.map { $0["since"] as? String }, ["2026-11-01", "2026-11-15"])
   }
 
   func testAGoodChallengerIsRaisedOneStepAndJudgedAgainFromItsNewSplit() throws {
@@ -158,11 +174,12 @@ final class EvaluateCommandTests: XCTestCase {
     XCTAssertEqual(raised["status"] as? String, "active")
     XCTAssertEqual(raised["since"] as? String, "2026-11-15")
 
-    // The same export again: nothing after the new split began, so nothing is judged or raised.
+    // The same export again, without splitStart: nothing after the new split began, so nothing
+    // is judged or raised.
     let again = run(
       ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
     XCTAssertEqual(again.code, 0, again.all)
-    XCTAssertTrue(again.standardOutput.contains("  decision     invalid: no baseline rows"), again.all)
+    XCTAssertTrue(again.standardOutput.contains("  decision     continue"), again.all)
     raised = try offer(workspace, 74)
     XCTAssertEqual(raised["rolloutPercent"] as? Int, 25)
   }
@@ -172,9 +189,13 @@ final class EvaluateCommandTests: XCTestCase {
   func testAnOfferWithoutSinceIsJudgedOnEveryRowAndRaised() throws {
     let (workspace, clock) = try rolledOut()
     let text = try String(contentsOf: workspace.file("rollouts.json"), encoding: .utf8)
-    try text.replacingOccurrences(of: "\"since\" : \"2026-11-01\",", with: "")
+    let withoutSplits = try XCTUnwrap(
+      text.range(of: #",\s*"splits" : \[[^\]]*\]"#, options: .regularExpression))
+    try text.replacingCharacters(in: withoutSplits, with: "")
+      .replacingOccurrences(of: "\"since\" : \"2026-11-01\",", with: "")
       .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
     XCTAssertNil(try offer(workspace, 74)["since"])
+    XCTAssertNil(try offer(workspace, 74)["splits"])
     try write(OutcomesSimulation(challengerRate: 0.06, start: start, seed: 11), in: workspace)
     let result = run(
       ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
@@ -207,31 +228,56 @@ final class EvaluateCommandTests: XCTestCase {
     XCTAssertEqual(try offer(workspace, 74)["rolloutPercent"] as? Int, 10)
   }
 
-  func testASampleRatioMismatchIsInvalidAndNothingChanges() throws {
-    let (workspace, clock) = try rolledOut()
-    try write(
-      OutcomesSimulation(challengerRate: 0.03, challengerShare: 0.15, start: start, seed: 3), in: workspace)
-    let before = Workspace.snapshot(workspace.root)
-    let result = run(
-      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply", "--json"], in: workspace, clock: clock)
-    XCTAssertEqual(result.code, 0, result.all)
-    let line = try XCTUnwrap(result.standardOutput.first)
-    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-    XCTAssertEqual(object["decision"] as? String, "invalid")
-    XCTAssertEqual(object["srm"] as? Bool, true)
-    XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+  /// A split that is off is invalid, exit 1, and acted on: fewer devices than expected (as when
+  /// a challenger crashes apps) retracts it; more pauses it for a person.
+  func testASampleRatioMismatchExitsOneAndIsActedOnWithApply() throws {
+    for (share, status) in [(0.15, "paused"), (0.06, "retracted")] {
+      let (workspace, clock) = try rolledOut()
+      try write(
+        OutcomesSimulation(challengerRate: 0.05, challengerShare: share, start: start, seed: 3), in: workspace
+      )
+      let before = Workspace.snapshot(workspace.root)
+      let judged = run(
+        ["ota", "evaluate", "--outcomes", "outcomes.csv", "--json"], in: workspace, clock: clock)
+      XCTAssertEqual(judged.code, 1, judged.all)
+      let object = try XCTUnwrap(
+        try JSONSerialization.jsonObject(with: Data(XCTUnwrap(judged.standardOutput.first).utf8))
+          as? [String: Any])
+      XCTAssertEqual(object["decision"] as? String, "invalid")
+      XCTAssertEqual(object["srm"] as? Bool, true)
+      XCTAssertEqual(object["srmDirection"] as? String, share > 0.1 ? "more" : "fewer")
+      XCTAssertTrue(
+        judged.standardError.contains { $0.contains("v74: invalid (sample ratio mismatch") }, judged.all)
+      XCTAssertEqual(Workspace.snapshot(workspace.root), before, "without --apply nothing changes")
+      let applied = run(
+        ["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
+      XCTAssertEqual(applied.code, 1, applied.all)
+      XCTAssertEqual(try offer(workspace, 74)["status"] as? String, status, applied.all)
+      let splits = try XCTUnwrap(try offer(workspace, 74)["splits"] as? [[String: Any]])
+      XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 0], "no new device takes it from today")
+      if status == "paused" {
+        // Offered again by a person: active at its percentage from that day.
+        clock.set("2026-11-16")
+        let resumed = run(
+          ["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"], in: workspace, clock: clock)
+        XCTAssertEqual(resumed.code, 0, resumed.all)
+        let again = try offer(workspace, 74)
+        XCTAssertEqual(again["status"] as? String, "active")
+        XCTAssertEqual((again["splits"] as? [[String: Any]])?.map { $0["percent"] as? Int }, [10, 0, 10])
+      }
+    }
   }
 
+  /// Only what cannot be read at all refuses the file (exit 2, every line); an inconsistent
+  /// series makes its challenger invalid (exit 1) and rows of unknown customers are skipped.
   func testBadOutcomesAreRefusedWithEveryLineAndNothingIsWritten() throws {
     let (workspace, clock) = try rolledOut()
     try """
     date,customer,flow,modelVersion,devices,conversions
     2026-11-01,acme,onboarding_upsell,73,100,5
-    2026-11-01,acme,onboarding_upsell,74,10,11
-    2026-11-02,acme,onboarding_upsell,73,90,5
-    2026-11-02,nobody,onboarding_upsell,73,90,5
-    2026-11-20,acme,onboarding_upsell,74,20,1
+    2026-11-01,acme,onboarding_upsell,74,ten,1
     2026-11-03,acme,onboarding_upsell,73,-4,1
+    2026-11-03,acme,onboarding_upsell,73,2000000000000,1
     """.write(to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
     let before = Workspace.snapshot(workspace.root)
     let result = run(
@@ -239,16 +285,34 @@ final class EvaluateCommandTests: XCTestCase {
       clock: clock)
     XCTAssertEqual(result.code, 2, result.all)
     XCTAssertEqual(result.standardOutput, [])
-    let lines = result.standardError
-    for (number, fragment) in [
-      (3, "conversions"), (4, "down from 100 on line 2"), (5, "customer \"nobody\""), (6, "after today"),
-      (7, "-4"),
-    ] {
+    for (number, fragment) in [(3, "\"ten\""), (4, "-4"), (5, "expected at most 10^12")] {
       XCTAssertTrue(
-        lines.contains { $0.contains("outcomes.csv:\(number): ") && $0.contains(fragment) },
+        result.standardError.contains { $0.contains("outcomes.csv:\(number): ") && $0.contains(fragment) },
         "line \(number): \(result.all)")
     }
     XCTAssertEqual(Workspace.snapshot(workspace.root), before)
+
+    var bytes = Data("date,customer,flow,modelVersion,devices,conversions\n".utf8)
+    bytes += Data([0x32, 0xC3, 0x28, 0x0A])
+    try bytes.write(to: workspace.file("outcomes.csv"))
+    let binary = run(["ota", "evaluate", "--outcomes", "outcomes.csv"], in: workspace, clock: clock)
+    XCTAssertEqual(binary.code, 2, binary.all)
+    XCTAssertTrue(binary.all.contains("outcomes.csv:2: found bytes that are not UTF-8"), binary.all)
+
+    try """
+    date,customer,flow,modelVersion,devices,conversions
+    2026-11-02,acme,onboarding_upsell,73,90,5
+    2026-11-01,acme,onboarding_upsell,73,100,5
+    2026-11-01,acme,onboarding_upsell,74,10,1
+    2026-11-02,nobody,onboarding_upsell,73,90,5
+    """.write(to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
+    let inconsistent = run(["ota", "evaluate", "--outcomes", "outcomes.csv"], in: workspace, clock: clock)
+    XCTAssertEqual(inconsistent.code, 1, inconsistent.all)
+    XCTAssertTrue(
+      inconsistent.all.contains("outcomes.csv:2: found devices 90, down from 100 on line 3"), inconsistent.all
+    )
+    XCTAssertTrue(
+      inconsistent.all.contains("skipped 1 rows of customers or flows not judged"), inconsistent.all)
   }
 
   func testDryRunPrintsTheDiffAndWritesNothing() throws {
@@ -288,9 +352,8 @@ final class EvaluateCommandTests: XCTestCase {
     XCTAssertEqual(
       Set(object.keys),
       [
-        "customer", "flow", "challenger", "baseline", "decision", "decidedOn", "arms", "difference",
-        "relative",
-        "srm", "ignoredRows",
+        "customer", "flow", "challenger", "baseline", "decision", "decidedOn", "reason", "arms", "relative",
+        "revenue", "gateOpenedOn", "srm", "srmDirection", "strata", "ignoredRows",
       ])
     XCTAssertEqual(object["customer"] as? String, "acme")
     XCTAssertEqual(object["flow"] as? String, "onboarding_upsell")
@@ -314,7 +377,7 @@ final class EvaluateCommandTests: XCTestCase {
       XCTAssertEqual(
         try XCTUnwrap(arm["rate"] as? Double), Double(row[5])! / Double(row[4])!, accuracy: 1e-12)
     }
-    for key in ["difference", "relative"] {
+    for key in ["relative"] {
       let bounds = try XCTUnwrap(object[key] as? [String: Any])
       let (low, estimate, high) = (
         try XCTUnwrap(bounds["low"] as? Double), try XCTUnwrap(bounds["estimate"] as? Double),
@@ -337,14 +400,35 @@ final class EvaluateCommandTests: XCTestCase {
     let report = workspace.file("report")
     let files = try FileManager.default.contentsOfDirectory(atPath: report.path).sorted()
     XCTAssertEqual(
-      files, ["acme-onboarding_upsell-74-vs-73.md", "acme-onboarding_upsell-74-vs-73.svg", "summary.md"])
+      files,
+      [
+        "acme-onboarding_upsell-74-vs-73.md", "acme-onboarding_upsell-74-vs-73.svg", "index.html",
+        "summary.md",
+      ])
+    let page = try String(contentsOf: report.appendingPathComponent("index.html"), encoding: .utf8)
+    XCTAssertTrue(page.contains("<td>onboarding_upsell</td>") && page.contains("<svg"), page)
     let parser = XMLParser(data: try Data(contentsOf: report.appendingPathComponent(files[1])))
     XCTAssertTrue(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
     let table = try String(contentsOf: report.appendingPathComponent("summary.md"), encoding: .utf8)
-    XCTAssertTrue(table.contains("| **rollback** |"), table)
+    XCTAssertTrue(table.contains("| **rollback"), table)
     let stepSummary = try String(contentsOf: summary, encoding: .utf8)
     XCTAssertTrue(stepSummary.hasPrefix("earlier step\n"), "appended, not replaced")
     XCTAssertTrue(stepSummary.hasSuffix(table), stepSummary)
+  }
+
+  func testRevenueMarginDefaultsToTheMarginAndIsOverridden() throws {
+    let workspace = try Workspace()
+    let config = workspace.file("release.config.json")
+    try #"{"rollouts": {"margin": 0.04, "customers": {"acme": {"revenueMargin": 0.07}}}}"#
+      .write(to: config, atomically: true, encoding: .utf8)
+    let services = Services(
+      processRunner: SystemProcessRunner(), clock: SettableClock("2026-11-01"), root: workspace.root,
+      environment: [:], output: CapturedOutput())
+    let policies = try XCTUnwrap(
+      try ReleaseConfiguration.load(explicitPath: nil, services: services).rollouts)
+    XCTAssertEqual(policies.policy(for: "acme").revenueMargin, 0.07)
+    XCTAssertEqual(policies.policy(for: "acme").margin, 0.04)
+    XCTAssertNil(policies.policy(for: "globex").revenueMargin, "nil: the margin applies")
   }
 
   func testPolicyFromTheConfigurationWithPerCustomerOverrides() throws {
@@ -371,7 +455,7 @@ final class EvaluateCommandTests: XCTestCase {
     // Every problem of the section, each with its path; unknown keys refused.
     try """
     {"rollouts": {"margn": 0.02, "minimumConversions": 0, "schedule": [50, 25],
-      "customers": {"acme": {"margin": 1.5, "speed": 2}, "nobody": {}}}}
+      "customers": {"acme": {"margin": 1.5, "speed": 2, "revenueMargin": -1}, "nobody": {}}}}
     """.write(to: config, atomically: true, encoding: .utf8)
     let before = Workspace.snapshot(workspace.root)
     let bad = run(["ota", "evaluate", "--outcomes", "outcomes.csv", "--apply"], in: workspace, clock: clock)
@@ -379,6 +463,7 @@ final class EvaluateCommandTests: XCTestCase {
     for fragment in [
       "rollouts.margn: unknown key (did you mean \"margin\"?)", "rollouts.minimumConversions",
       "rollouts.schedule", "rollouts.customers.acme.margin", "rollouts.customers.acme.speed",
+      "rollouts.customers.acme.revenueMargin",
     ] {
       XCTAssertTrue(bad.standardError.contains { $0.contains(fragment) }, "\(fragment): \(bad.all)")
     }
@@ -488,5 +573,69 @@ final class EvaluateCommandTests: XCTestCase {
     }
     let all = try offers()
     XCTAssertFalse(offered.contains(74), "published: \(all)")
+  }
+}
+
+/// Ramp steps through the commands: each `rollout --percent` is a split in rollouts.json, and an
+/// export that restarts its counts at each `splitStart` is judged on all of them.
+extension EvaluateCommandTests {
+  func testAChallengerRampedThroughThreeStepsKeepsEveryStepsEvidence() throws {
+    let workspace = try Workspace()
+    let clock = SettableClock("2026-11-01")
+    for (day, percent) in [("2026-11-01", "10"), ("2026-11-05", "25"), ("2026-11-09", "50")] {
+      clock.set(day)
+      let step = run(
+        ["rollout", "acme", "onboarding_upsell", "74", "--percent", percent], in: workspace, clock: clock)
+      XCTAssertEqual(step.code, 0, step.all)
+    }
+    let splits = try XCTUnwrap(try offer(workspace, 74)["splits"] as? [[String: Any]])
+    XCTAssertEqual(splits.map { $0["percent"] as? Int }, [10, 25, 50])
+    // Equal arms, 20,000 new devices a day, each step's exact share; counts restart at each step.
+    var lines = ["date,customer,flow,modelVersion,devices,conversions,splitStart"]
+    let steps = [
+      (OutcomeDate("2026-11-01")!, 0.10), (OutcomeDate("2026-11-05")!, 0.25),
+      (OutcomeDate("2026-11-09")!, 0.5),
+    ]
+    for (index, (since, share)) in steps.enumerated() {
+      let days = index < 2 ? 4 : 3
+      for day in 0..<days {
+        let challenger = Int(20_000 * share) * (day + 1)
+        let baseline = 20_000 * (day + 1) - challenger
+        let date = since.adding(days: day)
+        lines.append("\(date),acme,onboarding_upsell,74,\(challenger),\(challenger / 20),\(since)")
+        lines.append("\(date),acme,onboarding_upsell,73,\(baseline),\(baseline / 20),\(since)")
+      }
+    }
+    try (lines.joined(separator: "\n") + "\n").write(
+      to: workspace.file("outcomes.csv"), atomically: true, encoding: .utf8)
+    clock.set("2026-11-12")
+    let result = run(
+      ["ota", "evaluate", "--outcomes", "outcomes.csv", "--json"], in: workspace, clock: clock)
+    XCTAssertEqual(result.code, 0, result.all)
+    let line = try XCTUnwrap(result.standardOutput.first)
+    let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    XCTAssertEqual(object["strata"] as? Int, 3)
+    XCTAssertEqual(object["srm"] as? Bool, false)
+    XCTAssertEqual(object["decision"] as? String, "continue")
+    let arms = try XCTUnwrap(object["arms"] as? [String: [String: Any]])
+    XCTAssertEqual(arms["74"]?["devices"] as? Int, 2_000 * 4 + 5_000 * 4 + 10_000 * 3)
+  }
+
+  /// The device rule's precedence: the higher version takes its percentage first.
+  func testTwoChallengersExpectedSharesFollowTheDeviceRule() throws {
+    let since = OutcomeDate("2026-11-01")!
+    func offer(_ version: Int, _ percent: Int) -> RolloutState.Offer {
+      RolloutState.Offer(
+        modelVersion: version, rolloutPercent: percent, status: .active,
+        salt: "00112233445566778899aabbccddeeff",
+        since: since)
+    }
+    let flow = RolloutState.Flow(paused: false, models: [offer(74, 10), offer(75, 10)])
+    let lower = SplitShares.periods(flow, challenger: 74, baseline: 73, bundledVersion: 73)
+    let higher = SplitShares.periods(flow, challenger: 75, baseline: 73, bundledVersion: 73)
+    // v75 takes 10 %; v74 10 % of the other 90 % (9 %); the bundled v73 the remaining 81 %.
+    XCTAssertEqual(try XCTUnwrap(lower.last).share, 0.09 / (0.09 + 0.81), accuracy: 1e-12)
+    XCTAssertEqual(try XCTUnwrap(higher.last).share, 0.10 / (0.10 + 0.81), accuracy: 1e-12)
+    XCTAssertEqual(lower.map(\.since), [since])
   }
 }
