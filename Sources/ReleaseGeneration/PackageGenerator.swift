@@ -95,6 +95,9 @@ public enum PackageGenerator {
     }
     try plan(customerFile, .contents(try StableJSON.encode(CustomerFile(input, features: features))))
     try plan(
+      PrivacyManifest.file,
+      .contents(Data(PrivacyManifest.render(template.features.privacy(of: features)).utf8)))
+    try plan(
       changelogFile,
       .contents(
         ReleaseNotes.changelog(

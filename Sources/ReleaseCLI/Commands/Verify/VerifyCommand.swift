@@ -147,7 +147,8 @@ enum VerifyCommand {
       } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
         problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
       }
-      let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer)
+      let scans = PackageContentScans(customerID: record.customer.id, manifest: manifest, template: template)
+      let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer, scans: scans)
       problems += checks.problems(releaseDirectory: directory, record: record)
       switch ArtifactChecks.signature(
         releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)

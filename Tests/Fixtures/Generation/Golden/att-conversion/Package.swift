@@ -36,7 +36,9 @@ let package = Package(
     // which the SDK reads at first use.
     .target(
       name: "ContextSDK", dependencies: ["ContextSDKCore"] + features.map { .target(name: $0) },
-      resources: [.copy("Resources/Models"), .copy("Resources/customer.json")]),
+      resources: [
+        .copy("Resources/Models"), .copy("Resources/customer.json"), .copy("Resources/PrivacyInfo.xcprivacy"),
+      ]),
     // The tests sign manifests with a test key, through the same library on Linux.
     .testTarget(name: "ContextSDKCoreTests", dependencies: ["ContextSDKCore", crypto]),
     .testTarget(name: "ContextSDKTests", dependencies: ["ContextSDK"]),
