@@ -122,7 +122,8 @@ public struct FeatureCatalog: Equatable, Sendable {
       members.allSatisfy({ ["core", "features"].contains($0.key) }),
       case .object(let featureMembers) = featuresMember.value.content
     else {
-      root.report("expected {\"core\": {\"privacy\": {…}}, \"features\": {\"<name>\": {…}, …}}, found \(root.found)")
+      root.report(
+        "expected {\"core\": {\"privacy\": {…}}, \"features\": {\"<name>\": {…}, …}}, found \(root.found)")
       return try root.finish(nil)
     }
     let corePrivacy = members.first { $0.key == "core" }.flatMap { core in
@@ -202,7 +203,8 @@ struct FeatureDraft: JSONValueDecodable {
   func feature(named name: String) -> Feature? {
     guard let module, let summary, let flows, let signals, let privacy else { return nil }
     return Feature(
-      name: name, module: module.text, summary: summary, flows: flows.names, signals: signals, privacy: privacy)
+      name: name, module: module.text, summary: summary, flows: flows.names, signals: signals,
+      privacy: privacy)
   }
 }
 

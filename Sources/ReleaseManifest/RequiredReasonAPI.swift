@@ -74,8 +74,11 @@ struct PrivacyDraft: JSONValueDecodable {
       }
       let allowed = category.reasons
       let expectedReason = "one of \(allowed.joined(separator: ", "))"
-      guard let elements = entry.array(expected: "a non-empty array of reason codes"), !elements.isEmpty else {
-        if case .array = entry.value.content { entry.reportMismatch(expected: "a non-empty array of reason codes") }
+      guard let elements = entry.array(expected: "a non-empty array of reason codes"), !elements.isEmpty
+      else {
+        if case .array = entry.value.content {
+          entry.reportMismatch(expected: "a non-empty array of reason codes")
+        }
         continue
       }
       let reasons = elements.compactMap { $0.string(expected: expectedReason, where: allowed.contains) }

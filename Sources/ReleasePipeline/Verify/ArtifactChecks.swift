@@ -27,7 +27,8 @@ package struct ArtifactChecks {
 
   /// Checks against `customer`'s manifest entry, or against nothing but the store and the
   /// template when the manifest has no such customer.
-  package init(store: StoreModels, features: FeatureCatalog, customer: Customer?, scans: PackageContentScans) {
+  package init(store: StoreModels, features: FeatureCatalog, customer: Customer?, scans: PackageContentScans)
+  {
     self.scans = scans
     self.store = store
     self.features = features
@@ -51,7 +52,9 @@ package struct ArtifactChecks {
     let safety = ZipReader.safetyProblems(of: archive).map(\.description)
     guard safety.isEmpty else { return (safety, false) }
     let scanned = scans.problems(of: archive, name: name, top: record.artifact.topLevelDirectory)
-    return (problems(of: archive, name: name, releaseDirectory: releaseDirectory, record: record) + scanned, true)
+    return (
+      problems(of: archive, name: name, releaseDirectory: releaseDirectory, record: record) + scanned, true
+    )
   }
 
   package func problems(releaseDirectory: URL, record: ReleaseRecord) -> [String] {
@@ -329,7 +332,8 @@ extension ArtifactChecks {
       let (job, directory) = releases[index]
       let result = Result<[String], any Error> {
         let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-        let scans = PackageContentScans(customerID: job.id, manifest: inputs.manifest, template: inputs.template)
+        let manifest = Manifest(path: inputs.manifest.path, customers: inputs.allCustomers)
+        let scans = PackageContentScans(customerID: job.id, manifest: manifest, template: inputs.template)
         let checks = ArtifactChecks(
           store: store, features: inputs.template.features, customer: job.customer, scans: scans)
         return checks.problems(of: job, record: record, in: directory, inputs: inputs)

@@ -90,7 +90,9 @@ struct ForeignCustomerCheck: Sendable {
 
   static func identifiers(of customer: Customer) -> [Identifier] {
     let appID = customer.appID.lowercased()
-    var texts: [(String, String)] = [(appID, "app id"), (appID.replacingOccurrences(of: "-", with: ""), "app id")]
+    var texts: [(String, String)] = [
+      (appID, "app id"), (appID.replacingOccurrences(of: "-", with: ""), "app id"),
+    ]
     texts += customer.bundleIdentifiers.map { ($0, "bundle identifier") }
     texts.append((customer.id, "id"))
     if let name = customer.name { texts.append((name, "name")) }
@@ -121,7 +123,8 @@ struct ForeignCustomerCheck: Sendable {
 
   /// Without leading and trailing bytes that are no word bytes (a name in parentheses).
   private static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
-    guard let first = bytes.firstIndex(where: isWordByte), let last = bytes.lastIndex(where: isWordByte) else {
+    guard let first = bytes.firstIndex(where: isWordByte), let last = bytes.lastIndex(where: isWordByte)
+    else {
       return []
     }
     return Array(bytes[first...last])

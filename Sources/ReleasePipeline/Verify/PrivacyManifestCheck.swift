@@ -50,14 +50,16 @@ struct PrivacyManifestCheck {
     case .success(let found): declared = found
     }
     var problems: [String] = []
-    for (category, use) in uses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where declared[category] == nil {
+    for (category, use) in uses.sorted(by: { $0.key.rawValue < $1.key.rawValue })
+    where declared[category] == nil {
       problems.append(
         "\(name): \(use.path):\(use.line) uses \(use.symbol) (\(category.rawValue)), which \(file) does not declare; declare it with its reason in features.json (the core's \"core\", a feature's own \"privacy\")"
       )
     }
     for category in declared.keys.sorted(by: { $0.rawValue < $1.rawValue }) where uses[category] == nil {
       problems.append(
-        "\(name): \(file) declares \(category.rawValue), which no file under Sources/ uses; remove it from features.json")
+        "\(name): \(file) declares \(category.rawValue), which no file under Sources/ uses; remove it from features.json"
+      )
     }
     return problems
   }
@@ -69,7 +71,8 @@ struct PrivacyManifestCheck {
   /// The declared categories and reasons; or why the file is no privacy manifest of a package
   /// that tracks no one and collects nothing.
   private static func declarations(in data: Data) -> Result<[RequiredReasonAPI: [String]], Problem> {
-    guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+    guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+    else {
       return .failure(Problem(description: "not a property list with a dictionary at its root"))
     }
     guard plist["NSPrivacyTracking"] as? Bool == false,

@@ -148,7 +148,8 @@ enum VerifyCommand {
         problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
       }
       let scans = PackageContentScans(customerID: record.customer.id, manifest: manifest, template: template)
-      let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer, scans: scans)
+      let checks = ArtifactChecks(
+        store: storeModels, features: template.features, customer: customer, scans: scans)
       problems += checks.problems(releaseDirectory: directory, record: record)
       switch ArtifactChecks.signature(
         releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)

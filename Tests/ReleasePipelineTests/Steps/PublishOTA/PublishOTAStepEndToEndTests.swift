@@ -236,7 +236,9 @@ enum OTAGolden {
   static func templateFixture(manifest: Data, model: Data) -> String {
     // Every customer's package holds this file: its identifiers are example ones, not acme's.
     let json = String(decoding: manifest, as: UTF8.self)
-      .replacingOccurrences(of: "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10", with: "0000000a-0000-4000-8000-00000000000b")
+      .replacingOccurrences(
+        of: "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10", with: "0000000a-0000-4000-8000-00000000000b"
+      )
       .replacingOccurrences(of: #""customer" : "acme""#, with: #""customer" : "example""#)
     let quotes = String(repeating: "\"", count: 3)
     let base64 = model.base64EncodedString().chunked(76).map { "      \"\($0)\"" }
