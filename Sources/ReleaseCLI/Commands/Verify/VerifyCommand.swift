@@ -109,10 +109,11 @@ enum VerifyCommand {
     urls.allowedSignersURL = configuration.allowedSignersURL
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
-      repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
-        guard destination.hasPrefix("git:") else { return nil }
-        return String(destination.dropFirst(4))
-      }.first, options: urls,
+      repositoryTemplate: configuration.packageURL
+        ?? configuration.destinations?.compactMap { destination -> String? in
+          guard destination.hasPrefix("git:") else { return nil }
+          return String(destination.dropFirst(4))
+        }.first, options: urls,
       signals: try SignalCatalog.load(from: template, templatesPath: templates).introduced.mapValues(
         \.description),
       state: try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath),
