@@ -56,7 +56,7 @@ final class CustomerConfigurationTests: XCTestCase {
     XCTAssertNil(channel())
   }
 
-  /// The shape `release` writes (its CustomerFile): sorted keys, no manifest URL when the
+  /// The shape of a delivered package's customer.json: sorted keys, no manifest URL when the
   /// release has no over-the-air models.
   private static let json = """
     {
