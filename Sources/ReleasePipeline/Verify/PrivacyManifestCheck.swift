@@ -111,9 +111,18 @@ package struct PackageContentScans: Sendable {
   let foreignCustomers: ForeignCustomerCheck
 
   /// For `customerID`'s package, against every other customer of `manifest`.
-  package init(customerID: String, manifest: Manifest, template: PackageTemplate) {
+  /// - Parameter templateWords: `templateWords(of:)` of the template, read once per run.
+  package init(customerID: String, manifest: Manifest, templateWords: TemplateWords) {
     foreignCustomers = ForeignCustomerCheck(
-      customerID: customerID, manifest: manifest, templateWords: ForeignCustomerCheck.templateWords(template))
+      customerID: customerID, manifest: manifest, templateWords: templateWords.words)
+  }
+
+  /// The words of every file of a template, which an id or name of another customer may be
+  /// too (`ForeignCustomerCheck`).
+  package struct TemplateWords: Sendable {
+    let words: Set<[UInt8]>
+
+    package init(_ template: PackageTemplate) { words = ForeignCustomerCheck.templateWords(template) }
   }
 
   /// The problems of the safe archive `archive` (named `name` in messages) whose package is

@@ -121,6 +121,7 @@ enum VerifyCommand {
         at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath),
       root: services.root)
 
+    let templateWords = PackageContentScans.TemplateWords(template)
     var failed = 0
     for release in releases {
       let directory = release.directory
@@ -148,7 +149,8 @@ enum VerifyCommand {
       } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
         problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
       }
-      let scans = PackageContentScans(customerID: record.customer.id, manifest: manifest, template: template)
+      let scans = PackageContentScans(
+        customerID: record.customer.id, manifest: manifest, templateWords: templateWords)
       let checks = ArtifactChecks(
         store: storeModels, features: template.features, customer: customer, scans: scans)
       problems += checks.problems(releaseDirectory: directory, record: record)
