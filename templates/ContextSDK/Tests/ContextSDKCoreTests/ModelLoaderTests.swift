@@ -161,4 +161,51 @@ final class ModelLoaderTests: XCTestCase {
     XCTAssertEqual(compiledCopies().count, 1)
     XCTAssertTrue(compiledCopies()[0].hasPrefix("74-"), compiledCopies()[0])
   }
+
+  /// What a build hands the loader: its bundled model with `customer.json`'s digest, or a
+  /// verified download with the digest the updater recorded.
+  func testABuildHandsOutItsVerifiedDownloadElseItsBundledModel() throws {
+    let downloads = folder.appendingPathComponent("downloads")
+    let sources = try XCTUnwrap(
+      TestBuild.modelSources(forFlow: "onboarding_upsell", downloadsDirectory: downloads))
+    XCTAssertEqual(sources.current, sources.bundled)
+    XCTAssertEqual(sources.bundled.sha256, TestBuild.bundledDigest)
+    XCTAssertEqual(sources.bundled.resolved.attribution.description, "onboarding_upsell@73/bundled")
+    XCTAssertNil(TestBuild.modelSources(forFlow: "no_such_flow", downloadsDirectory: downloads))
+
+    let flow = downloads.appendingPathComponent("onboarding_upsell")
+    try FileManager.default.createDirectory(at: flow, withIntermediateDirectories: true)
+    let bytes = CoreMLTestModel.bytes(specificationVersion: 4)
+    try bytes.write(to: flow.appendingPathComponent("74.mlmodel"))
+    try VerifiedDownload(modelVersion: 74, sha256: SHA256Digest.hex(of: bytes), minimumSDKVersion: "1.0.0")
+      .write(in: flow)
+    let updated = try XCTUnwrap(
+      TestBuild.modelSources(forFlow: "onboarding_upsell", downloadsDirectory: downloads))
+    XCTAssertEqual(updated.current.resolved.attribution.description, "onboarding_upsell@74/downloaded")
+    XCTAssertEqual(updated.current.sha256, SHA256Digest.hex(of: bytes))
+    XCTAssertEqual(updated.bundled, sources.bundled)
+  }
+}
+
+/// A build with one bundled model, for `modelSources`.
+private enum TestBuild: CustomerBuild {
+  static let bundledDigest = String(repeating: "ab", count: 32)
+
+  static var configuration: CustomerConfiguration {
+    CustomerConfiguration(
+      appID: "0000000A-0000-4000-8000-00000000000B", bundleIdentifiers: ["com.example.app"],
+      sdkVersion: "2.4.0",
+      models: [
+        FlowModel(
+          flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: bundledDigest,
+          inputNames: ["x"],
+          specificationVersion: 4, resourceName: "onboarding_upsell_v73.mlmodel")
+      ])
+  }
+
+  static func bundledModelURL(forFlow flowName: String) -> URL? {
+    configuration.model(forFlow: flowName).map {
+      FileManager.default.temporaryDirectory.appendingPathComponent($0.resourceName)
+    }
+  }
 }
