@@ -20,6 +20,7 @@ public enum ContextSDK: CustomerBuild {
   /// has no model for it.
   public static func bundledModelURL(forFlow flowName: String) -> URL? {
     guard let model = configuration.model(forFlow: flowName) else { return nil }
-    return ResourceBundle.bundle?.url(forResource: model.resourceName, withExtension: nil, subdirectory: "Models")
+    return ResourceBundle.bundle?.url(
+      forResource: model.resourceName, withExtension: nil, subdirectory: "Models")
   }
 }

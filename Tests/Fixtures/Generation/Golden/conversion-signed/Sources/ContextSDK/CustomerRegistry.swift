@@ -17,6 +17,7 @@ enum CustomerRegistry {
     guard let bundle = ResourceBundle.bundle else {
       return (.unavailable, .resourceBundleMissing(name: ResourceBundle.name))
     }
-    return CustomerConfiguration.loadOrUnavailable(from: bundle.url(forResource: resourceName, withExtension: nil))
+    let file = bundle.url(forResource: resourceName, withExtension: nil)
+    return CustomerConfiguration.loadOrUnavailable(from: file)
   }()
 }
