@@ -95,6 +95,9 @@ public enum PackageGenerator {
     }
     try plan(customerFile, .contents(try StableJSON.encode(CustomerFile(input, features: features))))
     try plan(
+      PrivacyManifest.file,
+      .contents(Data(PrivacyManifest.render(template.features.privacy(of: features)).utf8)))
+    try plan(
       changelogFile,
       .contents(
         ReleaseNotes.changelog(
@@ -197,11 +200,7 @@ public enum PackageGenerator {
       "customerName": .escaping(input.customer.name ?? input.customer.id),
       "sdkVersion": .escaping(input.sdkVersion),
       "version": .escaping(input.version),
-      "versionLiteral": .swiftCode(SwiftEmitter.stringLiteral(input.version)),
-      "repositoryURL": .swiftCode(SwiftEmitter.stringLiteral(input.repositoryURL ?? "<repository URL>")),
-      "packageIdentity": .swiftCode(
-        SwiftEmitter.stringLiteral(
-          input.repositoryURL.map(packageIdentity(ofRepositoryURL:)) ?? "<repository name>")),
+      "installation": InstallSection.render(input),
       // `validate` guarantees at least one model.
       "exampleFlowName": .swiftCode(SwiftEmitter.stringLiteral(input.models[0].model.flowName)),
       "flows": .lines(flows),

@@ -189,8 +189,9 @@ public enum ReleaseNotes {
         changes.append(
           Change(
             kind: .repositoryURLChanged,
-            summary: current.repositoryURL.map { "Added from \($0)" } ?? "No releases repository",
-            url: current.repositoryURL))
+            summary: current.repositoryURL.map { "Added from \(InstallSection.withoutCredentials($0))" }
+              ?? "No releases repository",
+            url: current.repositoryURL.map(InstallSection.withoutCredentials)))
       }
       if changes.isEmpty {
         changes.append(

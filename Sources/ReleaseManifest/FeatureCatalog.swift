@@ -13,13 +13,19 @@ public struct Feature: Equatable, Hashable, Sendable {
   public var flows: [String]
   /// The signals this feature computes: every input of its flows' models must be one of them.
   public var signals: [String]
+  /// The required-reason APIs its module uses, for the package's privacy manifest.
+  public var privacy: PrivacyDeclarations
 
-  public init(name: String, module: String, summary: String, flows: [String], signals: [String]) {
+  public init(
+    name: String, module: String, summary: String, flows: [String], signals: [String],
+    privacy: PrivacyDeclarations = [:]
+  ) {
     self.name = name
     self.module = module
     self.summary = summary
     self.flows = flows
     self.signals = signals
+    self.privacy = privacy
   }
 
   /// The template directories that are this feature's and nothing else's: without the feature,
@@ -35,9 +41,14 @@ public struct Feature: Equatable, Hashable, Sendable {
 /// `templates/ContextSDK/features.json`: the parts of the SDK sold separately.
 ///
 /// ```json
-/// {"features": {"att": {"module": "ContextSDKATT", "summary": "…",
-///   "flows": ["tracking_permission"], "signals": ["app_launches", …]}, …}}
+/// {"core": {"privacy": {"NSPrivacyAccessedAPICategoryFileTimestamp": ["C617.1"]}},
+///  "features": {"att": {"module": "ContextSDKATT", "summary": "…",
+///   "flows": ["tracking_permission"], "signals": ["app_launches", …], "privacy": {…}}, …}}
 /// ```
+///
+/// `privacy` (optional, the core's and each feature's) lists the required-reason APIs that
+/// part's code uses (`RequiredReasonAPI`): every package's privacy manifest declares the core's
+/// and its features' own.
 ///
 /// A customer's package holds the shared core and only the modules of its features, so the
 /// catalog decides which template files a package gets, which flows a customer may have models
@@ -49,10 +60,26 @@ public struct FeatureCatalog: Equatable, Sendable {
   public let features: [Feature]
   /// How messages name the file (`templates/ContextSDK/features.json`).
   public let displayPath: String
+  /// The required-reason APIs the shared core uses (`core.privacy`).
+  public let corePrivacy: PrivacyDeclarations
 
-  public init(features: [Feature], displayPath: String) {
+  public init(features: [Feature], displayPath: String, corePrivacy: PrivacyDeclarations = [:]) {
     self.features = features.sorted { $0.name < $1.name }
     self.displayPath = displayPath
+    self.corePrivacy = corePrivacy
+  }
+
+  /// What a package with `features` declares: the core's categories and those features', each
+  /// category's reasons in the order first declared, without repeats.
+  public func privacy(of features: [Feature]) -> PrivacyDeclarations {
+    var merged = corePrivacy
+    for feature in features {
+      for (category, reasons) in feature.privacy {
+        let known = merged[category] ?? []
+        merged[category] = known + reasons.filter { !known.contains($0) }
+      }
+    }
+    return merged
   }
 
   public var names: [String] { features.map(\.name) }
@@ -90,13 +117,19 @@ public struct FeatureCatalog: Equatable, Sendable {
   /// - Parameter templateFiles: the template's file paths, so that a feature's module must exist.
   public static func load(data: Data, displayPath: String, templateFiles: [String]) throws -> FeatureCatalog {
     let root = JSONValueDecoder(try JSONDocument.parse(data, file: displayPath), file: displayPath)
-    guard case .object(let members) = root.value.content, members.count == 1, members[0].key == "features",
-      case .object(let featureMembers) = members[0].value.content
+    guard case .object(let members) = root.value.content,
+      let featuresMember = members.first(where: { $0.key == "features" }),
+      members.allSatisfy({ ["core", "features"].contains($0.key) }),
+      case .object(let featureMembers) = featuresMember.value.content
     else {
-      root.report("expected {\"features\": {\"<name>\": {…}, …}}, found \(root.found)")
+      root.report(
+        "expected {\"core\": {\"privacy\": {…}}, \"features\": {\"<name>\": {…}, …}}, found \(root.found)")
       return try root.finish(nil)
     }
-    let entries = JSONObjectDecoder(decoder: root.decoder(for: members[0]), members: featureMembers)
+    let corePrivacy = members.first { $0.key == "core" }.flatMap { core in
+      root.decoder(for: core).decode(CoreDraft.self)?.privacy
+    }
+    let entries = JSONObjectDecoder(decoder: root.decoder(for: featuresMember), members: featureMembers)
     if entries.isEmpty { root.report("expected at least one feature, found none", path: "features") }
     var features: [Feature] = []
     var rules = FeatureRules(file: displayPath, templateFiles: templateFiles)
@@ -111,7 +144,8 @@ public struct FeatureCatalog: Equatable, Sendable {
       root.append(rules.problems(of: draft, named: member.key, path: entry.path))
       if let feature = draft.feature(named: member.key) { features.append(feature) }
     }
-    return try root.finish(FeatureCatalog(features: features, displayPath: displayPath))
+    return try root.finish(
+      FeatureCatalog(features: features, displayPath: displayPath, corePrivacy: corePrivacy ?? [:]))
   }
 
   /// A Swift identifier naming a module of the SDK: `ContextSDK` followed by more, and not one
@@ -128,12 +162,14 @@ public struct FeatureCatalog: Equatable, Sendable {
 
 /// One entry of `features.json` as far as it could be decoded: a field with problems is nil.
 struct FeatureDraft: JSONValueDecodable {
-  static let fields = ["module", "summary", "flows", "signals"]
+  static let fields = ["module", "summary", "flows", "signals", "privacy"]
 
   var module: (text: String, position: SourcePosition)?
   var summary: String?
   var flows: (names: [String], position: SourcePosition)?
   var signals: [String]?
+  /// Nil when `privacy` is there with problems; empty when it is not there.
+  var privacy: PrivacyDeclarations? = [:]
 
   init?(from decoder: JSONValueDecoder) {
     let fieldList = Self.fields.joined(separator: ", ")
@@ -157,6 +193,7 @@ struct FeatureDraft: JSONValueDecodable {
     signals =
       object.required("signals", missing: "missing; expected an array of names")?
       .decode(NameList.self)?.names
+    if let field = object["privacy"] { privacy = field.decode(PrivacyDraft.self)?.declarations }
   }
 
   static func isOneLine(_ text: String) -> Bool {
@@ -164,8 +201,28 @@ struct FeatureDraft: JSONValueDecodable {
   }
 
   func feature(named name: String) -> Feature? {
-    guard let module, let summary, let flows, let signals else { return nil }
-    return Feature(name: name, module: module.text, summary: summary, flows: flows.names, signals: signals)
+    guard let module, let summary, let flows, let signals, let privacy else { return nil }
+    return Feature(
+      name: name, module: module.text, summary: summary, flows: flows.names, signals: signals,
+      privacy: privacy)
+  }
+}
+
+/// `core` of `features.json`: `{"privacy": {…}}`, what the shared core declares.
+struct CoreDraft: JSONValueDecodable {
+  var privacy: PrivacyDeclarations
+
+  init?(from decoder: JSONValueDecoder) {
+    guard let object = decoder.object(expected: "an object with privacy") else { return nil }
+    object.refuseUnknownKeys(known: ["privacy"]) { member, field in
+      field.report("unknown key; expected privacy", at: member.keyPosition)
+    }
+    guard let field = object["privacy"] else {
+      privacy = [:]
+      return
+    }
+    guard let declarations = field.decode(PrivacyDraft.self)?.declarations else { return nil }
+    privacy = declarations
   }
 }
 

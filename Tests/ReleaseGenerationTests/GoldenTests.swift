@@ -58,9 +58,9 @@ final class GoldenTests: XCTestCase {
       input, template: try PackageTemplate.load(template), into: output)
     let modelPrefix = PackageGenerator.modelsDirectory + "/"
     // The goldens hold what the generator makes (the rendered `.tmpl` files, the customer's
-    // configuration and the release notes); every other file of the package must be the
+    // configuration, its privacy manifest and the release notes); every other file of the package must be the
     // template's own file, byte for byte.
-    let made = [PackageGenerator.changelogFile, PackageGenerator.customerFile]
+    let made = [PackageGenerator.changelogFile, PackageGenerator.customerFile, PrivacyManifest.file]
     let rendered = package.files.filter {
       FileManager.default.fileExists(atPath: template.appendingPathComponent($0 + ".tmpl").path)
         || made.contains($0)

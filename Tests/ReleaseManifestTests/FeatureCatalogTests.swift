@@ -50,7 +50,7 @@ final class FeatureCatalogTests: XCTestCase {
       XCTAssertEqual(
         (error as? ValidationFailure)?.diagnostics.map(\.description),
         [
-          "features.json: features.att.price: unknown key; expected module, summary, flows, signals",
+          "features.json: features.att.price: unknown key; expected module, summary, flows, signals, privacy",
           "features.json: features.Conversion: not a feature name; expected a lower-case letter, then lower-case letters, digits or '_'",
           "features.json: features.Conversion.summary: expected a non-empty one-line string, found string \"\"",
           "features.json: features.Conversion.flows[2]: \"paywall_timing\" is listed twice",

@@ -15,7 +15,8 @@ import ReleasePublishing
 ///     "publicURL": "https://sdk.example.com/sdk",
 ///     "publishPassed": false,
 ///     "manifestExpiry": "7d",
-///     "legacyManifests": true
+///     "legacyManifests": true,
+///     "packageURL": "https://git.example.com/sdk/{id}.git"
 ///   },
 ///   "models": "s3://contextsdk-models/store",
 ///   "signing": {"trustedKeys": ["keys/ota-2026.pub"],
@@ -42,6 +43,9 @@ struct ReleaseConfiguration: Equatable {
   var publishPassed: Bool?
   /// Where over-the-air manifests go when every destination is a releases repository.
   var otaDestination: String?
+  /// `publish.packageURL`: the URL customers add their package from (`{id}`: the customer's
+  /// id), shown in every package's README; absent: the `git:` destination's, when https.
+  var packageURL: String?
   /// How long a signed OTA manifest is believed after publishing (`--expires`).
   var manifestExpiry: String?
   /// Whether the legacy unsigned `ota/<id>/models.json` is still published (and its URL put in
@@ -79,7 +83,7 @@ struct ReleaseConfiguration: Equatable {
   static let keys = ["publish", "models", "signing", "rollouts"]
   static let publishKeys = [
     "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
-    "manifestExpiry", "legacyManifests",
+    "manifestExpiry", "legacyManifests", "packageURL",
   ]
   static let signingKeys = ["trustedKeys", "allowedSignersURL"]
 
@@ -139,6 +143,13 @@ extension ReleaseConfiguration: JSONValueDecodable {
           case "publishPassed": publishPassed = value.bool()
           case "manifestExpiry": manifestExpiry = value.nonEmptyString
           case "legacyManifests": legacyManifests = value.bool()
+          case "packageURL":
+            packageURL = value.string(expected: "an https URL") {
+              Self.allowedSignersURLProblem(
+                $0.replacingOccurrences(of: "{id}", with: "id"),
+                expected:
+                  "an https URL customers add their package from, e.g. https://git.example.com/sdk/{id}.git")
+            }
           default: break
           }
         }
@@ -152,7 +163,7 @@ extension ReleaseConfiguration: JSONValueDecodable {
               \.nonEmptyString)
           case "allowedSignersURL":
             allowedSignersURL = value.string(
-              expected: "an https URL", rule: Self.allowedSignersURLProblem)
+              expected: "an https URL", rule: { Self.allowedSignersURLProblem($0) })
           default: break
           }
         }
@@ -165,7 +176,11 @@ extension ReleaseConfiguration: JSONValueDecodable {
 extension ReleaseConfiguration {
   /// Why `text` cannot be `signing.allowedSignersURL`, or nil: it goes into every signed
   /// package's README, so it must be an https URL a customer can open, without a credential.
-  static func allowedSignersURLProblem(_ text: String) -> String? {
+  static func allowedSignersURLProblem(
+    _ text: String,
+    expected: String =
+      "an https URL where customers read the allowed_signers line, e.g. https://example.com/contextsdk/allowed_signers"
+  ) -> String? {
     let shown = "\"\(URLCredentials.redacted(String(text.prefix(80))))\""
     if text.contains("@") {
       return
@@ -179,7 +194,7 @@ extension ReleaseConfiguration {
       url.host?.isEmpty == false
     else {
       return
-        "found \(shown), expected an https URL where customers read the allowed_signers line, e.g. https://example.com/contextsdk/allowed_signers"
+        "found \(shown), expected \(expected)"
     }
     return nil
   }

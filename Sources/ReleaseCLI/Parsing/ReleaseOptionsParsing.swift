@@ -189,8 +189,9 @@ extension ReleaseOptions {
         return nil
       }.first
     }
-    self.releasesRepository = releasesRepository(
-      noPublish ? configured.compactMap { try? destination($0) } : publish)
+    self.releasesRepository =
+      configuration.packageURL
+      ?? releasesRepository(noPublish ? configured.compactMap { try? destination($0) } : publish)
     otaDestination = try configuration.otaDestination.map { text in
       do { return try destination(text) } catch ReleaseError.usage(let message) {
         throw ReleaseError.usage("\(configuration.path): publish.otaDestination: \(message)")

@@ -20,6 +20,8 @@ package struct LoadedInputs: Sendable {
   var state: ReleaseState
   /// The manifest, narrowed to the customers of the run.
   var manifest: Manifest
+  /// Every customer of the manifest, of the run or not: no package may name any other.
+  var allCustomers: [Customer]
   var modelStore: ModelStore
   /// Publish destinations, resolved (credentials read) before any work.
   var publishTargets: [PublishTarget]
@@ -40,6 +42,8 @@ package struct LoadedInputs: Sendable {
 package struct ReleaseInputs: Sendable {
   var state: ReleaseState
   var manifest: Manifest
+  /// Every customer of the manifest, of the run or not: no package may name any other.
+  var allCustomers: [Customer]
   var modelStore: ModelStore
   var publishTargets: [PublishTarget]
   var sdkVersion: SemanticVersion

@@ -22,10 +22,14 @@ package struct ArtifactChecks {
   let expectedModels: Set<ModelReference>?
   /// The customer's features as the manifest gives them, when a manifest is at hand.
   let expectedFeatures: [String]?
+  /// The foreign-customer and privacy manifest scans (`PackageContentScans`).
+  let scans: PackageContentScans
 
   /// Checks against `customer`'s manifest entry, or against nothing but the store and the
   /// template when the manifest has no such customer.
-  package init(store: StoreModels, features: FeatureCatalog, customer: Customer?) {
+  package init(store: StoreModels, features: FeatureCatalog, customer: Customer?, scans: PackageContentScans)
+  {
+    self.scans = scans
     self.store = store
     self.features = features
     self.expectedModels = customer.map { Set($0.customModels.map(\.reference)) }
@@ -47,7 +51,10 @@ package struct ArtifactChecks {
     let archive = releaseDirectory.appendingPathComponent(name)
     let safety = ZipReader.safetyProblems(of: archive).map(\.description)
     guard safety.isEmpty else { return (safety, false) }
-    return (problems(of: archive, name: name, releaseDirectory: releaseDirectory, record: record), true)
+    let scanned = scans.problems(of: archive, name: name, top: record.artifact.topLevelDirectory)
+    return (
+      problems(of: archive, name: name, releaseDirectory: releaseDirectory, record: record) + scanned, true
+    )
   }
 
   package func problems(releaseDirectory: URL, record: ReleaseRecord) -> [String] {
@@ -321,11 +328,15 @@ extension ArtifactChecks {
     of releases: [(job: CustomerJob, directory: URL)], store: StoreModels, inputs: ReleaseInputs
   ) throws -> [[String]] {
     let results = Locked([Result<[String], any Error>?](repeating: nil, count: releases.count))
+    let templateWords = PackageContentScans.TemplateWords(inputs.template)
     DispatchQueue.concurrentPerform(iterations: releases.count) { index in
       let (job, directory) = releases[index]
       let result = Result<[String], any Error> {
         let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-        let checks = ArtifactChecks(store: store, features: inputs.template.features, customer: job.customer)
+        let manifest = Manifest(path: inputs.manifest.path, customers: inputs.allCustomers)
+        let scans = PackageContentScans(customerID: job.id, manifest: manifest, templateWords: templateWords)
+        let checks = ArtifactChecks(
+          store: store, features: inputs.template.features, customer: job.customer, scans: scans)
         return checks.problems(of: job, record: record, in: directory, inputs: inputs)
       }
       results.withLock { $0[index] = result }

@@ -228,7 +228,7 @@ final class BadInputCLITests: XCTestCase {
     )
     .write(to: features, atomically: true, encoding: .utf8)
     let broken = [
-      "templates/ContextSDK/features.json: features.att.price: unknown key; expected module, summary, flows, signals",
+      "templates/ContextSDK/features.json: features.att.price: unknown key; expected module, summary, flows, signals, privacy",
       "templates/ContextSDK/features.json: features.att.module: the template has no Sources/ContextSDKAtt/; expected the feature's module there",
     ]
     assertRefused(["all"], in: workspace, expected: broken, "broken features.json")

@@ -27,13 +27,13 @@ final class CustomerReleaseEndToEndTests: XCTestCase {
       FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
 
     // The entries are the template's files (".tmpl" rendered away) but those of the ATT
-    // feature, which Acme's flows do not need, plus Acme's configuration, release notes and two
-    // models.
+    // feature, which Acme's flows do not need, plus Acme's configuration, privacy manifest,
+    // release notes and two models.
     let models = ["onboarding_upsell": 73, "paywall_timing": 14]
     var expected = Set(try Self.templateFiles(workspace.file("templates/ContextSDK"))).subtracting(
       PackageGenerator.toolInputFiles
     ).filter { !$0.hasPrefix("Sources/ContextSDKATT/") && !$0.hasPrefix("Tests/ContextSDKATTTests/") }
-    expected.formUnion([PackageGenerator.changelogFile, PackageGenerator.customerFile])
+    expected.formUnion([PackageGenerator.changelogFile, PackageGenerator.customerFile, PrivacyManifest.file])
     for (flow, version) in models {
       expected.insert("Sources/ContextSDK/Resources/Models/\(flow)_v\(version).mlmodel")
     }

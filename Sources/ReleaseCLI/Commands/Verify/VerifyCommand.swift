@@ -109,10 +109,11 @@ enum VerifyCommand {
     urls.allowedSignersURL = configuration.allowedSignersURL
     let reproduction = Reproduction(
       store: store, template: template, templatesPath: templates,
-      repositoryTemplate: configuration.destinations?.compactMap { destination -> String? in
-        guard destination.hasPrefix("git:") else { return nil }
-        return String(destination.dropFirst(4))
-      }.first, options: urls,
+      repositoryTemplate: configuration.packageURL
+        ?? configuration.destinations?.compactMap { destination -> String? in
+          guard destination.hasPrefix("git:") else { return nil }
+          return String(destination.dropFirst(4))
+        }.first, options: urls,
       signals: try SignalCatalog.load(from: template, templatesPath: templates).introduced.mapValues(
         \.description),
       state: try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath),
@@ -120,6 +121,7 @@ enum VerifyCommand {
         at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath),
       root: services.root)
 
+    let templateWords = PackageContentScans.TemplateWords(template)
     var failed = 0
     for release in releases {
       let directory = release.directory
@@ -147,7 +149,10 @@ enum VerifyCommand {
       } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
         problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
       }
-      let checks = ArtifactChecks(store: storeModels, features: template.features, customer: customer)
+      let scans = PackageContentScans(
+        customerID: record.customer.id, manifest: manifest, templateWords: templateWords)
+      let checks = ArtifactChecks(
+        store: storeModels, features: template.features, customer: customer, scans: scans)
       problems += checks.problems(releaseDirectory: directory, record: record)
       switch ArtifactChecks.signature(
         releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)

@@ -69,7 +69,8 @@ package struct AlignModelsStep: RequiredStep {
     }
     if !problems.isEmpty { throw ValidationFailure(problems) }
     return ReleaseInputs(
-      state: inputs.state, manifest: manifest, modelStore: inputs.modelStore,
+      state: inputs.state, manifest: manifest, allCustomers: inputs.allCustomers,
+      modelStore: inputs.modelStore,
       publishTargets: inputs.publishTargets, sdkVersion: inputs.sdkVersion, template: inputs.template,
       models: models, unavailableModels: inputs.unavailableModels, signals: catalog,
       sdkChangelog: inputs.sdkChangelog,

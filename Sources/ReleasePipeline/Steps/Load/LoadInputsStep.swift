@@ -44,7 +44,8 @@ package struct LoadInputsStep: RequiredStep {
     let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
 
     return LoadedInputs(
-      state: state, manifest: Manifest(path: manifest.path, customers: selected), modelStore: store,
+      state: state, manifest: Manifest(path: manifest.path, customers: selected),
+      allCustomers: manifest.customers, modelStore: store,
       publishTargets: publishTargets, sdkVersion: state.sdkVersion, template: template,
       models: models, unavailableModels: unavailable,
       sdkChangelog: try CustomerReleaseNotes.sdkChangelog(

@@ -154,8 +154,9 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
         String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
       },
       readme)
-    XCTAssertTrue(readme.contains(#".package(url: "\#(url)", from: "\#(sdk)")"#), readme)
-    XCTAssertTrue(readme.contains(#".product(name: "ContextSDK", package: "acme")"#), readme)
+    // A file:// repository is no URL a customer fetches from: the README adds the zip by path.
+    XCTAssertTrue(readme.contains(#".package(path: "ContextSDK_Acme")"#), readme)
+    XCTAssertFalse(readme.contains(url), readme)
     // The project repository is tagged too, on the commit that records the release.
     XCTAssertEqual(try TestGit.taggedCommit("acme/v\(sdk)", in: root), try TestGit.head(root))
 

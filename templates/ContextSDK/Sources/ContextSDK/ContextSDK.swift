@@ -13,15 +13,14 @@ public enum ContextSDK: CustomerBuild {
   public static var configuration: CustomerConfiguration { CustomerRegistry.loaded.configuration }
 
   /// Why this package's `customer.json` could not be read; nil when it was. Worth logging once
-  /// at launch: a package made by `release` always has a readable one.
+  /// at launch: a package as delivered always has a readable one.
   public static var configurationError: CustomerConfigurationError? { CustomerRegistry.loaded.error }
 
   /// The model file shipped in this package for a flow, or `nil` when this customer's build
   /// has no model for it.
   public static func bundledModelURL(forFlow flowName: String) -> URL? {
     guard let model = configuration.model(forFlow: flowName) else { return nil }
-    // `Bundle.module` is generated per target, so the lookup has to happen in this target,
-    // which owns the `Models` resource folder.
-    return Bundle.module.url(forResource: model.resourceName, withExtension: nil, subdirectory: "Models")
+    return ResourceBundle.bundle?.url(
+      forResource: model.resourceName, withExtension: nil, subdirectory: "Models")
   }
 }

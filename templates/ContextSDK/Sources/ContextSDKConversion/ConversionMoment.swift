@@ -1,6 +1,10 @@
 import ContextSDKCore
 import Foundation
 
+#if canImport(CoreML)
+  import CoreML
+#endif
+
 /// The in-app conversion moments this feature decides. Each is a flow whose model the
 /// customer's build bundles (or receives over the air).
 public enum ConversionMoment: String, CaseIterable, Sendable {
@@ -30,3 +34,16 @@ extension CustomerBuild {
     resolveModel(forFlow: moment.flowName, downloadsDirectory: downloadsDirectory)
   }
 }
+
+#if canImport(CoreML)
+  extension CustomerBuild {
+    /// The model that decides `moment`, compiled and loaded once
+    /// (`model(forFlow:downloadsDirectory:)`): `try await ContextSDK.model(for: .paywallTiming,
+    /// downloadsDirectory: downloads)`.
+    public static func model(
+      for moment: ConversionMoment, downloadsDirectory: URL
+    ) async throws(ModelLoadError) -> LoadedModel<MLModel> {
+      try await model(forFlow: moment.flowName, downloadsDirectory: downloadsDirectory)
+    }
+  }
+#endif

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Reads a model file's Core ML specification version without Core ML, which Linux lacks and
-/// which would compile the model first. The version is field 1 (a varint) of the `Model`
+/// Reads a model file's Core ML specification version without compiling the model, which is
+/// how Core ML would read it. The version is field 1 (a varint) of the `Model`
 /// protobuf message; Core ML's serializers write fields in number order, so a model file
 /// starts with it. The rest of the top-level message is walked too (length-delimited fields
 /// are skipped, not parsed), so a truncated download is caught as well.

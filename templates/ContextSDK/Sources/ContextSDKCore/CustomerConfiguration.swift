@@ -116,17 +116,22 @@ public enum ModelChannel: Equatable, Sendable {
 }
 
 /// Why a build's `customer.json` could not be read. The build then runs with
-/// `CustomerConfiguration.unavailable`; a package made by `release` always has a readable one
+/// `CustomerConfiguration.unavailable`; a package as delivered always has a readable one
 /// (its own tests check it), so this means the package was changed after it was made.
 public enum CustomerConfigurationError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
   /// The package's resources hold no `customer.json`.
   case missing
   /// `customer.json` is there but cannot be read or is not a configuration this SDK reads.
   case unreadable(file: String, reason: String)
+  /// The app does not carry the SDK's resource bundle (`name` with `.bundle` or
+  /// `.resources`): a build that repackages the SDK must copy it.
+  case resourceBundleMissing(name: String)
 
   public var description: String {
     switch self {
     case .missing: "customer.json is missing from the package's resources"
+    case .resourceBundleMissing(let name):
+      "the SDK's resource bundle \(name).bundle is not in the app or beside the SDK's code; copy it with the SDK"
     case .unreadable(let file, let reason): "\(file) cannot be read: \(reason)"
     }
   }

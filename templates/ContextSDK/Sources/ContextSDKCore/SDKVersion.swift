@@ -1,3 +1,2 @@
-// `release` bumps the next line on every SDK release and checks it before generating a
-// package: keep it on one line, in exactly this shape.
+/// This SDK's version: a downloaded model runs only on an SDK at or above its minimum.
 public let contextSDKVersion = "2.4.0"

@@ -3,16 +3,16 @@ import XCTest
 
 final class BundleIdentifierCheckTests: XCTestCase {
   private let check = BundleIdentifierCheck(allowedBundleIdentifiers: [
-    "com.acme.fitness", "com.acme.fitness.widget",
+    "com.example.app", "com.example.app.widget",
   ])
 
   func testAcceptsEachAllowedIdentifier() {
-    XCTAssertTrue(check.isAllowed(bundleIdentifier: "com.acme.fitness"))
-    XCTAssertTrue(check.isAllowed(bundleIdentifier: "com.acme.fitness.widget"))
+    XCTAssertTrue(check.isAllowed(bundleIdentifier: "com.example.app"))
+    XCTAssertTrue(check.isAllowed(bundleIdentifier: "com.example.app.widget"))
   }
 
   func testRejectsOtherIdentifiers() {
-    for other in ["com.acme", "com.acme.fitness.clip", "com.other.app", "", "COM.ACME.FITNESS"] {
+    for other in ["com.example", "com.example.app.clip", "com.other.app", "", "COM.EXAMPLE.APP"] {
       XCTAssertFalse(check.isAllowed(bundleIdentifier: other), other)
     }
   }

@@ -42,21 +42,21 @@ final class CustomerConfigurationTests: XCTestCase {
         customer: customer, trustedKeys: keys, manifestURL: signed
       ).channel
     }
-    let legacy = "https://cdn.example.com/ota/acme/models.json"
+    let legacy = "https://cdn.example.com/ota/example/models.json"
     let signed = "https://cdn.example.com/ota/0123456789abcdef0123456789abcdef/manifest.json"
     XCTAssertEqual(
-      channel(legacy: legacy, customer: "acme", keys: [key], signed: signed),
-      .signed(manifestURL: try XCTUnwrap(URL(string: signed)), customer: "acme", trustedKeys: [key]))
+      channel(legacy: legacy, customer: "example", keys: [key], signed: signed),
+      .signed(manifestURL: try XCTUnwrap(URL(string: signed)), customer: "example", trustedKeys: [key]))
     XCTAssertEqual(
       channel(legacy: legacy), .legacyUnsigned(manifestURL: try XCTUnwrap(URL(string: legacy))))
-    XCTAssertNil(channel(legacy: legacy, customer: "acme", keys: [], signed: signed), "no key pinned")
-    XCTAssertNil(channel(legacy: legacy, customer: "acme", keys: [key]), "keys without a signed manifest URL")
+    XCTAssertNil(channel(legacy: legacy, customer: "example", keys: [], signed: signed), "no key pinned")
+    XCTAssertNil(channel(legacy: legacy, customer: "example", keys: [key]), "keys without a signed manifest URL")
     XCTAssertNil(channel(legacy: legacy, keys: [key], signed: signed), "keys without the customer's id")
-    XCTAssertNil(channel(customer: "acme", signed: signed), "a signed manifest URL without keys")
+    XCTAssertNil(channel(customer: "example", signed: signed), "a signed manifest URL without keys")
     XCTAssertNil(channel())
   }
 
-  /// The shape `release` writes (its CustomerFile): sorted keys, no manifest URL when the
+  /// The shape of a delivered package's customer.json: sorted keys, no manifest URL when the
   /// release has no over-the-air models.
   private static let json = """
     {

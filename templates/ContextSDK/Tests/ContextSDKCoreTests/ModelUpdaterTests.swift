@@ -18,7 +18,7 @@ final class ModelUpdaterTests: XCTestCase {
   private var state: URL!
 
   private let configuration = CustomerConfiguration(
-    appID: "3F2B8C1E-6D4A-4E9B-9A51-0C7D2E8F4A10", bundleIdentifiers: ["com.acme.app"], sdkVersion: "2.4.0",
+    appID: "0000000A-0000-4000-8000-00000000000B", bundleIdentifiers: ["com.example.app"], sdkVersion: "2.4.0",
     models: [
       FlowModel(
         flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "", inputNames: ["x"],
@@ -112,11 +112,11 @@ final class ModelUpdaterTests: XCTestCase {
     return formatter.string(from: date)
   }
 
-  private var manifestURL: URL { server.url("/ota/acme/manifest.json") }
+  private var manifestURL: URL { server.url("/ota/example/manifest.json") }
 
   private func update(at now: Date = Date(), from url: URL? = nil) async -> ModelUpdateReport {
     await ModelUpdater(
-      channel: .signed(manifestURL: url ?? manifestURL, customer: "acme", trustedKeys: [TestSigner.rfc8032.trustedKey]),
+      channel: .signed(manifestURL: url ?? manifestURL, customer: "example", trustedKeys: [TestSigner.rfc8032.trustedKey]),
       configuration: configuration, downloadsDirectory: downloads, installID: device, stateDirectory: state,
       sdkVersion: "2.4.0", timeout: 5, now: { now }
     ).update()
@@ -261,7 +261,7 @@ final class ModelUpdaterTests: XCTestCase {
   func testTheManifestTheToolPublishedIsFollowedAsItIs() async throws {
     let json = PublishedManifest.json.replacingOccurrences(
       of: PublishedManifest.publicURL, with: server.url("").absoluteString)
-    server.route("/ota/acme/models.json", body: Data(json.utf8))
+    server.route("/ota/example/models.json", body: Data(json.utf8))
     let manifest = try JSONDecoder().decode(ModelManifest.self, from: Data(json.utf8))
     let offer = try XCTUnwrap(manifest.flows["onboarding_upsell"]?.models.first)
     server.route(String(offer.url.dropFirst(server.url("").absoluteString.count)), body: PublishedManifest.model)
@@ -272,7 +272,7 @@ final class ModelUpdaterTests: XCTestCase {
       devices.first { RolloutRule.bucket(salt: offer.salt, installID: $0) >= offer.rolloutPercent })
 
     let taken = await ModelUpdater(
-      channel: .legacyUnsigned(manifestURL: server.url("/ota/acme/models.json")), configuration: configuration,
+      channel: .legacyUnsigned(manifestURL: server.url("/ota/example/models.json")), configuration: configuration,
       downloadsDirectory: downloads, installID: inside, sdkVersion: "2.4.0", timeout: 5
     ).update()
     XCTAssertNil(taken.error)
@@ -284,7 +284,7 @@ final class ModelUpdaterTests: XCTestCase {
 
     try FileManager.default.removeItem(at: downloads)
     let kept = await ModelUpdater(
-      channel: .legacyUnsigned(manifestURL: server.url("/ota/acme/models.json")), configuration: configuration,
+      channel: .legacyUnsigned(manifestURL: server.url("/ota/example/models.json")), configuration: configuration,
       downloadsDirectory: downloads, installID: outside, sdkVersion: "2.4.0", timeout: 5
     ).update()
     XCTAssertNil(kept.error)
@@ -400,7 +400,7 @@ final class ModelUpdaterTests: XCTestCase {
   }
 
   private func publishRaw(_ body: Data) {
-    server.route("/ota/acme/manifest.json", body: body)
+    server.route("/ota/example/manifest.json", body: body)
   }
 }
 
@@ -419,12 +419,12 @@ private enum SignedBuild: CustomerBuild {
     lock.lock()
     defer { lock.unlock() }
     return CustomerConfiguration(
-      appID: "3F2B8C1E-6D4A-4E9B-9A51-0C7D2E8F4A10", bundleIdentifiers: ["com.acme.app"], sdkVersion: "2.4.0",
+      appID: "0000000A-0000-4000-8000-00000000000B", bundleIdentifiers: ["com.example.app"], sdkVersion: "2.4.0",
       models: [
         FlowModel(
           flowId: 8362, flowName: "onboarding_upsell", modelVersion: 73, sha256: "", inputNames: ["x"],
           specificationVersion: 4, resourceName: "onboarding_upsell_v73.mlmodel")
-      ], modelManifestURL: "http://127.0.0.1:9/ota/acme/models.json", customer: "acme",
+      ], modelManifestURL: "http://127.0.0.1:9/ota/example/models.json", customer: "example",
       trustedKeys: [TestSigner.rfc8032.trustedKey], manifestURL: manifestURL)
   }
 
@@ -562,7 +562,7 @@ extension ModelUpdaterTests {
   /// signed manifest offering a model over `http://` from another host is refused as a whole.
   func testHTTPToAnotherHostIsNotFetched() async throws {
     try await acceptV74()
-    let insecure = try XCTUnwrap(URL(string: "http://example.com/ota/acme/manifest.json"))
+    let insecure = try XCTUnwrap(URL(string: "http://example.com/ota/example/manifest.json"))
     await assertRefused(.manifestNotFetched(url: insecure, .insecureURL), from: insecure)
     var model = try offer(75, v75)
     model["url"] = "http://example.com/ota/models/\(SHA256Digest.hex(of: v75)).mlmodel"
@@ -597,13 +597,13 @@ extension ModelUpdaterTests {
   /// origin is.
   func testARedirectToAnotherHostIsNotFollowed() async throws {
     try await acceptV74()
-    let elsewhere = server.otherOriginURL("/ota/acme/elsewhere.json")
+    let elsewhere = server.otherOriginURL("/ota/example/elsewhere.json")
     server.route(
-      "/ota/acme/elsewhere.json",
+      "/ota/example/elsewhere.json",
       body: TestSigner.envelope(try payload(revision: 6, try hostileOffers()), signedBy: [.rfc8032]))
-    server.redirect("/ota/acme/manifest.json", to: elsewhere.absoluteString)
+    server.redirect("/ota/example/manifest.json", to: elsewhere.absoluteString)
     await assertRefused(.manifestNotFetched(url: manifestURL, .redirectRefused(to: elsewhere.absoluteString)))
-    XCTAssertFalse(server.requestedPaths.contains("/ota/acme/elsewhere.json"))
+    XCTAssertFalse(server.requestedPaths.contains("/ota/example/elsewhere.json"))
 
     // The model's URL redirects to another origin: not downloaded, v74 kept.
     var model = try offer(75, v75)
@@ -620,8 +620,8 @@ extension ModelUpdaterTests {
     XCTAssertEqual(resolved(), 74)
 
     // Within the origin: followed.
-    server.route("/ota/acme/manifest-7.json", body: try publish(revision: 7, [try offer(74, v74)]))
-    server.redirect("/ota/acme/manifest.json", to: server.url("/ota/acme/manifest-7.json").absoluteString)
+    server.route("/ota/example/manifest-7.json", body: try publish(revision: 7, [try offer(74, v74)]))
+    server.redirect("/ota/example/manifest.json", to: server.url("/ota/example/manifest-7.json").absoluteString)
     let followed = await update()
     XCTAssertNil(followed.error)
     XCTAssertEqual(followed.revision, 7)

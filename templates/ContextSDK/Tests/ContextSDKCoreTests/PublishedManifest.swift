@@ -1,17 +1,17 @@
 import Foundation
 
-/// `ota/acme/models.json` as the release tool publishes it with one offer (onboarding_upsell
-/// v74 to 10% of devices), byte for byte, and the model it offers: written by the tool's
-/// tests (OTAPublishedFormatEndToEndTests, UPDATE_GOLDEN=1) from its golden
-/// Tests/Fixtures/OTA/models.json, which they check. Do not edit by hand.
+/// A `models.json` as the release tool publishes it with one offer (onboarding_upsell
+/// v74 to 10% of devices), byte for byte but for example identifiers, and the model it
+/// offers: written by the tool's tests (OTAPublishedFormatEndToEndTests, UPDATE_GOLDEN=1)
+/// from its golden Tests/Fixtures/OTA/models.json, which they check. Do not edit by hand.
 enum PublishedManifest {
   /// The public URL it was published with: model URLs start with it.
   static let publicURL = "https://cdn.example.com/sdk"
 
   static let json = #"""
 {
-  "appID" : "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10",
-  "customer" : "acme",
+  "appID" : "0000000a-0000-4000-8000-00000000000b",
+  "customer" : "example",
   "flows" : {
     "onboarding_upsell" : {
       "bundledVersion" : 73,

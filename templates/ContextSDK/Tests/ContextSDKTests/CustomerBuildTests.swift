@@ -6,8 +6,8 @@ import XCTest
   import CryptoKit
 #endif
 
-/// Checks this customer's build against its own registry: every bundled model loads through
-/// `Bundle.module`, has the registered bytes and is a model this SDK can read, and the
+/// Checks this customer's build against its own registry: every bundled model is found in the
+/// package's resource bundle, has the registered bytes and is a model this SDK can read, and the
 /// `Models` folder holds exactly the registered files.
 final class CustomerBuildTests: XCTestCase {
   private let configuration = ContextSDK.configuration
@@ -57,7 +57,7 @@ final class CustomerBuildTests: XCTestCase {
   }
 
   /// Every input of every bundled model is a signal this SDK computes: introduced at or before
-  /// its version (the release tool checks the same before building; this is the SDK's word).
+  /// its version, as the SDK's own table of signals says.
   func testEveryModelInputIsASignalThisSDKComputes() throws {
     func version(_ text: String) throws -> [Int] {
       let parts = text.split(separator: ".").compactMap { Int($0) }
