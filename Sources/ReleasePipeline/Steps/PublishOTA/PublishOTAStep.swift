@@ -78,60 +78,70 @@ package struct PublishOTAStep: Step {
 
   package func run(_ input: Input, _ context: ReleaseContext) throws {
     let ota = input.ota
-    let catalog = input.inputs.signals
-    let models = input.inputs.modelStore
-    let customers = customers(input)
     let signed = try SignedChannelPublisher(context, rollouts: ota.rollouts)
-    // A newer revision than this work tree knows of, anywhere: nothing is published.
-    for store in ota.stores {
-      for customer in customers { try signed?.refuseStale(customer.id, on: store) }
-    }
     if let signed, context.options.refresh {
-      for store in ota.stores {
-        var refreshed: [String] = []
-        for customer in customers {
-          if let revision = try signed.publish(nil, customer: customer.id, to: store) {
+      try refresh(signed, customers: customers(input), stores: ota.stores, context)
+    } else {
+      try publish(input, signed: signed, context)
+    }
+    try signed?.record(context)
+    // Each refused channel's line; every other channel was published.
+    if let refusals = signed?.refusals, !refusals.isEmpty {
+      throw ReleaseError.stepProblems(step: name, problems: refusals)
+    }
+  }
+
+  /// `--refresh`: every channel's published revision re-signed with the new expiry.
+  private func refresh(
+    _ signed: SignedChannelPublisher, customers: [Customer], stores: [ObjectStore], _ context: ReleaseContext
+  ) throws {
+    for store in stores {
+      var refreshed: [String] = []
+      for customer in customers {
+        try signed.forChannel {
+          if let revision = try signed.refresh(customer.id, on: store) {
             refreshed.append("\(customer.id) r\(revision)")
           }
         }
-        context.reporter.report(
-          .info(
-            "signed manifests at \(store.displayName) re-signed until \(SignedOTAChannel.timestamp(signed.expires)): "
-              + (refreshed.isEmpty ? "none published yet" : refreshed.joined(separator: ", "))))
       }
-      try signed.record(context)
-      return
+      context.reporter.report(
+        .info(
+          "signed manifests at \(store.displayName) re-signed until \(SignedOTAChannel.timestamp(signed.expires)): "
+            + (refreshed.isEmpty ? "none" : refreshed.joined(separator: ", "))))
     }
+  }
+
+  /// The models, then per customer its signed channel and legacy manifest. A customer whose
+  /// signed channel is refused (stale work tree, a pointer no trusted key signed or at a
+  /// revision devices refuse) gets nothing, and its models are not uploaded for it.
+  private func publish(_ input: Input, signed: SignedChannelPublisher?, _ context: ReleaseContext) throws {
+    let ota = input.ota
+    let catalog = input.inputs.signals
     for store in ota.stores {
-      // Every model's key is checked before anything is written: one holding other bytes
-      // fails the publish with the store as it was.
-      var missing: [RolloutChange.OfferedModel] = []
-      for model in ota.offered.values.sorted(by: { $0.reference < $1.reference }) {
-        let key = OTAManifest.modelKey(sha256: model.sha256)
-        if let remote = try store.digest(of: key) {
-          try check(remote, holds: model, at: "\(store.displayName)/\(key)")
-        } else {
-          missing.append(model)
-        }
+      var admitted: [Customer] = []
+      for customer in customers(input) where try signed?.admits(customer.id, on: store) ?? true {
+        admitted.append(customer)
       }
-      var uploaded = 0
-      for model in missing {
-        if try upload(model, to: store, from: models) { uploaded += 1 }
-      }
+      let uploaded = try uploadModels(offeredTo: admitted, ota: ota, to: store, from: input.inputs.modelStore)
       var changed: [String] = []
-      for customer in customers {
-        if signed == nil || context.options.legacyManifests,
-          let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store)
-        {
-          changed.append("\(customer.id) r\(revision)")
-        }
+      for customer in admitted {
         if let signed {
           let desired = OTAManifest.make(
             customer: customer, rollouts: ota.rollouts, offered: ota.offered, catalog: catalog, revision: 0,
             modelURL: store.publicURL(for:))
-          if let revision = try signed.publish(desired, customer: customer.id, to: store) {
-            changed.append("\(customer.id) signed r\(revision)")
+          let published = try signed.forChannel {
+            if let revision = try signed.publish(
+              desired, customer: customer.id, to: store, note: { context.reporter.report(.info($0)) })
+            {
+              changed.append("\(customer.id) signed r\(revision)")
+            }
           }
+          guard published else { continue }
+        }
+        if signed == nil || context.options.legacyManifests,
+          let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store)
+        {
+          changed.append("\(customer.id) r\(revision)")
         }
       }
       context.reporter.report(
@@ -140,7 +150,33 @@ package struct PublishOTAStep: Step {
             + (changed.isEmpty
               ? "every manifest unchanged" : "new revisions: \(changed.joined(separator: ", "))")))
     }
-    try signed?.record(context)
+  }
+
+  /// Every model the customers' rollouts name as `ota/models/<sha256>.mlmodel`: each key is
+  /// checked before anything is written (one holding other bytes fails the publish with the
+  /// store as it was), then the missing ones are uploaded. Returns how many were new.
+  private func uploadModels(
+    offeredTo customers: [Customer], ota: OTAPlan, to store: ObjectStore, from models: ModelStore
+  ) throws -> Int {
+    let references = Set(
+      customers.flatMap { customer in
+        (ota.rollouts.customers[customer.id] ?? [:]).flatMap { flowName, flow in
+          flow.models.map { ModelReference(flowName: flowName, version: $0.modelVersion) }
+        }
+      })
+    var missing: [RolloutChange.OfferedModel] = []
+    for model in ota.offered.values.sorted(by: { $0.reference < $1.reference })
+    where references.contains(model.reference) {
+      let key = OTAManifest.modelKey(sha256: model.sha256)
+      if let remote = try store.digest(of: key) {
+        try check(remote, holds: model, at: "\(store.displayName)/\(key)")
+      } else {
+        missing.append(model)
+      }
+    }
+    var uploaded = 0
+    for model in missing where try upload(model, to: store, from: models) { uploaded += 1 }
+    return uploaded
   }
 
   /// Every customer of `release ota publish`; those that ship in a release run.
