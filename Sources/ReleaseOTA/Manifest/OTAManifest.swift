@@ -106,6 +106,15 @@ package struct OTAManifest: Codable, Equatable, Sendable {
       throw OTAPublishError.unreadablePointer(
         location: location, reason: "the manifest of \"\(manifest.customer)\", expected \"\(customer)\"")
     }
+    // The legacy file is unsigned: anyone who can write the bucket can put any number there,
+    // and the next revision is counted from it. (A signed one's range is `SignedOTAChannel.open`'s.)
+    if schemaVersion == Self.schemaVersion,
+      !(0...SignedOTAChannel.maximumRevision).contains(manifest.revision)
+    {
+      throw OTAPublishError.unreadablePointer(
+        location: location,
+        reason: "revision \(manifest.revision), expected 0 to \(SignedOTAChannel.maximumRevision)")
+    }
     return manifest
   }
 

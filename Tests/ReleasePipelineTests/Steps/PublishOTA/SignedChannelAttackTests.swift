@@ -230,3 +230,27 @@ extension Data {
     return url
   }
 }
+
+extension SignedChannelPublishTests {
+  /// The legacy unsigned pointer at revision 2^63 - 1 (anyone who can write the bucket can put
+  /// it there): refused with one line, never a trap on the next revision's number.
+  func testALegacyPointerAtTheLargestIntegerIsRefusedWithoutATrap() throws {
+    let key = try SigningKey.generate()
+    let workspace = try signedWorkspace(key)
+    publish(workspace, key)
+    let legacy = workspace.file("published/ota/acme/models.json")
+    var manifest = try jsonObject(try Data(contentsOf: legacy), "models.json")
+    manifest["revision"] = Int.max
+    try JSONSerialization.data(withJSONObject: manifest).write(to: legacy)
+    XCTAssertEqual(
+      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "20"]).exitCode, 0)
+    let result = workspace.run(
+      ["ota", "publish", "--publish", "dir:published"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
+    XCTAssertEqual(result.exitCode, 2, result.allOutput)
+    XCTAssertEqual(
+      result.standardError,
+      [
+        "error: published/ota/acme/models.json: not an OTA manifest written by release for this customer (revision 9223372036854775807, expected 0 to 9007199254740991); fix or remove it, then publish again"
+      ])
+  }
+}
