@@ -137,6 +137,23 @@ package struct OTAManifest: Codable, Equatable, Sendable {
     try StableJSON.encode(self)
   }
 
+  /// The same manifest with every offer retracted at 0 %: what a device that follows it
+  /// falls back from to its bundled models.
+  package func retractingEveryOffer() -> OTAManifest {
+    var copy = self
+    for (name, flow) in flows {
+      var retracted = flow
+      retracted.models = flow.models.map { model in
+        var model = model
+        model.status = RolloutState.Status.retracted.rawValue
+        model.rolloutPercent = 0
+        return model
+      }
+      copy.flows[name] = retracted
+    }
+    return copy
+  }
+
   /// The same manifest at another revision: two manifests that differ only in their
   /// revision describe the same offer, and publishing one over the other changes nothing.
   package func at(revision: Int) -> OTAManifest {

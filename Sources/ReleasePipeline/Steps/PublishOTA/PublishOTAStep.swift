@@ -23,8 +23,10 @@ import ReleaseSystem
 ///
 /// With trusted keys and a public URL, each customer with a channel id also gets its signed
 /// channel, the same way (see `SignedChannelPublisher`): `ota/<channel>/manifest-<n>.json`, then
-/// the pointer `ota/<channel>/manifest.json`; the legacy `models.json` is kept while
-/// `publish.legacyManifests` is true.
+/// the pointer `ota/<channel>/manifest.json`. The legacy `models.json` is then published only
+/// for a customer that still has a released package without pinned keys (`ReleasedPackage`),
+/// and for none once `publish.legacyManifests` is false; before it stops, one last revision
+/// retracts every offer it makes, so old apps fall back to their bundled models.
 package struct PublishOTAStep: Step {
   package let name = "publish over the air"
   package let changesState = true
@@ -138,10 +140,16 @@ package struct PublishOTAStep: Step {
           }
           guard published else { continue }
         }
-        if signed == nil || context.options.legacyManifests,
-          let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store)
-        {
+        if signed == nil || wantsLegacyManifest(customer, input, context) {
+          if let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store) {
+            changed.append("\(customer.id) r\(revision)")
+          }
+        } else if let revision = try retractLegacyManifest(of: customer, on: store) {
           changed.append("\(customer.id) r\(revision)")
+          context.reporter.report(
+            .info(
+              "\(customer.id): every released package pins keys: its legacy manifest's last revision (\(revision)) retracts every offer"
+            ))
         }
       }
       context.reporter.report(
@@ -177,6 +185,35 @@ package struct PublishOTAStep: Step {
     var uploaded = 0
     for model in missing where try upload(model, to: store, from: models) { uploaded += 1 }
     return uploaded
+  }
+
+  /// Whether the signed run still publishes the customer's legacy manifest: while
+  /// `publish.legacyManifests` is true and a released package of the customer pins no keys.
+  private func wantsLegacyManifest(_ customer: Customer, _ input: Input, _ context: ReleaseContext) -> Bool {
+    guard context.options.legacyManifests else { return false }
+    return ReleasedPackage.hasUnpinnedPackage(
+      customer.id, state: input.inputs.state, dist: context.services.resolve(context.options.distPath))
+  }
+
+  /// The legacy manifest's last revision: the published one with every offer retracted (0 %),
+  /// when it still offers anything; nil when there is none or it offers nothing.
+  private func retractLegacyManifest(of customer: Customer, on store: ObjectStore) throws -> Int? {
+    let pointer = OTAManifest.pointerKey(customer.id)
+    guard let current = try store.read(pointer) else { return nil }
+    let published = try OTAManifest.published(
+      current.data, customer: customer.id, location: "\(store.displayName)/\(pointer)")
+    let retracted = published.retractingEveryOffer()
+    guard retracted != published, published.revision < SignedOTAChannel.maximumRevision else { return nil }
+    let next = published.revision + 1
+    let bytes = try retracted.at(revision: next).encoded()
+    guard try Self.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store),
+      try store.replace(pointer, with: bytes, contentType: "application/json", ifUnchanged: current.tag)
+    else {
+      throw OTAPublishError.changedMeanwhile(
+        location: "\(store.displayName)/\(pointer)", read: published.revision,
+        now: revisionNumber(try? store.read(pointer), customer.id, "\(store.displayName)/\(pointer)"))
+    }
+    return next
   }
 
   /// Every customer of `release ota publish`; those that ship in a release run.

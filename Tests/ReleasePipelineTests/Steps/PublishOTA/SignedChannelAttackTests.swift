@@ -237,6 +237,11 @@ extension SignedChannelPublishTests {
   func testALegacyPointerAtTheLargestIntegerIsRefusedWithoutATrap() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
+    // A released package without pinned keys: acme's legacy manifest is published.
+    let record = workspace.file("dist/acme/1.0.0/release.json")
+    try FileManager.default.createDirectory(
+      at: record.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(#"{"version": "1.0.0"}"#.utf8).write(to: record)
     publish(workspace, key)
     let legacy = workspace.file("published/ota/acme/models.json")
     var manifest = try jsonObject(try Data(contentsOf: legacy), "models.json")
