@@ -128,10 +128,11 @@ package struct ExpectedRelease {
     record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
   }
 
-  /// The customer's over-the-air manifest, first revision: every published customer gets
-  /// one, with or without models offered.
+  /// The customer's legacy over-the-air manifest, first revision: every published customer
+  /// whose package pins no keys gets one, with or without models offered.
   package var otaKeys: [String] {
-    ["ota/\(record.customer.id)/models.json", "ota/\(record.customer.id)/models-1.json"]
+    guard record.pinnedKeys != true else { return [] }
+    return ["ota/\(record.customer.id)/models.json", "ota/\(record.customer.id)/models-1.json"]
   }
 
   package var artifactKeys: [String] {

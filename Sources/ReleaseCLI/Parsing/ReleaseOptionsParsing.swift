@@ -2,6 +2,7 @@ import Foundation
 import ReleaseCore
 import ReleaseManifest
 import ReleaseNetwork
+import ReleaseOTA
 import ReleasePipeline
 import ReleasePublishing
 import ReleaseSigning
@@ -128,18 +129,19 @@ extension ReleaseOptions {
     }
   }
 
-  /// A manifest's lifetime: a whole number of days or hours (`7d`, `36h`), at most 366 days.
+  /// A manifest's lifetime: a whole number of days or hours (`7d`, `36h`), at most 30 days
+  /// (`SignedOTAChannel.maximumLifetime`; devices refuse one expiring more than 31 days ahead).
   static func manifestExpiry(_ text: String, origin: String) throws -> Double {
     for (suffix, factor) in [("d", 86_400.0), ("h", 3600.0)] where text.hasSuffix(suffix) {
       let digits = text.dropLast()
       if !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-        let number = Double(digits), number > 0, number * factor <= 366 * 86_400
+        let number = Double(digits), number > 0, number * factor <= SignedOTAChannel.maximumLifetime
       {
         return number * factor
       }
     }
     throw ReleaseError.usage(
-      "\(origin) \"\(text.prefix(40))\": expected a duration in days or hours such as 7d or 36h (at most 366d)"
+      "\(origin) \"\(text.prefix(40))\": expected a duration in days or hours such as 7d or 36h (at most 30d)"
     )
   }
 

@@ -138,6 +138,11 @@ enum Options {
   /// `ota verify`'s.
   static let verifyJSON = Option.flag(
     "--json", help: "one JSON object per customer a line on stdout, instead of the summary lines")
+  static let minRevision = Option.value(
+    "--min-revision", "n",
+    help:
+      "a problem when a pointer holds a lower revision (the newest a monitor has seen): catches a pointer moved back"
+  )
 
   // Single commands'.
   static let noBuild = Option.flag("--no-build", help: "content checks only")

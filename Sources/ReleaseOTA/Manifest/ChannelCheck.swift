@@ -72,15 +72,21 @@ package struct ChannelCheck: Sendable {
   /// How many numbers above the pointer's revision are looked at for newer files: publishes
   /// that died leave a number unused, never more than a few in a row.
   static let probeGap = 3
+  /// How many revision files up to the pointer's are read, newest first.
+  package static let revisionWindow = 64
 
   let reader: ChannelReader
   let trusted: [PublicKey]
   let now: Date
+  /// `--min-revision`: a pointer below it is a problem (one moved back to an older revision,
+  /// which still verifies).
+  let minimumRevision: Int?
 
-  package init(reader: ChannelReader, trusted: [PublicKey], now: Date) {
+  package init(reader: ChannelReader, trusted: [PublicKey], now: Date, minimumRevision: Int? = nil) {
     self.reader = reader
     self.trusted = trusted
     self.now = now
+    self.minimumRevision = minimumRevision
   }
 
   package func check(customer: String, channel: String) -> Report {
@@ -92,6 +98,14 @@ package struct ChannelCheck: Sendable {
     else { return report }
     report.revision = pointer.revision
     report.expires = pointer.expires
+    if let minimumRevision, pointer.revision < minimumRevision {
+      report.problems.append(
+        Finding(
+          location: pointerLocation,
+          message:
+            "holds revision \(pointer.revision), below --min-revision \(minimumRevision); expected \(minimumRevision) or above: an older manifest served again"
+        ))
+    }
     checkExpiry(pointer, location: pointerLocation, into: &report)
     checkRevisions(pointer, channel: channel, customer: customer, into: &report)
     checkModels(pointer, location: pointerLocation, into: &report)
@@ -123,8 +137,9 @@ package struct ChannelCheck: Sendable {
 
   // MARK: Revisions
 
-  /// Revision files 1 to the pointer's, where present, then the numbers above it: each one
-  /// verifies and holds the revision its name says, and none is above the pointer's.
+  /// The newest `revisionWindow` revision files up to the pointer's, newest first, where
+  /// present, then the numbers above it: each one verifies and holds the revision its name
+  /// says, and none is above the pointer's.
   private func checkRevisions(
     _ pointer: OTAManifest, channel: String, customer: String, into report: inout Report
   ) {
@@ -165,8 +180,11 @@ package struct ChannelCheck: Sendable {
       return .good(manifest)
     }
 
-    if pointer.revision >= 1 {
-      for number in 1...pointer.revision {
+    // The newest files first, at most `revisionWindow` of them: a pointer at any revision is
+    // checked in the same bounded time (`open` has refused one outside 1...maximumRevision).
+    let oldest = max(1, pointer.revision - (Self.revisionWindow - 1))
+    if pointer.revision >= oldest {
+      for number in (oldest...pointer.revision).reversed() {
         switch revisionFile(number) {
         case .missing where number == pointer.revision:
           report.problems.append(
@@ -186,9 +204,9 @@ package struct ChannelCheck: Sendable {
         }
       }
     }
-    var number = max(pointer.revision, 0) + 1
+    var number = pointer.revision + 1
     var missingInARow = 0
-    while missingInARow < Self.probeGap {
+    while missingInARow < Self.probeGap, number <= SignedOTAChannel.maximumRevision {
       if case .missing = revisionFile(number) { missingInARow += 1 } else { missingInARow = 0 }
       number += 1
     }
@@ -212,7 +230,7 @@ package struct ChannelCheck: Sendable {
       for (index, model) in flow.models.enumerated() {
         let field = "flows.\(flowName).models[\(index)]"
         let name = "\(flowName) v\(model.modelVersion)"
-        guard Self.isDigest(model.sha256) else {
+        guard SignedOTAChannel.isDigest(model.sha256) else {
           report.problems.append(
             Finding(
               location: pointerLocation,
@@ -299,6 +317,8 @@ package struct ChannelCheck: Sendable {
         Finding(
           location: location,
           message: "signed, but not a manifest devices of \"\(customer)\" accept: \(reason)"))
+    } catch let error as OTAPublishError {
+      report.problems.append(Finding(location: location, message: error.message))
     } catch {
       report.problems.append(Finding(location: location, message: Self.reason(error)))
     }
@@ -313,10 +333,6 @@ package struct ChannelCheck: Sendable {
   }
 
   // MARK: Helpers
-
-  static func isDigest(_ text: String) -> Bool {
-    text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-  }
 
   /// `2 days 3 hours`, `5 hours 10 minutes`, `40 seconds`: the two largest units.
   package static func duration(_ seconds: TimeInterval) -> String {

@@ -106,6 +106,15 @@ package struct OTAManifest: Codable, Equatable, Sendable {
       throw OTAPublishError.unreadablePointer(
         location: location, reason: "the manifest of \"\(manifest.customer)\", expected \"\(customer)\"")
     }
+    // The legacy file is unsigned: anyone who can write the bucket can put any number there,
+    // and the next revision is counted from it. (A signed one's range is `SignedOTAChannel.open`'s.)
+    if schemaVersion == Self.schemaVersion,
+      !(0...SignedOTAChannel.maximumRevision).contains(manifest.revision)
+    {
+      throw OTAPublishError.unreadablePointer(
+        location: location,
+        reason: "revision \(manifest.revision), expected 0 to \(SignedOTAChannel.maximumRevision)")
+    }
     return manifest
   }
 
@@ -126,6 +135,23 @@ package struct OTAManifest: Codable, Equatable, Sendable {
   /// Stable bytes: sorted keys, a trailing newline.
   package func encoded() throws -> Data {
     try StableJSON.encode(self)
+  }
+
+  /// The same manifest with every offer retracted at 0 %: what a device that follows it
+  /// falls back from to its bundled models.
+  package func retractingEveryOffer() -> OTAManifest {
+    var copy = self
+    for (name, flow) in flows {
+      var retracted = flow
+      retracted.models = flow.models.map { model in
+        var model = model
+        model.status = RolloutState.Status.retracted.rawValue
+        model.rolloutPercent = 0
+        return model
+      }
+      copy.flows[name] = retracted
+    }
+    return copy
   }
 
   /// The same manifest at another revision: two manifests that differ only in their

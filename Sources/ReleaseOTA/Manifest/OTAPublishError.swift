@@ -13,12 +13,22 @@ package enum OTAPublishError: Error, CustomStringConvertible {
   /// A signed channel's pointer holding a newer revision than the work tree's rollouts.json
   /// records as published (`known`, 0: none): publishing would undo someone's newer change.
   case stalePublisher(location: String, found: Int, known: Int, rolloutsPath: String)
+  /// A signed manifest at a revision outside 1 to `SignedOTAChannel.maximumRevision`: devices
+  /// refuse it, and nothing can be published above it.
+  case revisionOutOfRange(location: String, revision: Int)
+  /// `--refresh`: the file of the revision rollouts.json records as published is missing, or
+  /// not what was published (`found`: what is wrong with it).
+  case publishedRevisionChanged(location: String, found: String, revision: Int)
+  /// A publish that would take a revision above `SignedOTAChannel.maximumRevision`, or step
+  /// over more files above the pointer than interrupted publishes leave.
+  case noRevisionLeft(location: String, reason: String)
 
   package var description: String {
     switch self {
     case .changedMeanwhile(let location, _, _), .unreadablePointer(let location, _),
       .unverifiedManifest(let location, _), .modelDiffers(let location, _, _),
-      .stalePublisher(let location, _, _, _):
+      .stalePublisher(let location, _, _, _), .revisionOutOfRange(let location, _),
+      .publishedRevisionChanged(let location, _, _), .noRevisionLeft(let location, _):
       return "\(location): \(message)"
     }
   }
@@ -40,6 +50,16 @@ package enum OTAPublishError: Error, CustomStringConvertible {
       let knows = known == 0 ? "records no published revision" : "records revision \(known)"
       return
         "holds revision \(found), and \(rolloutsPath) \(knows): another publisher's newer change is there; nothing was published: update this work tree (pull \(rolloutsPath)), then publish again"
+    case .revisionOutOfRange(_, let revision):
+      let bound =
+        revision < 1 ? "below 1" : "above \(SignedOTAChannel.maximumRevision), the largest a device accepts"
+      return
+        "signed by a trusted key, but at revision \(revision), \(bound); nothing was published over it: a signing key may have leaked, find out who signed it"
+    case .publishedRevisionChanged(_, let found, let revision):
+      return
+        "\(found); a refresh re-signs only the revision rollouts.json records as published (\(revision)), and its file is gone or changed: run 'release ota publish' to publish the work tree's state as a new revision"
+    case .noRevisionLeft(_, let reason):
+      return "\(reason); nothing was published"
     case .modelDiffers(_, let sha256, let size):
       return
         "holds bytes with sha256 \(sha256) (\(size) bytes), not the model its name says; a published model is never overwritten: find out what wrote it"

@@ -11,6 +11,18 @@ import ReleaseSystem
 package enum SignedOTAChannel {
   package static let payloadType = "application/vnd.contextsdk.ota-manifest+json"
   package static let schemaVersion = 2
+  /// The largest revision: the largest integer JSON carries exactly (2^53 - 1). Devices refuse
+  /// any above it; so do the publisher and `ota verify`, and no revision arithmetic can
+  /// overflow below it.
+  package static let maximumRevision = 9_007_199_254_740_991
+  /// The longest a signed manifest may be believed (`--expires`); devices refuse one that
+  /// expires more than 31 days ahead of their clock.
+  package static let maximumLifetime: TimeInterval = 30 * 86_400
+
+  /// Whether `text` is a lower-case hex SHA-256.
+  package static func isDigest(_ text: String) -> Bool {
+    text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  }
 
   package static func pointerKey(channel: String) -> String { "ota/\(channel)/manifest.json" }
   package static func revisionKey(channel: String, revision: Int) -> String {
@@ -53,14 +65,21 @@ package enum SignedOTAChannel {
   package static func envelope(
     _ manifest: OTAManifest, expires: Date, signers: [SigningKey], trusted: [PublicKey]
   ) throws -> Data {
+    try signed(manifest, expires: expires, signers: signers, trusted: trusted).envelope
+  }
+
+  /// `envelope(…)`, with the SHA-256 of its payload (what rollouts.json records as published).
+  package static func signed(
+    _ manifest: OTAManifest, expires: Date, signers: [SigningKey], trusted: [PublicKey]
+  ) throws -> (envelope: Data, payloadSHA256: String) {
     var payload = manifest
     payload.schemaVersion = schemaVersion
     payload.expires = timestamp(expires)
-    let envelope = try DSSEEnvelope.sign(
-      payload: try payload.encoded(), payloadType: payloadType, with: signers)
-    let bytes = try envelope.jsonData()
-    _ = try open(bytes, trusted: trusted, customer: manifest.customer, location: "the envelope just signed")
-    return bytes
+    let bytes = try payload.encoded()
+    let envelope = try DSSEEnvelope.sign(payload: bytes, payloadType: payloadType, with: signers).jsonData()
+    _ = try open(
+      envelope, trusted: trusted, customer: manifest.customer, location: "the envelope just signed")
+    return (envelope, SHA256Digest.hex(of: bytes))
   }
 
   /// Whether a manifest read from the channel offers what `desired` (made from rollouts.json)
@@ -76,8 +95,11 @@ package enum SignedOTAChannel {
   /// key and to be `customer`'s schema 2 manifest with an expiry; an `unverifiedManifest`
   /// error otherwise. Expiry itself is the caller's to judge (a publisher re-signs an expired
   /// manifest; a monitor warns).
+  /// The revision too must be one a device accepts (1 to `maximumRevision`), and the envelope
+  /// must verify as a device reads it (`DeviceEnvelope`): a monitor that believed what devices
+  /// refuse would say "ok" while every device stood still.
   package static func open(_ data: Data, trusted: [PublicKey], customer: String, location: String) throws
-    -> (manifest: OTAManifest, keyIDs: [String])
+    -> (manifest: OTAManifest, keyIDs: [String], payloadSHA256: String)
   {
     let verified: DSSEEnvelope.Verified
     do {
@@ -85,12 +107,18 @@ package enum SignedOTAChannel {
     } catch {
       throw OTAPublishError.unverifiedManifest(location: location, reason: error.description)
     }
+    if let refusal = DeviceEnvelope.refusal(of: data, trusted: trusted, payloadType: payloadType) {
+      throw OTAPublishError.unverifiedManifest(location: location, reason: refusal)
+    }
     let manifest = try OTAManifest.published(
       verified.payload, customer: customer, location: location, schemaVersion: schemaVersion)
     guard let expires = manifest.expires, date(expires) != nil else {
       throw OTAPublishError.unverifiedManifest(
         location: location, reason: "no expires of the form YYYY-MM-DDTHH:MM:SSZ")
     }
-    return (manifest, verified.keyIDs)
+    guard (1...maximumRevision).contains(manifest.revision) else {
+      throw OTAPublishError.revisionOutOfRange(location: location, revision: manifest.revision)
+    }
+    return (manifest, verified.keyIDs, SHA256Digest.hex(of: verified.payload))
   }
 }

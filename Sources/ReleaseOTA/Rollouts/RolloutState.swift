@@ -14,9 +14,12 @@ import ReleaseSystem
 ///    "since": "2026-11-09", "splits": [{"percent": 10, "since": "2026-11-02"},
 ///                                      {"percent": 25, "since": "2026-11-09"}]}]}}}}
 /// ```
-/// A missing file means nothing is offered over the air yet. `"published": {"acme": 7}` (left out
-/// while empty) records the revision each customer's signed manifest was last published as:
-/// `release ota publish` refuses to publish over a newer one (a stale work tree would undo it).
+/// A missing file means nothing is offered over the air yet. `"published": {"acme": {"revision":
+/// 7, "sha256": "<hex>"}}` (left out while empty) records the revision each customer's signed
+/// manifest was last published as, and the SHA-256 of that revision's payload: `release ota
+/// publish` refuses to publish over a newer one (a stale work tree would undo it), publishes
+/// above it when the channel was moved back or wiped, and `--refresh` re-signs exactly that
+/// revision's content. `"acme": 7` (the revision alone, as files before the digest) still reads.
 package struct RolloutState: Equatable, Sendable {
   package static let defaultPath = "rollouts.json"
 
@@ -97,11 +100,29 @@ package struct RolloutState: Equatable, Sendable {
 
   /// Customer id → flow name → flow.
   package var customers: [String: [String: Flow]]
+  /// A signed channel's revision as this work tree last published (or refreshed) it.
+  package struct PublishedRevision: Codable, Equatable, Sendable {
+    package var revision: Int
+    /// Lower-case hex SHA-256 of the revision's payload (the manifest bytes signed); nil in
+    /// files written before it was recorded.
+    package var payloadSHA256: String?
+
+    package init(revision: Int, payloadSHA256: String?) {
+      self.revision = revision
+      self.payloadSHA256 = payloadSHA256
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case revision
+      case payloadSHA256 = "sha256"
+    }
+  }
+
   /// Customer id → the revision of its signed channel's manifest this work tree last published
   /// (or refreshed); absent: none yet.
-  package var published: [String: Int]
+  package var published: [String: PublishedRevision]
 
-  init(customers: [String: [String: Flow]] = [:], published: [String: Int] = [:]) {
+  init(customers: [String: [String: Flow]] = [:], published: [String: PublishedRevision] = [:]) {
     self.customers = customers
     self.published = published
   }
@@ -152,7 +173,7 @@ package struct RolloutState: Equatable, Sendable {
   package func encoded() throws -> Data {
     struct File: Encodable {
       var customers: [String: [String: Flow]]
-      var published: [String: Int]?
+      var published: [String: PublishedRevision]?
     }
     return try StableJSON.encode(File(customers: customers, published: published.isEmpty ? nil : published))
   }
@@ -178,26 +199,22 @@ package struct RolloutState: Equatable, Sendable {
 }
 
 extension RolloutState: JSONValueDecodable {
-  /// `{"customers": {"<id>": {"<flow>": <Flow>, …}, …}, "published": {"<id>": <revision>}}`,
-  /// `published` optional.
+  /// `{"customers": {"<id>": {"<flow>": <Flow>, …}, …}, "published": {"<id>": {"revision": n,
+  /// "sha256": "<hex>"}}}`, `published` optional, each entry also a bare revision.
   package init?(from decoder: JSONValueDecoder) {
     guard let root = decoder.object(expected: "an object {\"customers\": {…}}") else { return nil }
     root.refuseUnknownKeys(known: ["customers", "published"]) { _, member in
       member.report("unknown key; expected \"customers\" and \"published\"")
     }
-    var published: [String: Int] = [:]
-    for (member, revision) in root["published"]?.object(expected: "an object of customer id to revision")?
+    var published: [String: PublishedRevision] = [:]
+    for (member, entry) in root["published"]?.object(expected: "an object of customer id to revision")?
       .entries ?? []
     {
       guard Customer.isValidID(member.key) else {
-        revision.report("not a customer id (a lower-case slug)")
+        entry.report("not a customer id (a lower-case slug)")
         continue
       }
-      if let number = revision.integer(
-        expected: "a positive whole number (a published revision)", where: { $0 > 0 })
-      {
-        published[member.key] = number
-      }
+      if let revision = entry.decode(PublishedRevision.self) { published[member.key] = revision }
     }
     guard let customersDecoder = root.required("customers", missing: "missing; expected an object", at: nil)
     else { return nil }
@@ -217,6 +234,36 @@ extension RolloutState: JSONValueDecodable {
       customers[member.key] = flows
     }
     self.init(customers: customers, published: published)
+  }
+}
+
+extension RolloutState.PublishedRevision: JSONValueDecodable {
+  static let expectedRevision =
+    "a whole number from 1 to \(SignedOTAChannel.maximumRevision) (a published revision)"
+
+  /// `{"revision": n, "sha256": "<64 hex>"}`, or `n` alone (files before the digest).
+  package init?(from decoder: JSONValueDecoder) {
+    let inRange = { (number: Int) in (1...SignedOTAChannel.maximumRevision).contains(number) }
+    if case .integer = decoder.value.content {
+      guard let revision = decoder.integer(expected: Self.expectedRevision, where: inRange) else {
+        return nil
+      }
+      self.init(revision: revision, payloadSHA256: nil)
+      return
+    }
+    guard let object = decoder.object(expected: "{\"revision\": n, \"sha256\": \"<hex>\"}") else {
+      return nil
+    }
+    object.refuseUnknownKeys(known: ["revision", "sha256"]) { _, member in
+      member.report("unknown key; expected \"revision\" and \"sha256\"")
+    }
+    let revision = object.required("revision", missing: "missing; expected \(Self.expectedRevision)")?
+      .integer(expected: Self.expectedRevision, where: inRange)
+    let sha256 = object["sha256"]?.string(
+      expected: "64 lower-case hex digits (the SHA-256 of the revision's payload)",
+      where: SignedOTAChannel.isDigest)
+    guard let revision, object["sha256"] == nil || sha256 != nil else { return nil }
+    self.init(revision: revision, payloadSHA256: sha256)
   }
 }
 

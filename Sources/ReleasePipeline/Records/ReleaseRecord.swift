@@ -67,6 +67,9 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   var testCount: Int?
   /// How this release differs from the customer's previous one (absent before tool 0.4.0).
   package var releaseNotes: ReleaseNote?
+  /// Whether the package pins the signing keys, so it follows only its signed channel; absent
+  /// in records written before it was recorded, which count as unpinned (`ReleasedPackage`).
+  package var pinnedKeys: Bool? = nil
 
   package static func load(from url: URL) throws -> ReleaseRecord {
     let data: Data

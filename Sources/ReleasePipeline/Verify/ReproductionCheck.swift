@@ -129,6 +129,8 @@ package enum ReproductionCheck {
     var expected = wanted
     found.customer.appID = found.customer.appID.lowercased()
     expected.customer.appID = expected.customer.appID.lowercased()
+    // Records written before `pinnedKeys` was recorded have none (they count as unpinned).
+    if found.pinnedKeys == nil { expected.pinnedKeys = nil }
     guard found != expected else { return [] }
     func json(_ value: ReleaseRecord) -> Any? {
       (try? value.encoded()).flatMap { try? JSONSerialization.jsonObject(with: $0) }

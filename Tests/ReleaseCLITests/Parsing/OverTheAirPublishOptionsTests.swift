@@ -141,7 +141,7 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
           Arguments(arguments + ["--expires", "30m"], command: self.evaluateCommand),
           self.invocation(root.url))
       },
-      [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
+      [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 30d)"#])
     let help = evaluateCommand.help
     XCTAssertTrue(
       help.contains("--signing-key <file>") && help.contains("--expires <duration>"), help)

@@ -144,7 +144,7 @@ final class CommandTableTests: XCTestCase {
     ) { error in
       XCTAssertEqual(
         (error as? ReleaseError)?.lines,
-        [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 366d)"#])
+        [#"--expires "30m": expected a duration in days or hours such as 7d or 36h (at most 30d)"#])
     }
     XCTAssertThrowsError(try Arguments(["--tag"], command: publish))
   }

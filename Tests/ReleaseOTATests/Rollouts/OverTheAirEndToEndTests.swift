@@ -277,8 +277,15 @@ final class OverTheAirEndToEndTests: XCTestCase {
       .write(to: rollouts, atomically: true, encoding: .utf8)
     run(workspace, ["ota", "publish"] + destination, environment: environment)
 
-    // What was published, read back from the destination (not from the tool).
-    let manifest = try jsonObject(try read("ota/acme/models.json"), "models.json")
+    // What was published, read back from the destination (not from the tool): the signed
+    // pointer's payload (acme's only package pins keys, so it has no legacy manifest).
+    let channel = try XCTUnwrap(try ReleaseStateFile.channels(workspace)["acme"])
+    let envelope = try jsonObject(try read("ota/\(channel)/manifest.json"), "manifest.json")
+    let manifest = try jsonObject(
+      try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "payload")
+    XCTAssertFalse(
+      FileManager.default.fileExists(atPath: workspace.file("published/ota/acme/models.json").path),
+      "no legacy manifest")
     let flows = try XCTUnwrap(manifest["flows"] as? [String: Any])
     let upsell = try XCTUnwrap(flows["onboarding_upsell"] as? [String: Any])
     let offer = try XCTUnwrap((upsell["models"] as? [[String: Any]])?.first)

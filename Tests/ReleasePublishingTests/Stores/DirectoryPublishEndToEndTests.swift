@@ -61,9 +61,13 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
           try Data(contentsOf: release.localFile(forKey: key)), key)
       }
       XCTAssertEqual(snapshot[release.artifactKeys[0]], release.record.artifact.sha256)
-      // Its over-the-air manifest: every flow with the bundled version, nothing offered yet.
+      // Its over-the-air manifest: every flow with the bundled version, nothing offered yet (the
+      // signed channel's payload: the package pins keys, so it has no legacy manifest).
+      XCTAssertEqual(release.otaKeys, [], "no legacy manifest")
+      let pointer = "ota/\(try XCTUnwrap(channels[release.record.customer.id]))/manifest.json"
+      let envelope = try jsonObject(try Data(contentsOf: published.appendingPathComponent(pointer)), pointer)
       let ota = try jsonObject(
-        try Data(contentsOf: published.appendingPathComponent(release.otaKeys[0])), release.otaKeys[0])
+        try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "payload")
       XCTAssertEqual(ota["revision"] as? Int, 1)
       XCTAssertEqual(ota["appID"] as? String, release.record.customer.appID)
       let flows = try XCTUnwrap(ota["flows"] as? [String: [String: Any]])

@@ -10,8 +10,10 @@ import Foundation
 // prints the model each device's flows resolve to:
 //   install-7 onboarding_upsell 74 <sha256 of the file in use>
 //   install-8 onboarding_upsell bundled <sha256 of the bundled file>
-// and, when a device's update of a flow failed (it keeps what it had), a line before that one:
-//   install-9 onboarding_upsell error <why>
+// and, when a device's update failed (it keeps what it had), a line of its own before those:
+//   install-9 error <why>                       (the manifest was refused or not fetched)
+//   install-9 onboarding_upsell error <why>     (that flow's model could not be installed)
+// so a refusal and what the device still runs are both visible.
 let arguments = CommandLine.arguments
 guard (3...4).contains(arguments.count), let count = Int(arguments[2]), count > 0 else {
   print("usage: OTAProbe <downloads root> <device count> [<manifest URL>]")
@@ -40,10 +42,7 @@ for index in 0..<count {
   let report = await ModelUpdater(
     channel: channel, configuration: ContextSDK.configuration, downloadsDirectory: downloads, installID: installID
   ).update()
-  if let error = report.error {
-    print("\(installID) error \(error)")
-    continue
-  }
+  if let error = report.error { print("\(installID) error \(error)") }
   for model in ContextSDK.configuration.models {
     if let error = report.flows[model.flowName]?.error { print("\(installID) \(model.flowName) error \(error)") }
     guard let resolved = ContextSDK.resolveModel(forFlow: model.flowName, downloadsDirectory: downloads) else {

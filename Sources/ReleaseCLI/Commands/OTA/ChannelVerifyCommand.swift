@@ -24,7 +24,9 @@ enum ChannelVerifyCommand {
       not expired (a warning when it expires within 2 days); that every revision file \
       manifest-<n>.json there verifies and holds revision n, and none is above the pointer's; \
       and that every model the pointer names is at ota/models/<sha256>.mlmodel with its size and \
-      SHA-256. Prints one line per problem (<location>: <what>) and a summary line per \
+      SHA-256 (the newest 64 revision files are read, newest first). With --min-revision n, a \
+      pointer below revision n is a problem too: a pointer moved back to an older, still signed \
+      revision. Prints one line per problem (<location>: <what>) and a summary line per \
       customer. Writes nothing.
       """,
     positionals: [
@@ -36,7 +38,9 @@ enum ChannelVerifyCommand {
       Positional(
         label: "[<customer>...]", help: "these customers only (default: every customer with a channel)"),
     ],
-    groups: [OptionGroup("OPTIONS", [Options.verifyJSON, Options.state, Options.config]), .s3],
+    groups: [
+      OptionGroup("OPTIONS", [Options.verifyJSON, Options.minRevision, Options.state, Options.config]), .s3,
+    ],
     footer:
       "Exit status: 0 every channel good (warnings allowed), 1 a problem in any, 2 bad arguments or input.",
     parent: "ota",
@@ -59,7 +63,8 @@ enum ChannelVerifyCommand {
 
     // One instant for every check and summary of the run.
     let now = services.clock.now()
-    let check = ChannelCheck(reader: reader, trusted: trusted.keys, now: now)
+    let check = ChannelCheck(
+      reader: reader, trusted: trusted.keys, now: now, minimumRevision: options.minimumRevision)
     var failed: [String] = []
     var problems = 0
     for (customer, channel) in channels {
@@ -153,6 +158,8 @@ struct ChannelVerifyOptions {
   var sourceText: String
   var customers: [String]
   var json: Bool
+  /// `--min-revision`: the lowest revision a pointer may hold.
+  var minimumRevision: Int?
   var statePath: String
   /// release.config.json (or `--config`): the trusted keys and the S3 settings.
   var configuration: ReleaseConfiguration
@@ -170,6 +177,7 @@ struct ChannelVerifyOptions {
     source = try Self.source(first, services: invocation.services)
     customers = Array(parsed.positionals.dropFirst())
     json = parsed.flag(Options.verifyJSON)
+    minimumRevision = try parsed.integer(Options.minRevision, in: 1...SignedOTAChannel.maximumRevision)
     statePath = parsed.value(Options.state) ?? "release-state.json"
     configuration = try ReleaseConfiguration.load(
       explicitPath: parsed.value(Options.config), services: invocation.services)

@@ -150,12 +150,22 @@ enum OTACommand {
         disagrees with where it is offered; a published models.json this tool did not write. \
         With trusted keys and a public URL, each customer with a channel id also gets its \
         signed channel the same way (ota/<channel>/manifest-<revision>.json, then \
-        ota/<channel>/manifest.json), each a DSSE envelope expiring after --expires; \
-        refused then: no private key to sign with (exit 2; under --dry-run shown as 'would \
-        refuse: …' and the preview goes on), a pointer no trusted key signed (exit 2), a pointer \
-        holding a newer revision than rollouts.json records (exit 1). --refresh re-signs each \
-        manifest as published with a new expiry. The revisions published are recorded in \
-        rollouts.json: commit it.
+        ota/<channel>/manifest.json), each a DSSE envelope expiring after --expires (at most \
+        30d), at a revision above the pointer's, the one rollouts.json records as published \
+        and every revision file there; a pointer moved back below the published revision, or \
+        wiped, is published over with the work tree's state, and said so. No private key to \
+        sign with is refused (exit 2; under --dry-run shown as 'would refuse: …' and the \
+        preview goes on). A channel whose pointer no trusted key signed, is at a revision \
+        devices refuse (above 2^53 - 1) or holds a newer revision than rollouts.json records \
+        is refused alone, one line each: the other channels are published, then exit 1. \
+        --refresh re-signs, with a new expiry, the content of the revision rollouts.json \
+        records as published, read from its own file and checked against the recorded \
+        SHA-256 (never the pointer's); a channel whose file is missing or differs is refused \
+        (run a plain ota publish). The legacy ota/<id>/models.json is published beside it only \
+        for customers with a released package that pins no keys (release.json's pinnedKeys), \
+        and none with publish.legacyManifests false; its last revision retracts every offer. \
+        The revisions published are recorded in rollouts.json with their payloads' SHA-256: \
+        commit it.
         """,
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),

@@ -108,23 +108,10 @@ package struct CheckOTAStep: Step {
         context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
       }
     }
-    // A published pointer that is not this customer's manifest as this tool writes it would
-    // stop the publish halfway: found here, nothing is published (or built). The same holds
-    // for a signed channel's pointer no trusted key signed: never published over.
-    for store in stores where options.hasSignedChannel {
-      for customer in manifest.customers {
-        guard let channel = inputs.state.channels[customer.id] else { continue }
-        let key = SignedOTAChannel.pointerKey(channel: channel)
-        let location = "\(store.displayName)/\(key)"
-        guard let current = try store.read(key) else { continue }
-        do {
-          _ = try SignedOTAChannel.open(
-            current.data, trusted: options.signing.trusted, customer: customer.id, location: location)
-        } catch let error as OTAPublishError {
-          problems.append(Diagnostic(file: location, path: "", message: error.message))
-        }
-      }
-    }
+    // A published legacy pointer that is not this customer's manifest as this tool writes it
+    // would stop the publish halfway: found here, nothing is published (or built). A signed
+    // channel's pointer is judged by the publish, channel by channel (`SignedChannelPublisher`):
+    // one bad channel never blocks another's publish.
     for store in stores where !options.hasSignedChannel || options.legacyManifests {
       for customer in manifest.customers {
         let key = OTAManifest.pointerKey(customer.id)

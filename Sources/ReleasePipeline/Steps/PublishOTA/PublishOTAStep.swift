@@ -23,8 +23,10 @@ import ReleaseSystem
 ///
 /// With trusted keys and a public URL, each customer with a channel id also gets its signed
 /// channel, the same way (see `SignedChannelPublisher`): `ota/<channel>/manifest-<n>.json`, then
-/// the pointer `ota/<channel>/manifest.json`; the legacy `models.json` is kept while
-/// `publish.legacyManifests` is true.
+/// the pointer `ota/<channel>/manifest.json`. The legacy `models.json` is then published only
+/// for a customer that still has a released package without pinned keys (`ReleasedPackage`),
+/// and for none once `publish.legacyManifests` is false; before it stops, one last revision
+/// retracts every offer it makes, so old apps fall back to their bundled models.
 package struct PublishOTAStep: Step {
   package let name = "publish over the air"
   package let changesState = true
@@ -78,60 +80,76 @@ package struct PublishOTAStep: Step {
 
   package func run(_ input: Input, _ context: ReleaseContext) throws {
     let ota = input.ota
-    let catalog = input.inputs.signals
-    let models = input.inputs.modelStore
-    let customers = customers(input)
     let signed = try SignedChannelPublisher(context, rollouts: ota.rollouts)
-    // A newer revision than this work tree knows of, anywhere: nothing is published.
-    for store in ota.stores {
-      for customer in customers { try signed?.refuseStale(customer.id, on: store) }
-    }
     if let signed, context.options.refresh {
-      for store in ota.stores {
-        var refreshed: [String] = []
-        for customer in customers {
-          if let revision = try signed.publish(nil, customer: customer.id, to: store) {
+      try refresh(signed, customers: customers(input), stores: ota.stores, context)
+    } else {
+      try publish(input, signed: signed, context)
+    }
+    try signed?.record(context)
+    // Each refused channel's line; every other channel was published.
+    if let refusals = signed?.refusals, !refusals.isEmpty {
+      throw ReleaseError.stepProblems(step: name, problems: refusals)
+    }
+  }
+
+  /// `--refresh`: every channel's published revision re-signed with the new expiry.
+  private func refresh(
+    _ signed: SignedChannelPublisher, customers: [Customer], stores: [ObjectStore], _ context: ReleaseContext
+  ) throws {
+    for store in stores {
+      var refreshed: [String] = []
+      for customer in customers {
+        try signed.forChannel {
+          if let revision = try signed.refresh(customer.id, on: store) {
             refreshed.append("\(customer.id) r\(revision)")
           }
         }
-        context.reporter.report(
-          .info(
-            "signed manifests at \(store.displayName) re-signed until \(SignedOTAChannel.timestamp(signed.expires)): "
-              + (refreshed.isEmpty ? "none published yet" : refreshed.joined(separator: ", "))))
       }
-      try signed.record(context)
-      return
+      context.reporter.report(
+        .info(
+          "signed manifests at \(store.displayName) re-signed until \(SignedOTAChannel.timestamp(signed.expires)): "
+            + (refreshed.isEmpty ? "none" : refreshed.joined(separator: ", "))))
     }
+  }
+
+  /// The models, then per customer its signed channel and legacy manifest. A customer whose
+  /// signed channel is refused (stale work tree, a pointer no trusted key signed or at a
+  /// revision devices refuse) gets nothing, and its models are not uploaded for it.
+  private func publish(_ input: Input, signed: SignedChannelPublisher?, _ context: ReleaseContext) throws {
+    let ota = input.ota
+    let catalog = input.inputs.signals
     for store in ota.stores {
-      // Every model's key is checked before anything is written: one holding other bytes
-      // fails the publish with the store as it was.
-      var missing: [RolloutChange.OfferedModel] = []
-      for model in ota.offered.values.sorted(by: { $0.reference < $1.reference }) {
-        let key = OTAManifest.modelKey(sha256: model.sha256)
-        if let remote = try store.digest(of: key) {
-          try check(remote, holds: model, at: "\(store.displayName)/\(key)")
-        } else {
-          missing.append(model)
-        }
+      var admitted: [Customer] = []
+      for customer in customers(input) where try signed?.admits(customer.id, on: store) ?? true {
+        admitted.append(customer)
       }
-      var uploaded = 0
-      for model in missing {
-        if try upload(model, to: store, from: models) { uploaded += 1 }
-      }
+      let uploaded = try uploadModels(offeredTo: admitted, ota: ota, to: store, from: input.inputs.modelStore)
       var changed: [String] = []
-      for customer in customers {
-        if signed == nil || context.options.legacyManifests,
-          let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store)
-        {
-          changed.append("\(customer.id) r\(revision)")
-        }
+      for customer in admitted {
         if let signed {
           let desired = OTAManifest.make(
             customer: customer, rollouts: ota.rollouts, offered: ota.offered, catalog: catalog, revision: 0,
             modelURL: store.publicURL(for:))
-          if let revision = try signed.publish(desired, customer: customer.id, to: store) {
-            changed.append("\(customer.id) signed r\(revision)")
+          let published = try signed.forChannel {
+            if let revision = try signed.publish(
+              desired, customer: customer.id, to: store, note: { context.reporter.report(.info($0)) })
+            {
+              changed.append("\(customer.id) signed r\(revision)")
+            }
           }
+          guard published else { continue }
+        }
+        if signed == nil || wantsLegacyManifest(customer, input, context) {
+          if let revision = try publishManifest(for: customer, ota: ota, catalog: catalog, to: store) {
+            changed.append("\(customer.id) r\(revision)")
+          }
+        } else if let revision = try retractLegacyManifest(of: customer, on: store) {
+          changed.append("\(customer.id) r\(revision)")
+          context.reporter.report(
+            .info(
+              "\(customer.id): every released package pins keys: its legacy manifest's last revision (\(revision)) retracts every offer"
+            ))
         }
       }
       context.reporter.report(
@@ -140,7 +158,62 @@ package struct PublishOTAStep: Step {
             + (changed.isEmpty
               ? "every manifest unchanged" : "new revisions: \(changed.joined(separator: ", "))")))
     }
-    try signed?.record(context)
+  }
+
+  /// Every model the customers' rollouts name as `ota/models/<sha256>.mlmodel`: each key is
+  /// checked before anything is written (one holding other bytes fails the publish with the
+  /// store as it was), then the missing ones are uploaded. Returns how many were new.
+  private func uploadModels(
+    offeredTo customers: [Customer], ota: OTAPlan, to store: ObjectStore, from models: ModelStore
+  ) throws -> Int {
+    let references = Set(
+      customers.flatMap { customer in
+        (ota.rollouts.customers[customer.id] ?? [:]).flatMap { flowName, flow in
+          flow.models.map { ModelReference(flowName: flowName, version: $0.modelVersion) }
+        }
+      })
+    var missing: [RolloutChange.OfferedModel] = []
+    for model in ota.offered.values.sorted(by: { $0.reference < $1.reference })
+    where references.contains(model.reference) {
+      let key = OTAManifest.modelKey(sha256: model.sha256)
+      if let remote = try store.digest(of: key) {
+        try check(remote, holds: model, at: "\(store.displayName)/\(key)")
+      } else {
+        missing.append(model)
+      }
+    }
+    var uploaded = 0
+    for model in missing where try upload(model, to: store, from: models) { uploaded += 1 }
+    return uploaded
+  }
+
+  /// Whether the signed run still publishes the customer's legacy manifest: while
+  /// `publish.legacyManifests` is true and a released package of the customer pins no keys.
+  private func wantsLegacyManifest(_ customer: Customer, _ input: Input, _ context: ReleaseContext) -> Bool {
+    guard context.options.legacyManifests else { return false }
+    return ReleasedPackage.hasUnpinnedPackage(
+      customer.id, state: input.inputs.state, dist: context.services.resolve(context.options.distPath))
+  }
+
+  /// The legacy manifest's last revision: the published one with every offer retracted (0 %),
+  /// when it still offers anything; nil when there is none or it offers nothing.
+  private func retractLegacyManifest(of customer: Customer, on store: ObjectStore) throws -> Int? {
+    let pointer = OTAManifest.pointerKey(customer.id)
+    guard let current = try store.read(pointer) else { return nil }
+    let published = try OTAManifest.published(
+      current.data, customer: customer.id, location: "\(store.displayName)/\(pointer)")
+    let retracted = published.retractingEveryOffer()
+    guard retracted != published, published.revision < SignedOTAChannel.maximumRevision else { return nil }
+    let next = published.revision + 1
+    let bytes = try retracted.at(revision: next).encoded()
+    guard try Self.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store),
+      try store.replace(pointer, with: bytes, contentType: "application/json", ifUnchanged: current.tag)
+    else {
+      throw OTAPublishError.changedMeanwhile(
+        location: "\(store.displayName)/\(pointer)", read: published.revision,
+        now: revisionNumber(try? store.read(pointer), customer.id, "\(store.displayName)/\(pointer)"))
+    }
+    return next
   }
 
   /// Every customer of `release ota publish`; those that ship in a release run.

@@ -8,16 +8,22 @@ import ReleaseSystem
 /// Publishes the signed channel of each customer that has a channel id (release-state.json's
 /// `channels`) to an object store, as `PublishOTAStep` publishes the legacy manifest:
 /// 1. the pointer `ota/<channel>/manifest.json` is read and opened against the trusted keys
-///    (anything no trusted key signed is an error, never overwritten);
-/// 2. when the offer changed (or under `--refresh`, with the pointer's own content), the next
-///    free revision is created as `ota/<channel>/manifest-<n>.json` (create-only), a DSSE
-///    envelope signed by every private key of the run and opened again before it is uploaded;
+///    (anything no trusted key signed, or at a revision devices refuse, is refused, never
+///    overwritten);
+/// 2. when the offer changed, the next revision is created as `ota/<channel>/manifest-<n>.json`
+///    (create-only), a DSSE envelope signed by every private key of the run and opened again
+///    before it is uploaded;
 /// 3. the pointer is replaced with the same envelope only if it still holds what was read.
 ///
-/// `rollouts.json`'s `published` says which revision this work tree last published: a pointer
-/// holding a newer one means another publisher's change this work tree has not seen, and the
-/// run is refused before anything is uploaded (`refuseStale`). After publishing, the revisions
-/// are recorded there (`record`).
+/// `rollouts.json`'s `published` says which revision this work tree last published, with its
+/// payload's SHA-256. The next revision is always above the pointer's, the published one and
+/// every revision file there, so a device that accepted any of them takes it. A pointer above
+/// the published revision is another publisher's change this work tree has not seen
+/// (`stalePublisher`); one below it, or none, was moved back or wiped by someone who can write
+/// the bucket: a publish then republishes the work tree's state above it, and `--refresh`
+/// re-signs exactly the published revision's content, read from its immutable file and
+/// checked against the recorded digest, never the pointer's. Each refusal is the channel's
+/// own: the other channels are published, and the run fails at the end (`refusals`).
 final class SignedChannelPublisher {
   let channels: [String: String]
   let trusted: [PublicKey]
@@ -26,8 +32,16 @@ final class SignedChannelPublisher {
   let expires: Date
   let rollouts: RolloutState
   let rolloutsPath: String
-  /// Customer id → the highest revision this run published.
-  private(set) var published: [String: Int] = [:]
+  /// Customer id → the newest revision this run published, with its payload's digest.
+  private(set) var published: [String: RolloutState.PublishedRevision] = [:]
+  /// One line per channel refused (`<location>: <why>`); the others were published.
+  private(set) var refusals: [String] = []
+
+  /// How many revision files above the pointer and the published revision a publish steps
+  /// over: interrupted publishes leave a few, never this many.
+  static let revisionFilesAbove = 64
+  /// How many numbers in a row without a file end the search for revision files above.
+  static let probeGap = 3
 
   /// Nil when the run has no signed channel (no trusted key or no public URL).
   init?(_ context: ReleaseContext, rollouts: RolloutState) throws {
@@ -43,76 +57,217 @@ final class SignedChannelPublisher {
     rolloutsPath = options.rolloutsPath
   }
 
-  /// The pointer of `customer`'s channel on `store`, opened: its revision and what it says
-  /// (nil when the customer has no channel or nothing is published yet).
-  func read(_ customer: String, on store: ObjectStore) throws -> (
-    object: StoredObject, manifest: OTAManifest
-  )? {
-    guard let channel = channels[customer] else { return nil }
+  /// The pointer as read: its object (for the conditional replace) and what it says.
+  struct Pointer {
+    var object: StoredObject
+    var manifest: OTAManifest
+    var payloadSHA256: String
+  }
+
+  /// The pointer of `channel` on `store`, opened: nil when there is none. Throws an
+  /// `OTAPublishError` for one no trusted key signed or at a revision devices refuse.
+  func read(_ customer: String, channel: String, on store: ObjectStore) throws -> Pointer? {
     let key = SignedOTAChannel.pointerKey(channel: channel)
     guard let object = try store.read(key) else { return nil }
-    let manifest = try SignedOTAChannel.open(
-      object.data, trusted: trusted, customer: customer, location: location(key, store)
-    ).manifest
-    return (object, manifest)
+    let opened = try SignedOTAChannel.open(
+      object.data, trusted: trusted, customer: customer, location: location(key, store))
+    return Pointer(object: object, manifest: opened.manifest, payloadSHA256: opened.payloadSHA256)
   }
 
-  /// Refuses (exit 1) a pointer holding a newer revision than rollouts.json records.
-  func refuseStale(_ customer: String, on store: ObjectStore) throws {
-    guard let channel = channels[customer], let (_, manifest) = try read(customer, on: store) else { return }
-    let known = rollouts.published[customer] ?? 0
-    if manifest.revision > known {
+  /// Runs `body` for the customer's channel; an `OTAPublishError` refuses that channel only
+  /// (its line kept for the end of the run). False when refused.
+  @discardableResult
+  func forChannel(_ body: () throws -> Void) throws -> Bool {
+    do {
+      try body()
+      return true
+    } catch let error as OTAPublishError {
+      refusals.append(error.description)
+      return false
+    }
+  }
+
+  /// Whether the customer's channel on `store` may be published: its pointer verifies and is
+  /// not above the revision rollouts.json records (the line is kept when not).
+  func admits(_ customer: String, on store: ObjectStore) throws -> Bool {
+    guard let channel = channels[customer] else { return true }
+    return try forChannel { _ = try current(customer, channel: channel, on: store) }
+  }
+
+  /// The pointer, refused when it is newer than the published revision.
+  private func current(_ customer: String, channel: String, on store: ObjectStore) throws -> Pointer? {
+    let pointer = try read(customer, channel: channel, on: store)
+    let known = rollouts.published[customer]?.revision ?? 0
+    if let pointer, pointer.manifest.revision > known {
       throw OTAPublishError.stalePublisher(
-        location: location(SignedOTAChannel.pointerKey(channel: channel), store), found: manifest.revision,
-        known: known, rolloutsPath: rolloutsPath)
+        location: location(SignedOTAChannel.pointerKey(channel: channel), store),
+        found: pointer.manifest.revision, known: known, rolloutsPath: rolloutsPath)
     }
+    return pointer
   }
 
-  /// Publishes `desired` (made from rollouts.json) as `customer`'s next revision when it offers
-  /// something else than the pointer; with `desired` nil (`--refresh`), the pointer's own
-  /// content with the new expiry. Returns the revision published, nil when nothing was.
-  func publish(_ desired: OTAManifest?, customer: String, to store: ObjectStore) throws -> Int? {
+  /// Publishes `desired` (made from rollouts.json) as the customer's next revision when it
+  /// offers something else than the pointer, or when the pointer is not the published revision
+  /// (moved back, wiped, replaced). Returns the revision published, nil when nothing was.
+  func publish(_ desired: OTAManifest, customer: String, to store: ObjectStore, note: (String) -> Void)
+    throws -> Int?
+  {
     guard let channel = channels[customer] else { return nil }
-    let pointer = SignedOTAChannel.pointerKey(channel: channel)
-    let current = try read(customer, on: store)
-    let revision = current?.manifest.revision ?? 0
-    let content: OTAManifest
-    if let desired {
-      if let current, SignedOTAChannel.offersTheSame(current.manifest, as: desired) { return nil }
-      content = desired
-    } else {
-      guard let current else { return nil }
-      content = current.manifest
+    let pointer = try current(customer, channel: channel, on: store)
+    let known = rollouts.published[customer]
+    let intact = pointer.map { isPublished($0, known) } ?? (known == nil)
+    if intact, let pointer, SignedOTAChannel.offersTheSame(pointer.manifest, as: desired) { return nil }
+    let revision = try publish(desired, channel: channel, customer: customer, over: pointer, to: store)
+    if !intact, let known {
+      note(
+        "\(customer)'s signed manifest \(departure(pointer, from: known)) (moved back or wiped): published the work tree's state as revision \(revision)"
+      )
     }
-    let sign = { (revision: Int) in
-      try SignedOTAChannel.envelope(
-        content.at(revision: revision), expires: self.expires, signers: self.signers, trusted: self.trusted)
+    return revision
+  }
+
+  /// How the pointer departs from the published revision, for the note.
+  private func departure(_ pointer: Pointer?, from known: RolloutState.PublishedRevision) -> String {
+    guard let pointer else {
+      return "is missing, and \(rolloutsPath) records revision \(known.revision) as published"
     }
-    var next = revision + 1
-    var bytes = try sign(next)
-    // Ends: each pass either creates the revision file or steps over one that exists.
+    let revision = pointer.manifest.revision
+    guard revision < known.revision else {
+      return "holds revision \(revision) with other content than \(rolloutsPath) records as published"
+    }
+    return
+      "holds revision \(revision), below revision \(known.revision) that \(rolloutsPath) records as published"
+  }
+
+  /// `--refresh`: re-signs the content of the revision rollouts.json records as published,
+  /// read from its own file and checked against the recorded digest, as the customer's next
+  /// revision with the new expiry. Nil when nothing is published yet.
+  func refresh(_ customer: String, on store: ObjectStore) throws -> Int? {
+    guard let channel = channels[customer] else { return nil }
+    let pointer = try current(customer, channel: channel, on: store)
+    guard let known = rollouts.published[customer] else { return nil }
+    let content = try publishedContent(customer, channel: channel, known, on: store)
+    return try publish(content, channel: channel, customer: customer, over: pointer, to: store)
+  }
+
+  /// Whether the pointer is the revision rollouts.json records, with its payload's digest
+  /// where one is recorded.
+  private func isPublished(_ pointer: Pointer, _ known: RolloutState.PublishedRevision?) -> Bool {
+    guard let known, pointer.manifest.revision == known.revision else { return false }
+    return known.payloadSHA256.map { $0 == pointer.payloadSHA256 } ?? true
+  }
+
+  /// What `manifest-<published>.json` says, once it verifies, holds that revision and (where
+  /// recorded) the payload whose digest rollouts.json records.
+  private func publishedContent(
+    _ customer: String, channel: String, _ known: RolloutState.PublishedRevision, on store: ObjectStore
+  ) throws -> OTAManifest {
+    let key = SignedOTAChannel.revisionKey(channel: channel, revision: known.revision)
+    let fileLocation = location(key, store)
+    func changed(_ found: String) -> OTAPublishError {
+      .publishedRevisionChanged(location: fileLocation, found: found, revision: known.revision)
+    }
+    guard let object = try store.read(key) else { throw changed("missing") }
+    let opened: (manifest: OTAManifest, keyIDs: [String], payloadSHA256: String)
+    do {
+      opened = try SignedOTAChannel.open(
+        object.data, trusted: trusted, customer: customer, location: fileLocation)
+    } catch let error as OTAPublishError { throw changed(error.message) }
+    guard opened.manifest.revision == known.revision else {
+      throw changed("holds revision \(opened.manifest.revision), not the \(known.revision) its name says")
+    }
+    if let digest = known.payloadSHA256, digest != opened.payloadSHA256 {
+      throw changed(
+        "holds a payload with sha256 \(opened.payloadSHA256), not the \(digest) \(rolloutsPath) records")
+    }
+    return opened.manifest
+  }
+
+  /// Signs `content` as the next revision above the pointer, the published revision and the
+  /// revision files there; creates its file, then moves the pointer if it still holds what was
+  /// read.
+  private func publish(
+    _ content: OTAManifest, channel: String, customer: String, over pointer: Pointer?, to store: ObjectStore
+  ) throws -> Int {
+    let pointerKey = SignedOTAChannel.pointerKey(channel: channel)
+    let read = pointer?.manifest.revision ?? 0
+    let floor = max(read, rollouts.published[customer]?.revision ?? 0)
+    var next = try nextRevision(channel: channel, above: floor, on: store)
+    var signed = try sign(content, revision: next, channel: channel, store: store)
+    // Ends: each pass creates the revision file or steps over one that exists, at most
+    // `revisionFilesAbove` times (`sign` refuses a number past them).
     while !(try PublishOTAStep.createRevision(
-      bytes, key: SignedOTAChannel.revisionKey(channel: channel, revision: next), in: store))
+      signed.envelope, key: SignedOTAChannel.revisionKey(channel: channel, revision: next), in: store))
     {
-      let now = try store.read(pointer)
-      guard now?.tag == current?.object.tag else {
-        throw OTAPublishError.changedMeanwhile(
-          location: location(pointer, store), read: revision,
-          now: try? self.read(customer, on: store)?.manifest.revision)
+      guard try store.read(pointerKey)?.tag == pointer?.object.tag else {
+        throw changedMeanwhile(customer, channel: channel, read: read, store)
       }
       next += 1
-      bytes = try sign(next)
+      guard next - floor <= Self.revisionFilesAbove + 1 else {
+        throw tooManyFiles(channel: channel, floor: floor, store)
+      }
+      signed = try sign(content, revision: next, channel: channel, store: store)
     }
     guard
       try store.replace(
-        pointer, with: bytes, contentType: "application/json", ifUnchanged: current?.object.tag)
-    else {
-      throw OTAPublishError.changedMeanwhile(
-        location: location(pointer, store), read: revision,
-        now: try? self.read(customer, on: store)?.manifest.revision)
+        pointerKey, with: signed.envelope, contentType: "application/json", ifUnchanged: pointer?.object.tag)
+    else { throw changedMeanwhile(customer, channel: channel, read: read, store) }
+    let previous = published[customer]?.revision ?? 0
+    if next > previous {
+      published[customer] = .init(revision: next, payloadSHA256: signed.payloadSHA256)
     }
-    published[customer] = max(published[customer] ?? 0, next)
     return next
+  }
+
+  /// One above the highest revision file found above `floor` (numbers are tried up while
+  /// files are there, until `probeGap` in a row are missing); `floor + 1` when none is.
+  private func nextRevision(channel: String, above floor: Int, on store: ObjectStore) throws -> Int {
+    var highest = floor
+    var number = floor + 1
+    var missingInARow = 0
+    while missingInARow < Self.probeGap, number <= SignedOTAChannel.maximumRevision {
+      guard number - floor <= Self.revisionFilesAbove else {
+        throw tooManyFiles(channel: channel, floor: floor, store)
+      }
+      if try store.digest(of: SignedOTAChannel.revisionKey(channel: channel, revision: number)) != nil {
+        highest = number
+        missingInARow = 0
+      } else {
+        missingInARow += 1
+      }
+      number += 1
+    }
+    return highest + 1
+  }
+
+  private func sign(_ content: OTAManifest, revision: Int, channel: String, store: ObjectStore) throws
+    -> (envelope: Data, payloadSHA256: String)
+  {
+    guard revision <= SignedOTAChannel.maximumRevision else {
+      throw OTAPublishError.noRevisionLeft(
+        location: location(SignedOTAChannel.pointerKey(channel: channel), store),
+        reason:
+          "the next revision, \(revision), is above \(SignedOTAChannel.maximumRevision), the largest a device accepts"
+      )
+    }
+    return try SignedOTAChannel.signed(
+      content.at(revision: revision), expires: expires, signers: signers, trusted: trusted)
+  }
+
+  private func tooManyFiles(channel: String, floor: Int, _ store: ObjectStore) -> OTAPublishError {
+    .noRevisionLeft(
+      location: location("ota/\(channel)/", store),
+      reason:
+        "more than \(Self.revisionFilesAbove) revision files above revision \(floor) (the pointer's or the published one); interrupted publishes leave a few: find out what wrote them"
+    )
+  }
+
+  private func changedMeanwhile(_ customer: String, channel: String, read: Int, _ store: ObjectStore)
+    -> OTAPublishError
+  {
+    .changedMeanwhile(
+      location: location(SignedOTAChannel.pointerKey(channel: channel), store), read: read,
+      now: try? self.read(customer, channel: channel, on: store)?.manifest.revision)
   }
 
   /// Records the revisions this run published in rollouts.json (under its lock, read again
@@ -125,7 +280,8 @@ final class SignedChannelPublisher {
     try withExtendedLifetime(lock) {
       var state = try RolloutState.load(from: url, displayPath: options.rolloutsPath)
       let before = state
-      for (customer, revision) in published where revision > state.published[customer] ?? 0 {
+      for (customer, revision) in published where revision.revision > state.published[customer]?.revision ?? 0
+      {
         state.published[customer] = revision
       }
       guard state != before else { return }

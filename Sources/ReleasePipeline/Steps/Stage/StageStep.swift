@@ -96,6 +96,6 @@ package struct StageStep: CustomerStep {
         topLevelDirectory: customer.packageName),
       toolchain: job.digest.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
       inputDigest: job.digest.build, inputs: job.digest, testCount: testCount,
-      releaseNotes: job.releaseNotes.note)
+      releaseNotes: job.releaseNotes.note, pinnedKeys: !(job.digest.trustedKeys ?? []).isEmpty)
   }
 }

@@ -186,8 +186,13 @@ final class OTAPublishedFormatEndToEndTests: XCTestCase {
       #"{"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [{"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "00000000000000000000000000000001"}]}}}}"#
       .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
     // A public URL needs a trusted key (the legacy manifest is still published beside the
-    // signed channel, which acme, with no channel id yet, does not have).
+    // signed channel, which acme, with no channel id yet, does not have, for a customer with a
+    // released package that pins no keys: its record says none).
     let signer = try workspace.trustSigningKey()
+    let record = workspace.file("dist/acme/1.0.0/release.json")
+    try FileManager.default.createDirectory(
+      at: record.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(#"{"version": "1.0.0"}"#.utf8).write(to: record)
     let result = workspace.run(
       ["ota", "publish", "--publish", "dir:published", "--public-url", OTAGolden.publicURL],
       environment: signer)

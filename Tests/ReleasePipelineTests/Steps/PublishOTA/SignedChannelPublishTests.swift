@@ -65,8 +65,7 @@ final class SignedChannelPublishTests: XCTestCase {
   }
 
   func recordedRevision(_ workspace: Workspace) throws -> Int? {
-    let rollouts = try jsonObject(try Data(contentsOf: workspace.file("rollouts.json")), "rollouts.json")
-    return (rollouts["published"] as? [String: Any])?["acme"] as? Int
+    try recordedEntry(workspace).0
   }
 
   func testEnvelopesVerifyWithTheTrustedKeyOnlyAndRevisionsIncrease() throws {
@@ -89,8 +88,8 @@ final class SignedChannelPublishTests: XCTestCase {
     // Another key's view: no signature it trusts.
     let stranger = try SigningKey.generate()
     XCTAssertThrowsError(try payload(pointer(workspace), stranger.publicKey))
-    // The legacy manifest is still published (publish.legacyManifests defaults to true).
-    XCTAssertTrue(
+    // No legacy manifest: acme has no released package without pinned keys (LegacyManifestTests).
+    XCTAssertFalse(
       FileManager.default.fileExists(atPath: workspace.file("published/ota/acme/models.json").path))
     XCTAssertEqual(try recordedRevision(workspace), 1)
 
@@ -239,12 +238,19 @@ final class SignedChannelPublishTests: XCTestCase {
     try FileManager.default.createDirectory(
       at: pointer(workspace).deletingLastPathComponent(), withIntermediateDirectories: true)
     try forged.jsonData().write(to: pointer(workspace))
-    let refusal = try XCTUnwrap(assertRefused(workspace, arguments, environment: signer))
+    // Refused for that channel alone (exit 1): nothing of acme's is published (the other
+    // customers are: testOneBadChannelDoesNotBlockTheOthers).
+    let forgedBytes = try Data(contentsOf: pointer(workspace))
+    let forgedRun = workspace.run(arguments, environment: signer)
+    XCTAssertEqual(forgedRun.exitCode, 1, forgedRun.allOutput)
+    XCTAssertEqual(forgedRun.standardError.count, 1, forgedRun.allOutput)
     XCTAssertTrue(
-      refusal.hasPrefix(
-        "error: published/\(SignedOTAChannel.pointerKey(channel: Self.channel)): not a manifest signed by a trusted key ("
-      ),
-      refusal)
+      forgedRun.standardError.first?.hasPrefix(
+        "error: publish over the air: published/\(SignedOTAChannel.pointerKey(channel: Self.channel)): not a manifest signed by a trusted key ("
+      ) == true, forgedRun.allOutput)
+    XCTAssertEqual(try Data(contentsOf: pointer(workspace)), forgedBytes, "never published over")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 1).path))
+    XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("published/ota/acme").path))
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("published/ota/models").path))
     try FileManager.default.removeItem(at: workspace.file("published"))
 

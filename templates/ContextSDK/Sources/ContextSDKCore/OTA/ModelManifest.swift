@@ -19,7 +19,8 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var status: String
 
     public init(
-      modelVersion: Int, url: String, sha256: String, size: Int64, minimumSDKVersion: String, inputs: [String],
+      modelVersion: Int, url: String, sha256: String, size: Int64, minimumSDKVersion: String,
+      inputs: [String],
       specificationVersion: Int, rolloutPercent: Int, salt: String, status: String
     ) {
       self.modelVersion = modelVersion
@@ -58,6 +59,16 @@ public struct ModelManifest: Codable, Equatable, Sendable {
   public var expires: String?
   public var flows: [String: Flow]
 
+  /// The largest revision: the largest integer JSON carries exactly (2^53 - 1). Devices refuse
+  /// any above it, so no one key can sign a revision that shuts out every later one.
+  public static let maximumRevision = 9_007_199_254_740_991
+  /// How far a device's clock may be behind the publisher's: a manifest expired less than
+  /// this long ago is still believed.
+  public static let clockSkew: TimeInterval = 5 * 60
+  /// A signed manifest expiring further ahead than this is refused (publishers sign for at
+  /// most 30 days).
+  public static let maximumLifetime: TimeInterval = 31 * 24 * 60 * 60
+
   /// The format of the signed manifest's payload.
   public static let supportedSchemaVersion = 2
   /// The format of the legacy unsigned `models.json`.
@@ -95,6 +106,14 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     case expired(expires: String)
     /// A revision below the highest this install has accepted: an old manifest served again.
     case revisionRolledBack(found: Int, accepted: Int)
+    /// The revision this install accepted, served again with other content: a manifest
+    /// re-signed at a revision already used.
+    case revisionContentChanged(revision: Int)
+    /// A revision outside 1 to `ModelManifest.maximumRevision`.
+    case revisionOutOfRange
+    /// The signed manifest expires more than `ModelManifest.maximumLifetime` ahead of this
+    /// device's clock: no publisher signs one that long.
+    case expiresTooFarAhead(expires: String)
     /// A model's URL is not `https://` (or `http://` to this device itself).
     case notHTTPURL(flowName: String, modelVersion: Int)
     /// A model's SHA-256 is not 64 lower-case hex digits.
@@ -107,7 +126,8 @@ public struct ModelManifest: Codable, Equatable, Sendable {
     public var description: String {
       switch self {
       case .notAnEnvelope: "not a signed manifest (DSSE envelope)"
-      case .payloadType(let found): "payloadType \"\(found.prefix(100))\" is not \(SignedManifest.payloadType)"
+      case .payloadType(let found):
+        "payloadType \"\(found.prefix(100))\" is not \(SignedManifest.payloadType)"
       case .unsigned: "not signed"
       case .untrustedKeys: "signed by no key this build trusts"
       case .badSignature: "the signature does not verify"
@@ -118,10 +138,15 @@ public struct ModelManifest: Codable, Equatable, Sendable {
       case .expired(let expires): "expired at \(expires)"
       case .revisionRolledBack(let found, let accepted):
         "revision \(found) is older than revision \(accepted), which this device has accepted"
+      case .revisionContentChanged(let revision):
+        "revision \(revision) differs from the revision \(revision) this device has accepted"
+      case .revisionOutOfRange: "revision is not from 1 to \(ModelManifest.maximumRevision)"
+      case .expiresTooFarAhead(let expires): "expires at \(expires), more than 31 days ahead"
       case .notHTTPURL(let flow, let version): "\(flow) v\(version): not an https URL"
       case .badDigest(let flow, let version): "\(flow) v\(version): sha256 is not 64 lower-case hex digits"
       case .sizeOutOfRange(let flow, let version, let size): "\(flow) v\(version): size \(size) out of range"
-      case .unknownStatusOrPercentage(let flow, let version): "\(flow) v\(version): unknown status or percentage"
+      case .unknownStatusOrPercentage(let flow, let version):
+        "\(flow) v\(version): unknown status or percentage"
       }
     }
 
@@ -147,7 +172,8 @@ public struct ModelManifest: Codable, Equatable, Sendable {
         guard (1...Self.maximumModelSize).contains(model.size) else {
           return .sizeOutOfRange(flowName: name, modelVersion: model.modelVersion, size: model.size)
         }
-        guard ["active", "paused", "retracted"].contains(model.status), (0...100).contains(model.rolloutPercent)
+        guard ["active", "paused", "retracted"].contains(model.status),
+          (0...100).contains(model.rolloutPercent)
         else { return .unknownStatusOrPercentage(flowName: name, modelVersion: model.modelVersion) }
       }
     }

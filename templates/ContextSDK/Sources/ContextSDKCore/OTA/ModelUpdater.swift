@@ -15,7 +15,9 @@ public struct ModelUpdateReport: Equatable, Sendable {
     /// what it had.
     public var error: ModelUpdateError?
 
-    public init(version: Int? = nil, downloaded: Int? = nil, deleted: [Int] = [], error: ModelUpdateError? = nil) {
+    public init(
+      version: Int? = nil, downloaded: Int? = nil, deleted: [Int] = [], error: ModelUpdateError? = nil
+    ) {
       self.version = version
       self.downloaded = downloaded
       self.deleted = deleted
@@ -149,6 +151,9 @@ public struct ModelUpdater: Sendable {
   public static let failedDownloadBackoff: TimeInterval = 24 * 60 * 60
   /// The file in `stateDirectory` with the highest revision accepted.
   public static let revisionFileName = "ota-revision"
+  /// The file in `stateDirectory` with the SHA-256 of the accepted revision's payload: the
+  /// same revision served again with other content is refused.
+  public static let payloadFileName = "ota-revision-payload"
 
   public var manifestURL: URL { channel.manifestURL }
 
@@ -156,7 +161,8 @@ public struct ModelUpdater: Sendable {
   public init(
     channel: ModelChannel, configuration: CustomerConfiguration, downloadsDirectory: URL, installID: String,
     stateDirectory: URL? = nil, sdkVersion: String = contextSDKVersion,
-    maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion, timeout: TimeInterval = 15,
+    maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion,
+    timeout: TimeInterval = 15,
     resourceTimeout: TimeInterval = 300, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.channel = channel
@@ -176,7 +182,8 @@ public struct ModelUpdater: Sendable {
     let data: Data
     do throws(ModelTransferError) {
       data = try await BoundedDownload.get(
-        manifestURL, limit: ModelManifest.maximumManifestSize, timeout: timeout, resourceTimeout: resourceTimeout)
+        manifestURL, limit: ModelManifest.maximumManifestSize, timeout: timeout,
+        resourceTimeout: resourceTimeout)
     } catch {
       report.error = .manifestNotFetched(url: manifestURL, error)
       return report
@@ -201,7 +208,8 @@ public struct ModelUpdater: Sendable {
     switch channel {
     case .legacyUnsigned:
       let manifest = try decode(data)
-      if let problem = manifest.problem(forAppID: configuration.appID, schemaVersion: ModelManifest.legacySchemaVersion)
+      if let problem = manifest.problem(
+        forAppID: configuration.appID, schemaVersion: ModelManifest.legacySchemaVersion)
       {
         throw .manifestRejected(url: manifestURL, problem)
       }
@@ -215,16 +223,38 @@ public struct ModelUpdater: Sendable {
       if let problem = manifest.problem(forAppID: configuration.appID, customer: customer) {
         throw .manifestRejected(url: manifestURL, problem)
       }
-      guard let expires = manifest.expires, let expiry = ManifestExpiry.date(expires) else {
-        throw .manifestRejected(url: manifestURL, .badExpiry)
+      guard (1...ModelManifest.maximumRevision).contains(manifest.revision) else {
+        throw .manifestRejected(url: manifestURL, .revisionOutOfRange)
       }
-      guard expiry > now() else { throw .manifestRejected(url: manifestURL, .expired(expires: expires)) }
+      try checkExpiry(of: manifest)
+      let digest = SHA256Digest.hex(of: payload)
       let accepted = try acceptedRevision()
-      guard manifest.revision >= accepted else {
-        throw .manifestRejected(url: manifestURL, .revisionRolledBack(found: manifest.revision, accepted: accepted))
+      guard manifest.revision >= accepted.revision else {
+        throw .manifestRejected(
+          url: manifestURL, .revisionRolledBack(found: manifest.revision, accepted: accepted.revision))
       }
-      if manifest.revision > accepted { try recordAccepted(manifest.revision) }
+      if manifest.revision == accepted.revision, let known = accepted.payloadSHA256, known != digest {
+        throw .manifestRejected(url: manifestURL, .revisionContentChanged(revision: manifest.revision))
+      }
+      if manifest.revision > accepted.revision || accepted.payloadSHA256 == nil {
+        try recordAccepted(AcceptedRevision(revision: manifest.revision, payloadSHA256: digest))
+      }
       return manifest
+    }
+  }
+
+  /// A signed manifest is believed until `expires`, give or take `ModelManifest.clockSkew` of
+  /// this device's clock, and never one that expires more than `maximumLifetime` ahead.
+  private func checkExpiry(of manifest: ModelManifest) throws(ModelUpdateError) {
+    guard let expires = manifest.expires, let expiry = ManifestExpiry.date(expires) else {
+      throw .manifestRejected(url: manifestURL, .badExpiry)
+    }
+    let left = expiry.timeIntervalSince(now())
+    guard left > -ModelManifest.clockSkew else {
+      throw .manifestRejected(url: manifestURL, .expired(expires: expires))
+    }
+    guard left <= ModelManifest.maximumLifetime else {
+      throw .manifestRejected(url: manifestURL, .expiresTooFarAhead(expires: expires))
     }
   }
 
@@ -236,28 +266,37 @@ public struct ModelUpdater: Sendable {
 
   private var revisionFile: URL { stateDirectory.appendingPathComponent(Self.revisionFileName) }
 
-  /// The highest revision accepted; 0 before the first.
-  private func acceptedRevision() throws(ModelUpdateError) -> Int {
+  private var payloadFile: URL { stateDirectory.appendingPathComponent(Self.payloadFileName) }
+
+  /// The highest revision accepted and its payload's digest; revision 0 before the first.
+  private func acceptedRevision() throws(ModelUpdateError) -> AcceptedRevision {
     let file = revisionFile
     let data: Data
     do { data = try Data(contentsOf: file) } catch {
-      if !FileManager.default.fileExists(atPath: file.path) { return 0 }
+      if !FileManager.default.fileExists(atPath: file.path) {
+        return AcceptedRevision(revision: 0, payloadSHA256: nil)
+      }
       throw .revisionState(path: file.path, reason: error.localizedDescription)
     }
-    guard let text = String(data: data, encoding: .utf8), let revision = Int(text), revision >= 0 else {
+    guard let accepted = AcceptedRevision(revision: data, payload: try? Data(contentsOf: payloadFile)) else {
       throw .revisionState(path: file.path, reason: "holds no revision (\(data.count) bytes)")
     }
-    return revision
+    return accepted
   }
 
-  /// Written in full under a temporary name, then renamed over the old one; never lowered (an
-  /// update running at the same time may have accepted a newer one since).
-  private func recordAccepted(_ revision: Int) throws(ModelUpdateError) {
-    let file = revisionFile
-    guard try acceptedRevision() < revision else { return }
+  /// Each file written in full under a temporary name, then renamed over the old one, the
+  /// payload's digest first (it names its revision, so a digest without its revision is never
+  /// believed); never lowered (an update running at the same time may have accepted a newer
+  /// one since).
+  private func recordAccepted(_ accepted: AcceptedRevision) throws(ModelUpdateError) {
+    let current = try acceptedRevision()
+    guard current.revision < accepted.revision || current.payloadSHA256 == nil else { return }
+    var file = payloadFile
     do {
       try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-      try Data(String(revision).utf8).write(to: file, options: .atomic)
+      try accepted.payloadRecord.write(to: file, options: .atomic)
+      file = revisionFile
+      try Data(String(accepted.revision).utf8).write(to: file, options: .atomic)
     } catch { throw .revisionState(path: file.path, reason: error.localizedDescription) }
   }
 
@@ -271,7 +310,8 @@ public struct ModelUpdater: Sendable {
       for name in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
       where name.hasPrefix(".") && name.hasSuffix(".download") {
         let file = directory.appendingPathComponent(name)
-        guard let modified = (try? fileManager.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
+        guard
+          let modified = (try? fileManager.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
           modified < cutoff
         else { continue }
         try? fileManager.removeItem(at: file)
@@ -306,7 +346,8 @@ public struct ModelUpdater: Sendable {
       do throws(ModelTransferError) {
         if !installed {
           if let failure = FailedDownload.read(forVersion: choice.modelVersion, in: directory),
-            failure.sha256 == choice.sha256, now().timeIntervalSince1970 < failure.failedAt + Self.failedDownloadBackoff
+            failure.sha256 == choice.sha256,
+            now().timeIntervalSince1970 < failure.failedAt + Self.failedDownloadBackoff
           {
             throw .backingOff(until: FailedDownload.timestamp(failure.failedAt + Self.failedDownloadBackoff))
           }
@@ -321,9 +362,11 @@ public struct ModelUpdater: Sendable {
           }
           result.downloaded = choice.modelVersion
         }
-        try? FileManager.default.removeItem(at: FailedDownload.url(forVersion: choice.modelVersion, in: directory))
+        try? FileManager.default.removeItem(
+          at: FailedDownload.url(forVersion: choice.modelVersion, in: directory))
         let record = VerifiedDownload(
-          modelVersion: choice.modelVersion, sha256: choice.sha256, minimumSDKVersion: choice.minimumSDKVersion)
+          modelVersion: choice.modelVersion, sha256: choice.sha256,
+          minimumSDKVersion: choice.minimumSDKVersion)
         if VerifiedDownload.read(forVersion: choice.modelVersion, in: directory) != record {
           do { try record.write(in: directory) } catch { throw .install(error.localizedDescription) }
         }
@@ -360,7 +403,9 @@ public struct ModelUpdater: Sendable {
       throw .install("cannot create \(temporary.lastPathComponent)")
     }
     let handle: FileHandle
-    do { handle = try FileHandle(forWritingTo: temporary) } catch { throw .install(error.localizedDescription) }
+    do { handle = try FileHandle(forWritingTo: temporary) } catch {
+      throw .install(error.localizedDescription)
+    }
     do throws(ModelTransferError) {
       _ = try await BoundedDownload.get(
         url, limit: model.size, timeout: timeout, resourceTimeout: resourceTimeout, into: handle)
@@ -377,7 +422,9 @@ public struct ModelUpdater: Sendable {
     }
     guard size == model.size else { throw .size(found: size, expected: model.size) }
     let digest: String
-    do { digest = try SHA256Digest.hex(ofFileAt: temporary) } catch { throw .install(error.localizedDescription) }
+    do { digest = try SHA256Digest.hex(ofFileAt: temporary) } catch {
+      throw .install(error.localizedDescription)
+    }
     guard digest == model.sha256 else { throw .digest(found: digest, expected: model.sha256) }
     if rename(temporary.path, file.path) != 0 { throw .install(String(cString: strerror(errno))) }
   }
@@ -400,6 +447,40 @@ public struct ModelUpdater: Sendable {
     try? FileManager.default.removeItem(at: FailedDownload.url(forVersion: version, in: directory))
     return (try? FileManager.default.removeItem(at: file)) != nil
   }
+}
+
+/// The highest revision accepted (`ota-revision`: the number alone, as every SDK writes it) and
+/// the SHA-256 of its payload (`ota-revision-payload`: `<revision> <hex>`, believed only for the
+/// revision it names; absent where an older SDK accepted it).
+struct AcceptedRevision: Equatable {
+  let revision: Int
+  let payloadSHA256: String?
+
+  init(revision: Int, payloadSHA256: String?) {
+    self.revision = revision
+    self.payloadSHA256 = payloadSHA256
+  }
+
+  /// Nil when `revision` holds no revision. One above `ModelManifest.maximumRevision` (only a
+  /// leaked key could have signed it, and an older SDK accepted it) counts as none, so the
+  /// device follows the channel again instead of refusing every later manifest.
+  init?(revision data: Data, payload: Data?) {
+    guard let text = String(data: data, encoding: .utf8), let revision = Int(text), revision >= 0 else {
+      return nil
+    }
+    guard revision <= ModelManifest.maximumRevision else {
+      self.init(revision: 0, payloadSHA256: nil)
+      return
+    }
+    let fields = payload.flatMap { String(data: $0, encoding: .utf8) }?.split(separator: " ") ?? []
+    let digest = fields.count == 2 && fields[0] == String(revision) ? String(fields[1]) : nil
+    let isDigest =
+      digest.map { $0.utf8.count == 64 && $0.allSatisfy { $0.isHexDigit && !$0.isUppercase } } ?? false
+    self.init(revision: revision, payloadSHA256: isDigest ? digest : nil)
+  }
+
+  /// `ota-revision-payload`'s bytes.
+  var payloadRecord: Data { Data("\(revision) \(payloadSHA256 ?? "")".utf8) }
 }
 
 /// A download whose size or SHA-256 was not the manifest's, and when: the same bytes are not
