@@ -27,9 +27,9 @@ package struct ShardPlan: Codable, Equatable, Sendable {
 
   /// What each feature set after the first costs a shard's machine, in customers: a build
   /// slot's first build of it and its first customer's `swift test`, while a further customer
-  /// of a compile key only runs its tests on the key's binary; measured at 7-8 s against about
-  /// 0.085 s a customer (docs/performance.md). A shard then meets one feature set whenever the
-  /// sets can be cut so.
+  /// of a compile key only runs its tests on the key's binary (`Scripts/bench` measures both:
+  /// docs/performance.md#scaling). A shard then meets one feature set whenever the sets can be
+  /// cut so.
   static let featureSetCost = 90
 
   /// `jobs`: every customer of the plan, whether it builds, and its feature set. The building
