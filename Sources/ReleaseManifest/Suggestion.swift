@@ -7,19 +7,18 @@ package enum Suggestion {
     return best.1 <= max(2, word.count / 3) ? best.0 : nil
   }
 
+  /// Levenshtein distance: insertions, deletions and substitutions each cost 1.
   static func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
     let b = Array(b)
-    if a.isEmpty { return b.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-      var current = [i] + Array(repeating: 0, count: b.count)
-      for j in 1...max(1, b.count) where !b.isEmpty {
-        current[j] = min(
-          previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+    var previousRow = Array(0...b.count)
+    for (i, characterOfA) in a.enumerated() {
+      var row = [i + 1]
+      for (j, characterOfB) in b.enumerated() {
+        let substitution = previousRow[j] + (characterOfA == characterOfB ? 0 : 1)
+        row.append(min(previousRow[j + 1] + 1, row[j] + 1, substitution))
       }
-      previous = b.isEmpty ? [i] : current
+      previousRow = row
     }
-    return previous[b.count]
+    return previousRow[b.count]
   }
 }

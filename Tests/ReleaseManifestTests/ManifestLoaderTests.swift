@@ -261,7 +261,7 @@ final class ManifestLoaderTests: XCTestCase {
     XCTAssertEqual(ManifestRules.closestMatch(to: "nmae", among: fields), nil, "a transposition costs 2")
     XCTAssertEqual(ManifestRules.closestMatch(to: "nam", among: fields), "name")
     XCTAssertEqual(ManifestRules.closestMatch(to: "version", among: fields), nil)
-    XCTAssertEqual(ManifestRules.editDistance(Array("kitten"), Array("sitting")), 3)
-    XCTAssertEqual(ManifestRules.editDistance([], Array("abc")), 3)
+    XCTAssertEqual(Suggestion.distance("kitten", "sitting"), 3)
+    XCTAssertEqual(Suggestion.distance("", "abc"), 3)
   }
 }

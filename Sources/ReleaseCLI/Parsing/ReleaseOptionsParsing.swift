@@ -130,13 +130,11 @@ extension ReleaseOptions {
 
   /// A manifest's lifetime: a whole number of days or hours (`7d`, `36h`), at most 366 days.
   static func manifestExpiry(_ text: String, origin: String) throws -> Double {
-    for (suffix, factor) in [("d", 86_400.0), ("h", 3600.0)] where text.hasSuffix(suffix) {
-      let digits = text.dropLast()
-      if !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-        let number = Double(digits), number > 0, number * factor <= 366 * 86_400
-      {
-        return number * factor
-      }
+    // At most six digits before the unit, leading zeros included.
+    if text.count <= 7,
+      let seconds = Arguments.seconds(of: text, units: [("d", 86_400), ("h", 3600)], maximum: 366 * 86_400)
+    {
+      return seconds
     }
     throw ReleaseError.usage(
       "\(origin) \"\(text.prefix(40))\": expected a duration in days or hours such as 7d or 36h (at most 366d)"

@@ -1,4 +1,5 @@
 import ReleaseCore
+import ReleaseManifest
 
 /// The declarative shape of the command line (after swift-argument-parser's `@Option`,
 /// `@Flag`, `@Argument` and `@OptionGroup`, written here because the package has no

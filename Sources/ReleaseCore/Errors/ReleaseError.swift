@@ -44,6 +44,15 @@ package enum ReleaseError: Error, CustomStringConvertible {
     }
   }
 
+  /// Runs `body`; an error `message` gives a line for is bad input found before any work (exit
+  /// 2: `invalidInput` with that line), any other is rethrown as it is.
+  package static func badInput<T>(when message: (any Error) -> String?, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch {
+      if let line = message(error) { throw ReleaseError.invalidInput(line) }
+      throw error
+    }
+  }
+
   /// Bad input (exit 2) found by a check that runs before any work.
   package var isInvalidInput: Bool {
     switch self {

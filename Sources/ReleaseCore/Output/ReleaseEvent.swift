@@ -93,6 +93,12 @@ package enum ReleaseEvent: Sendable {
   case summary([CustomerOutcome], seconds: Double)
   /// The run's error, one line each (the first names what failed).
   case failure([String])
+
+  /// A dry run's preview of the refusal a real run would end with, one `would refuse:` line
+  /// each.
+  package static func wouldRefuse(step: String, _ lines: [String]) -> ReleaseEvent {
+    .dryRun(step: step, lines: lines.map { "would refuse: \($0)" })
+  }
 }
 
 /// Renders events. Implementations must accept calls from several threads.

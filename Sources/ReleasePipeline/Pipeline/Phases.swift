@@ -36,24 +36,21 @@ package struct LoadedInputs: Sendable {
 }
 
 /// The run's inputs once every model is checked against the SDK being released
-/// (`AlignModelsStep`): what every later phase reads.
+/// (`AlignModelsStep`): what every later phase reads. The loaded inputs read through
+/// (`inputs.manifest`), every model now with its minimum SDK version.
+@dynamicMemberLookup
 package struct ReleaseInputs: Sendable {
-  var state: ReleaseState
-  var manifest: Manifest
-  var modelStore: ModelStore
-  var publishTargets: [PublishTarget]
-  var sdkVersion: SemanticVersion
-  var template: PackageTemplate
-  var templateDirectory: URL { template.directory }
+  var loaded: LoadedInputs
+  package subscript<Field>(dynamicMember field: WritableKeyPath<LoadedInputs, Field>) -> Field {
+    get { loaded[keyPath: field] }
+    set { loaded[keyPath: field] = newValue }
+  }
+  var templateDirectory: URL { loaded.template.directory }
   /// The whole template's digest (the SDK tag's marker); a customer's release is identified by
   /// the digest of its own package's files (`PackageTemplate.digest(for:)`).
-  var templateDigest: String { template.digest }
-  /// Every model the selected customers use, each with its minimum SDK version.
-  var models: [ModelReference: ModelFacts]
-  var unavailableModels: [ModelReference: String]
+  var templateDigest: String { loaded.template.digest }
   /// The template's signal catalog, read and checked.
   var signals: SignalCatalog
-  var sdkChangelog: [String: [String]]
   /// Every model of the store by digest, scanned when first asked for.
   let storeModels: StoreScan
 
@@ -61,7 +58,7 @@ package struct ReleaseInputs: Sendable {
   /// yet: the run writes them (`WriteStateStep`), so the commit at hand does not hold them.
   func unrecorded(_ jobs: [CustomerJob]) -> [CustomerJob] {
     jobs.filter { job in
-      let recorded = state.customers[job.id]
+      let recorded = loaded.state.customers[job.id]
       return recorded?.version != job.version || recorded?.sourceDigest != job.digest.source
     }
   }

@@ -36,7 +36,7 @@ package struct Pipeline: Sendable {
     } catch let error as ReleaseError
       where error.isInvalidInput && context.options.dryRun && step.isPreflightCheck
     {
-      context.reporter.report(.dryRun(step: step.name, lines: error.lines.map { "would refuse: \($0)" }))
+      context.reporter.report(.wouldRefuse(step: step.name, error.lines))
       return nil
     }
   }

@@ -14,8 +14,7 @@ package enum ReleaseRun {
     // A publishing run that must sign and cannot ends before anything is read or built; a dry
     // run (usually previewed where the CI secret is not) shows the refusal and goes on.
     do { try ReleaseSignature.checkCanSign(options) } catch let error as ReleaseError where options.dryRun {
-      pipeline.context.reporter.report(
-        .dryRun(step: PublishStep().name, lines: error.lines.map { "would refuse: \($0)" }))
+      pipeline.context.reporter.report(.wouldRefuse(step: PublishStep().name, error.lines))
     }
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
 

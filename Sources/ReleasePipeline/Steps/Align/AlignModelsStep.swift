@@ -68,11 +68,10 @@ package struct AlignModelsStep: RequiredStep {
       }
     }
     if !problems.isEmpty { throw ValidationFailure(problems) }
+    var aligned = inputs
+    aligned.models = models
     return ReleaseInputs(
-      state: inputs.state, manifest: manifest, modelStore: inputs.modelStore,
-      publishTargets: inputs.publishTargets, sdkVersion: inputs.sdkVersion, template: inputs.template,
-      models: models, unavailableModels: inputs.unavailableModels, signals: catalog,
-      sdkChangelog: inputs.sdkChangelog,
+      loaded: aligned, signals: catalog,
       storeModels: StoreScan(
         inputs.modelStore, known: models.mapValues(\.sha256), cacheDirectory: context.cacheDirectory))
   }

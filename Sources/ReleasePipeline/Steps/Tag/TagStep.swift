@@ -123,7 +123,7 @@ struct TagCheckStep: Step {
       throw ReleaseError.invalidInput("--tag: \(root) has no commit to tag yet; commit the project first")
     }
     if !options.allowDirty {
-      try Self.badInput { try repository.requireClean() }
+      try ReleaseError.badInput(when: Self.gitRefusal()) { try repository.requireClean() }
       var unrecorded = plan.inputs.unrecorded(plan.jobs)
       if options.publishPassed {
         // Each customer ships when it is ready: one the commit does not record cannot be
@@ -150,26 +150,30 @@ struct TagCheckStep: Step {
     let jobs =
       plan.customers.contains { $0.status == .pending }
       ? plan.jobs : RunResults.shipping(plan.customers, options).shipping.map(\.job)
-    let tags = try Self.badInput { try ReleaseTags.plan(jobs, plan.inputs, repository, head: head) }
+    let tags = try ReleaseError.badInput(when: Self.gitRefusal()) {
+      try ReleaseTags.plan(jobs, plan.inputs, repository, head: head)
+    }
     if options.push, let remote = options.remote { try checkRemote(remote, plan: tags, repository) }
     return Checked(plan: plan, tags: tags)
   }
 
   /// A dirty work tree, a tag on another commit or an unreachable remote: bad input (exit 2),
   /// found before any work. Other failures (no git at all) stay what they are.
-  private static func badInput<T>(prefix: String = "", _ body: () throws -> T) throws -> T {
-    do { return try body() } catch let error as GitRepository.GitError {
+  private static func gitRefusal(prefix: String = "") -> (any Error) -> String? {
+    { error in
+      guard let error = error as? GitRepository.GitError else { return nil }
       switch error {
-      case .dirty, .tagOnOtherCommit: throw ReleaseError.invalidInput(prefix + error.description)
-      case .failed:
-        if prefix.isEmpty { throw error } else { throw ReleaseError.invalidInput(prefix + error.description) }
+      case .dirty, .tagOnOtherCommit: return prefix + error.description
+      case .failed: return prefix.isEmpty ? nil : prefix + error.description
       }
     }
   }
 
   /// The remote answers, and has none of the run's tags with other contents than here.
   private func checkRemote(_ remote: String, plan: TagPlan, _ repository: GitRepository) throws {
-    let listing = try Self.badInput(prefix: "--push: cannot reach remote \(remote): ") {
+    let listing = try ReleaseError.badInput(
+      when: Self.gitRefusal(prefix: "--push: cannot reach remote \(remote): ")
+    ) {
       // After `--`: a remote from the command line is never read as an option.
       try repository.run(["ls-remote", "--tags", "--", remote])
     }
