@@ -43,20 +43,24 @@ let package = Package(
     .target(
       name: "ReleaseSigning",
       dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+    // JSON documents read with the position of every value, into typed values with every
+    // problem reported by file, JSON path and line; did-you-mean hints for mistyped names.
+    .target(name: "ReleaseJSON"),
     // Judging rollouts from outcome counts: CSV reader, always-valid statistics, reports, chart.
     .target(name: "ReleaseEvaluation", dependencies: ["ReleaseSystem"]),
     // Where models come from: directory and remote stores, Core ML parsing, the digest cache.
     .target(name: "ReleaseModels", dependencies: ["ReleaseNetwork", "ReleaseSystem"]),
     // customers.json and features.json, read and checked against the model store.
-    .target(name: "ReleaseManifest", dependencies: ["ReleaseModels", "ReleaseSystem"]),
+    .target(name: "ReleaseManifest", dependencies: ["ReleaseJSON", "ReleaseModels", "ReleaseSystem"]),
     // One customer's Swift package from the template, and the release notes.
-    .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
+    .target(name: "ReleaseGeneration", dependencies: ["ReleaseJSON", "ReleaseManifest", "ReleaseSystem"]),
     // What every part of the tool shares: errors, services, versions and release state, the
     // signal catalog and model alignment, events and their reporters.
     .target(
       name: "ReleaseCore",
       dependencies: [
-        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseSystem",
+        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork",
+        "ReleaseSystem",
       ]),
     // Where releases go: directory and S3 object stores, destinations, URL credentials, git.
     .target(
@@ -66,33 +70,36 @@ let package = Package(
     .target(
       name: "ReleaseOTA",
       dependencies: [
-        "ReleaseCore", "ReleaseEvaluation", "ReleaseManifest", "ReleaseModels", "ReleaseSigning",
-        "ReleaseSystem",
+        "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseSigning", "ReleaseSystem",
       ]),
     // The run: options, context, the phases and the steps from loading the inputs to
     // publishing, tagging and recording state; release records, notes, artifact checks, shards.
     .target(
       name: "ReleasePipeline",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels",
-        "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning",
+        "ReleaseSystem",
       ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseSigning", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseJSON",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
     .testTarget(name: "ReleaseSystemTests", dependencies: ["ReleaseSystem"]),
+    .testTarget(name: "ReleaseJSONTests", dependencies: ["ReleaseJSON"]),
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
     .testTarget(name: "ReleaseModelsTests", dependencies: ["ReleaseModels", "ReleaseSystem"]),
-    .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest", "ReleaseModels"]),
+    .testTarget(
+      name: "ReleaseManifestTests", dependencies: ["ReleaseJSON", "ReleaseManifest", "ReleaseModels"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
@@ -111,8 +118,8 @@ let package = Package(
     .testTarget(
       name: "ReleaseCoreTests",
       dependencies: [
-        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleasePipeline",
-        "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleasePipeline", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePublishingTests",
@@ -131,7 +138,7 @@ let package = Package(
       name: "ReleaseCLITests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
-        "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
         "ReleaseTestSupport",
       ]),
   ]

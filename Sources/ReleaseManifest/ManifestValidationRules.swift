@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 
 /// Rules for single values of `customers.json`. Each returns what is wrong with the value, as a
 /// message saying what was found and what was expected, or nil when the value is acceptable.

@@ -1,4 +1,5 @@
 import ReleaseEvaluation
+import ReleaseJSON
 import ReleaseManifest
 
 /// `release.config.json`'s `rollouts`: how `release ota evaluate` judges a challenger and how

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseJSON
 import ReleaseManifest
 
 /// Reads a command line by its command's description (the package has no dependencies):

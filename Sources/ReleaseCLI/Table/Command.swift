@@ -1,4 +1,5 @@
 import ReleaseCore
+import ReleaseJSON
 import ReleaseManifest
 
 /// The declarative shape of the command line (after swift-argument-parser's `@Option`,

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseGeneration
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseSystem
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseSystem
 

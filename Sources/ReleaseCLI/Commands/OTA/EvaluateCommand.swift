@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseEvaluation
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA

@@ -2,6 +2,7 @@ import Foundation
 import ReleaseArchive
 import ReleaseCore
 import ReleaseGeneration
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleasePipeline

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseJSON
 import ReleaseManifest
 
 /// Checks every model the run embeds against the SDK version being released, before anything is

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseGeneration
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseSystem

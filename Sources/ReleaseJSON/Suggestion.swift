@@ -8,7 +8,7 @@ package enum Suggestion {
   }
 
   /// Levenshtein distance: insertions, deletions and substitutions each cost 1.
-  static func distance(_ a: String, _ b: String) -> Int {
+  package static func distance(_ a: String, _ b: String) -> Int {
     let b = Array(b)
     var previousRow = Array(0...b.count)
     for (i, characterOfA) in a.enumerated() {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import ReleaseManifest
+@testable import ReleaseJSON
 
 final class JSONDocumentTests: XCTestCase {
   private func parse(_ text: String, limits: JSONDocument.Limits = .init()) throws -> JSONValue {

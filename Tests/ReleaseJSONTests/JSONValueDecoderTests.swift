@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import ReleaseManifest
+@testable import ReleaseJSON
 
 /// A small format decoded through `JSONValueDecoder`, the way the project's readers are:
 /// `{"name": String, "tags": [String], "points": [{"x": Int, "y": Int}]}`.

@@ -522,7 +522,7 @@ private func hexDigits(_ value: some BinaryInteger, width: Int) -> String {
 
 extension Unicode.Scalar {
   /// `U+0009`: how messages name a character that cannot be shown.
-  var codePointName: String { "U+" + hexDigits(value, width: 4) }
+  package var codePointName: String { "U+" + hexDigits(value, width: 4) }
 }
 
 extension String {
@@ -552,12 +552,12 @@ extension String {
   }
 
   /// At most 60 characters (then `…`), for quoting source text such as a number literal.
-  var truncatedForMessage: String { count > 60 ? String(prefix(60)) + "…" : self }
+  package var truncatedForMessage: String { count > 60 ? String(prefix(60)) + "…" : self }
 }
 
 extension Unicode.Scalar {
   /// Control characters and line or paragraph separators would break a one-line message.
-  var isUnsafeInOneLineMessage: Bool {
+  package var isUnsafeInOneLineMessage: Bool {
     switch properties.generalCategory {
     case .control, .lineSeparator, .paragraphSeparator: return true
     default: return false

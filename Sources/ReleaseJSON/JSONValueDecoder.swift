@@ -207,6 +207,11 @@ public struct JSONObjectDecoder {
   /// Members in document order.
   public let members: [JSONObjectMember]
 
+  package init(decoder: JSONValueDecoder, members: [JSONObjectMember]) {
+    self.decoder = decoder
+    self.members = members
+  }
+
   public var path: String { decoder.path }
   public var isEmpty: Bool { members.isEmpty }
   public var keys: [String] { members.map(\.key) }
@@ -254,5 +259,20 @@ extension JSONValue {
       value = member.value
     }
     return value
+  }
+}
+
+extension JSONValue {
+  /// What the value is, for "found …": its JSON type, and the value itself when it is short.
+  public var foundDescription: String {
+    switch content {
+    case .null: return "null"
+    case .bool(let value): return "boolean \(value)"
+    case .integer(let value): return "integer \(value)"
+    case .number(_, let literal): return "number \(literal.truncatedForMessage)"
+    case .string(let value): return "string \(value.quotedForMessage)"
+    case .array(let elements): return elements.isEmpty ? "an empty array" : "an array"
+    case .object: return "an object"
+    }
   }
 }
