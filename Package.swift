@@ -28,11 +28,12 @@ let package = Package(
 
     // Layers, bottom up; each module uses only those above it in this list.
     // Foundations: system services (hashing, processes, files), archive (libarchive), network
-    // (libcurl), signing (Ed25519, DSSE, SSH signatures), evaluation (outcome statistics).
+    // (libcurl), signing (Ed25519, DSSE, SSH signatures), JSON documents, evaluation (outcome
+    // statistics), and the tool's core (errors, services, versions and release state).
     // Inputs: the model store, then the manifest checked against it, then the generated package.
-    // The tool: its core (errors, services, versions, signal alignment, events and reporters),
-    // publishing (object stores, destinations, git), the over-the-air channel, the release
-    // pipeline and its steps, and the command line that drives them.
+    // The tool: events and reporters, signal alignment, publishing (object stores, destinations,
+    // git), the over-the-air channel, the release pipeline and its steps, and the command line
+    // that drives them.
     .target(
       name: "ReleaseSystem",
       dependencies: ["CSystemShim", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
@@ -48,18 +49,26 @@ let package = Package(
     .target(name: "ReleaseJSON"),
     // Judging rollouts from outcome counts: CSV reader, always-valid statistics, reports, chart.
     .target(name: "ReleaseEvaluation", dependencies: ["ReleaseSystem"]),
+    // What every part of the tool shares: errors, services, versions and release state.
+    .target(name: "ReleaseCore", dependencies: ["ReleaseJSON", "ReleaseNetwork", "ReleaseSystem"]),
     // Where models come from: directory and remote stores, Core ML parsing, the digest cache.
     .target(name: "ReleaseModels", dependencies: ["ReleaseNetwork", "ReleaseSystem"]),
     // customers.json and features.json, read and checked against the model store.
     .target(name: "ReleaseManifest", dependencies: ["ReleaseJSON", "ReleaseModels", "ReleaseSystem"]),
     // One customer's Swift package from the template, and the release notes.
-    .target(name: "ReleaseGeneration", dependencies: ["ReleaseJSON", "ReleaseManifest", "ReleaseSystem"]),
-    // What every part of the tool shares: errors, services, versions and release state, the
-    // signal catalog and model alignment, events and their reporters.
     .target(
-      name: "ReleaseCore",
+      name: "ReleaseGeneration",
+      dependencies: ["ReleaseCore", "ReleaseJSON", "ReleaseManifest", "ReleaseSystem"]),
+    // A run's events and the reporters that render them: plain, live terminal, JSON lines,
+    // GitHub Actions, JUnit.
+    .target(
+      name: "ReleaseReporting",
+      dependencies: ["ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseSystem"]),
+    // The SDK's signal catalog and which models an SDK version can run.
+    .target(
+      name: "ReleaseAlignment",
       dependencies: [
-        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork",
+        "ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
         "ReleaseSystem",
       ]),
     // Where releases go: directory and S3 object stores, destinations, URL credentials, git.
@@ -70,26 +79,26 @@ let package = Package(
     .target(
       name: "ReleaseOTA",
       dependencies: [
-        "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
-        "ReleaseSigning", "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest",
+        "ReleaseModels", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The run: options, context, the phases and the steps from loading the inputs to
     // publishing, tagging and recording state; release records, notes, artifact checks, shards.
     .target(
       name: "ReleasePipeline",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning",
-        "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseJSON",
-        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
@@ -106,21 +115,33 @@ let package = Package(
       name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests",
-      dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem", "ReleaseTestSupport"]),
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
     // What several test targets share: workspaces, fakes, fixtures, moto_server and proxies.
     .target(
       name: "ReleaseTestSupport",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseNetwork",
-        "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
+        "ReleasePipeline", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
     .testTarget(
-      name: "ReleaseCoreTests",
+      name: "ReleaseReportingTests",
       dependencies: [
-        "ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
-        "ReleasePipeline", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSystem",
+        "ReleaseTestSupport",
       ]),
+    .testTarget(
+      name: "ReleaseAlignmentTests",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseCore", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseCoreTests",
+      dependencies: ["ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleasePublishingTests",
       dependencies: [
@@ -131,8 +152,8 @@ let package = Package(
       name: "ReleasePipelineTests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseCLITests",

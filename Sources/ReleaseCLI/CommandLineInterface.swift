@@ -3,6 +3,7 @@ import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSystem
 
 /// Entry point: parses the command line, runs the command, maps errors to exit codes.

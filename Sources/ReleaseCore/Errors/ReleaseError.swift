@@ -1,6 +1,5 @@
 import Foundation
 import ReleaseJSON
-import ReleaseManifest
 import ReleaseSystem
 
 /// The tool's top-level failures and their exit codes: 2 for bad input (arguments, manifest,

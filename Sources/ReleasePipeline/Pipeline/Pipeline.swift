@@ -2,6 +2,7 @@ import Foundation
 import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
+import ReleaseReporting
 import ReleaseSystem
 
 /// Runs the steps of a run, each once, on the value the step before returned. The one place

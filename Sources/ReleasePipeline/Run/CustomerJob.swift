@@ -3,6 +3,7 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
+import ReleaseReporting
 import ReleaseSystem
 
 /// What the tool knows of one model file of the store.

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseReporting
 import ReleaseSystem
 
 /// What every step of a run may use and nothing it produces: the services, the options and the

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseReporting
 import ReleaseSystem
 
 /// `release all`, `customer` and `merge`: the release pipeline, from loading the inputs to

@@ -6,6 +6,7 @@ import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSystem
 
 /// `release ota evaluate`: judges every active challenger (an active offer below 100 %)

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSystem
 
 /// `release plan --shards N [--json]`: which customers each of N machines builds, without

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseArchive
 import ReleaseCore
 import ReleaseGeneration
@@ -6,6 +7,7 @@ import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSigning
 import ReleaseSystem
 

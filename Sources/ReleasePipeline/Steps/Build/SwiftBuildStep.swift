@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseGeneration
+import ReleaseReporting
 import ReleaseSystem
 
 /// Builds and tests the generated package. The first customer of a compile key (see

@@ -3,8 +3,8 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCore
 @testable import ReleasePipeline
+@testable import ReleaseReporting
 
 /// Issue 12, "GitHub Actions commands from build logs": the runner trims leading whitespace
 /// before looking for `::` and splits lines on a bare `\r`, so `  ::add-mask::x`,

@@ -4,7 +4,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCore
+@testable import ReleaseReporting
 
 /// Issue 12, "output that something else interprets": text from outside (an S3 error message,
 /// git's stderr, a log tail, a store name, a release.json field) reaches a terminal escaped, a

@@ -1,9 +1,10 @@
 import Foundation
+import ReleaseCore
 import ReleaseManifest
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCore
+@testable import ReleaseAlignment
 @testable import ReleaseModels
 
 /// The alignment rule on a small hand-made catalog: a model's minimum SDK version is the newest

@@ -1,10 +1,11 @@
 import Foundation
+import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCore
+@testable import ReleaseAlignment
 
 /// `signals.json`: the template's catalog covers every input of every model in the store, and a
 /// broken catalog is refused with one line per problem, each naming its JSON path.

@@ -5,7 +5,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCore
+@testable import ReleaseReporting
 
 #if canImport(FoundationXML)
   import FoundationXML

@@ -2,7 +2,7 @@ import Foundation
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCore
+@testable import ReleaseReporting
 
 final class LogExcerptTests: XCTestCase {
   private func log(_ lines: [String]) throws -> URL {
