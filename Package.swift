@@ -82,8 +82,9 @@ let package = Package(
         "ReleaseAlignment", "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest",
         "ReleaseModels", "ReleaseSigning", "ReleaseSystem",
       ]),
-    // The run: options, context, the phases and the steps from loading the inputs to
-    // publishing, tagging and recording state; release records, notes, artifact checks, shards.
+    // The engine of a run: options, context, the phases, `Pipeline` and the steps other parts
+    // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
+    // artifact checks, shard plans.
     .target(
       name: "ReleasePipeline",
       dependencies: [
@@ -91,14 +92,33 @@ let package = Package(
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing",
         "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ]),
+    // Building and testing customers' packages: warm build slots, compile keys and their test
+    // binaries, the build step and the step that runs every customer's steps in parallel.
+    .target(
+      name: "ReleaseBuild",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+      ]),
+    // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
+    // alignment and planning to tagging, the artifact list and the state write.
+    .target(
+      name: "ReleaseFlow",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+      ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
       dependencies: [
-        "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
-        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseEvaluation",
+        "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
@@ -122,7 +142,7 @@ let package = Package(
     .target(
       name: "ReleaseTestSupport",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseNetwork",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow", "ReleaseNetwork",
         "ReleasePipeline", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
@@ -147,6 +167,20 @@ let package = Package(
       dependencies: [
         "ReleaseArchive", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline", "ReleasePublishing",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseBuildTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseFlowTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePipelineTests",

@@ -2,6 +2,7 @@ import Foundation
 import ReleaseAlignment
 import ReleaseCore
 import ReleaseEvaluation
+import ReleaseFlow
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels

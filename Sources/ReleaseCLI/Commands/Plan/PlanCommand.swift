@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseFlow
 import ReleasePipeline
 import ReleaseReporting
 import ReleaseSystem

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseAlignment
 import ReleaseArchive
+import ReleaseBuild
 import ReleaseCore
 import ReleaseGeneration
 import ReleaseJSON

@@ -14,10 +14,12 @@ package struct MergeOrigin: Sendable {
 /// anything is planned or written, shards that do not fit together: made from different plans
 /// or toolchains, a shard missing or given twice, a customer in two shards. Returns the shard
 /// that holds each customer.
-struct LoadShardsStep: RequiredStep {
-  let name = "load shards"
+package struct LoadShardsStep: RequiredStep {
+  package let name = "load shards"
 
-  func run(_: Void, _ context: ReleaseContext) throws -> [String: MergeOrigin] {
+  package init() {}
+
+  package func run(_: Void, _ context: ReleaseContext) throws -> [String: MergeOrigin] {
     let origins = try context.options.mergeSources.map { path in
       let dist = context.services.resolve(path)
       return MergeOrigin(
@@ -72,15 +74,22 @@ struct LoadShardsStep: RequiredStep {
 /// customer of it, and every release they hold must pass the content checks and be exactly
 /// the package the inputs make — checked where it lies, before anything is copied. Returns
 /// the plan with each customer its shard failed failed.
-struct CheckShardsStep: RequiredStep {
-  let name = "check shards"
+package struct CheckShardsStep: RequiredStep {
+  package let name = "check shards"
 
-  struct Input: Sendable {
+  package init() {}
+
+  package struct Input: Sendable {
     var plan: ReleasePlan
     var origins: [String: MergeOrigin]
+
+    package init(plan: ReleasePlan, origins: [String: MergeOrigin]) {
+      self.plan = plan
+      self.origins = origins
+    }
   }
 
-  func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
+  package func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
     let origins = input.origins
     var plan = input.plan
     guard let any = origins.values.first else { return plan }
@@ -139,13 +148,15 @@ struct CheckShardsStep: RequiredStep {
 /// whole; files hard-linked where the shard is on the same file system). The content checks
 /// that follow run on the copies, as after any build. Returns every customer with its
 /// release where it now is.
-struct CopyShardReleasesStep: Step {
-  let name = "copy shard releases"
-  let changesState = true
+package struct CopyShardReleasesStep: Step {
+  package let name = "copy shard releases"
 
-  typealias Input = CheckShardsStep.Input
+  package init() {}
+  package let changesState = true
 
-  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+  package typealias Input = CheckShardsStep.Input
+
+  package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     input.plan.customers.filter { $0.status == .upToDate }.compactMap { result in
       input.origins[result.id].map {
         "would copy \(result.id) \(result.job.version) from \($0.displayPath) to \(context.options.distPath)/"
@@ -153,7 +164,7 @@ struct CopyShardReleasesStep: Step {
     }
   }
 
-  func run(_ input: Input, _ context: ReleaseContext) throws -> [CustomerResult] {
+  package func run(_ input: Input, _ context: ReleaseContext) throws -> [CustomerResult] {
     let fileManager = FileManager.default
     var customers = input.plan.customers
     for index in customers.indices where customers[index].status == .upToDate {

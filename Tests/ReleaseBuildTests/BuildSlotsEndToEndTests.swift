@@ -3,6 +3,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseBuild
 @testable import ReleasePipeline
 
 #if canImport(Glibc)

@@ -1,5 +1,7 @@
 import Foundation
+import ReleaseBuild
 import ReleaseCore
+import ReleasePipeline
 import ReleaseReporting
 import ReleaseSystem
 
@@ -15,15 +17,15 @@ package enum ReleaseRun {
     // A publishing run that must sign and cannot ends before anything is read or built; a dry
     // run (usually previewed where the CI secret is not) shows the refusal and goes on.
     do { try ReleaseSignature.checkCanSign(options) } catch let error as ReleaseError where options.dryRun {
-      pipeline.context.reporter.report(.wouldRefuse(step: PublishStep().name, error.lines))
+      pipeline.context.reporter.report(.wouldRefuse(step: PublishStep.stepName, error.lines))
     }
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
 
     /// What a run does with its customers' releases once they are in dist/.
     func release(_ results: RunResults, ota: OTAPlan?, tags: TagPlan?) throws {
-      try pipeline.run(CheckArtifactsStep(), results)
+      try pipeline.checkArtifacts(results)
       try pipeline.run(WriteArtifactListStep(), results)
-      try pipeline.run(PublishStep(), results)
+      try pipeline.publish(results)
       try pipeline.run(
         PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: results) },
         otherwise: PublishOTAStep.noDestination)
@@ -58,7 +60,7 @@ package enum ReleaseRun {
       let customers = try pipeline.run(BuildCustomersStep(), shard.plan) ?? shard.plan.customers
       record.customers = customers
       let results = RunResults(inputs: inputs, customers: customers, options: options)
-      try pipeline.run(CheckArtifactsStep(), results)
+      try pipeline.checkArtifacts(results)
       try pipeline.run(WriteArtifactListStep(), results)
       try pipeline.run(WriteShardRecordStep(), .init(record: shard.record, customers: customers))
       return

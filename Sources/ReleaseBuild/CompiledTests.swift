@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleasePipeline
 import ReleaseSystem
 
 /// The test binaries a run has proven, by compile key. The first customer of a key builds and

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleasePipeline
 import ReleasePublishing
 import ReleaseSystem
 

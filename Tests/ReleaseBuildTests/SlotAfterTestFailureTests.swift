@@ -3,6 +3,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseBuild
 @testable import ReleasePipeline
 
 /// A slot stays warm when its package built and only its tests failed (they ran to XCTest's

@@ -5,6 +5,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseFlow
 @testable import ReleasePipeline
 
 /// Issue 13: each customer's package holds only the features it licenses. An `att`-only

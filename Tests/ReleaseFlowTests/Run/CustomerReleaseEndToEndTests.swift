@@ -6,6 +6,7 @@ import ReleaseTestSupport
 import XCTest
 
 @testable import ReleaseCore
+@testable import ReleaseFlow
 @testable import ReleasePipeline
 
 /// `release customer` for real: generation, `swift build`, `swift test`, zip, stage. The

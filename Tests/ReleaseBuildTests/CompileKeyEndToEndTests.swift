@@ -3,6 +3,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseBuild
 @testable import ReleasePipeline
 
 /// Customers of one compile key: the first is built and tested by `swift test`, the others run

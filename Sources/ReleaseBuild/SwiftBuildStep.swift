@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseGeneration
+import ReleasePipeline
 import ReleaseReporting
 import ReleaseSystem
 
@@ -235,15 +236,6 @@ struct SwiftBuildStep: CustomerStep {
       throw built ? BuildSlots.FailedAfterBuilding(failure: failure) : failure
     }
   }
-}
-
-/// A generated package that built, and passed its tests unless `--skip-tests`.
-struct TestedPackage: Sendable {
-  var source: GeneratedSource
-  /// How many tests `swift test` ran, when it printed it.
-  var testCount: Int?
-  /// How they ran; nil under `--skip-tests`.
-  var testedBy: TestMethod?
 }
 
 /// Reads the number of tests `swift test` ran from its output.

@@ -1,21 +1,24 @@
 import Foundation
+import ReleasePipeline
 import ReleaseSystem
 
 /// `release all --shard k/N`: after the plan of every customer, keeps only shard k's jobs
 /// (`ShardPlan`), so N machines each build their part of one plan. The other customers are
 /// not this run's: they are neither built, reported nor recorded here.
-struct SelectShardStep: RequiredStep {
-  let name = "select shard"
+package struct SelectShardStep: RequiredStep {
+  package let name = "select shard"
   let selection: ShardSelection
 
-  struct Selected: Sendable {
+  package init(selection: ShardSelection) { self.selection = selection }
+
+  package struct Selected: Sendable {
     /// The plan narrowed to this shard's customers.
-    var plan: ReleasePlan
+    package var plan: ReleasePlan
     /// What `dist/shard.json` says at the end of the run (the failures added then).
-    var record: ShardRecord
+    package var record: ShardRecord
   }
 
-  func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> Selected {
+  package func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> Selected {
     let shards = try ShardPlan.make(for: plan, count: selection.count, context)
     let mine = Set(shards.shards[selection.index - 1].customers)
     var selected = plan
@@ -34,20 +37,25 @@ struct SelectShardStep: RequiredStep {
 
 /// Writes `dist/shard.json` at the end of a sharded run, whatever its outcome: the merge
 /// needs to know which plan and shard this dist/ is, and which customers failed and why.
-struct WriteShardRecordStep: Step {
-  let name = "record shard"
-  let changesState = true
+package struct WriteShardRecordStep: Step {
+  package let name = "record shard"
+  package let changesState = true
 
-  struct Input: Sendable {
+  package struct Input: Sendable {
     var record: ShardRecord
     var customers: [CustomerResult]
+
+    package init(record: ShardRecord, customers: [CustomerResult]) {
+      self.record = record
+      self.customers = customers
+    }
   }
 
-  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+  package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     ["would write \(context.options.distPath)/\(ShardRecord.fileName)"]
   }
 
-  func run(_ input: Input, _ context: ReleaseContext) throws {
+  package func run(_ input: Input, _ context: ReleaseContext) throws {
     var record = input.record
     for result in input.customers {
       if case .failed(let step, let reason) = result.status {

@@ -1,18 +1,21 @@
 import Foundation
+import ReleasePipeline
 import ReleaseSystem
 
 /// Runs every customer that is not up to date through generate → build and test → archive →
 /// stage, `--jobs` at a time, then moves each job's log to `dist/logs/<id>.log`. Returns every
 /// customer of the plan with its result.
-struct BuildCustomersStep: Step {
-  let name = "build customers"
-  let changesState = true
+package struct BuildCustomersStep: Step {
+  package let name = "build customers"
+  package let changesState = true
 
-  func skipReason(_ plan: ReleasePlan, _ context: ReleaseContext) -> String? {
+  package init() {}
+
+  package func skipReason(_ plan: ReleasePlan, _ context: ReleaseContext) -> String? {
     plan.customers.contains { $0.status == .pending } ? nil : "every selected customer is up to date"
   }
 
-  func dryRunDescription(_ plan: ReleasePlan, _ context: ReleaseContext) -> [String] {
+  package func dryRunDescription(_ plan: ReleasePlan, _ context: ReleaseContext) -> [String] {
     plan.customers.filter { $0.status == .pending }.map { result in
       let job = result.job
       // What the package will hold, so a dry run shows what the customer receives.
@@ -23,7 +26,7 @@ struct BuildCustomersStep: Step {
     }
   }
 
-  func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
+  package func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
       root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs,
       moduleCache: BuildSlots.moduleCache(

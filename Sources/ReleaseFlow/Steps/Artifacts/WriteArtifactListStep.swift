@@ -1,4 +1,5 @@
 import Foundation
+import ReleasePipeline
 import ReleaseSystem
 
 /// `dist/artifacts.json` (after GoReleaser's): every release file of the run — archive,

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseGeneration
+import ReleasePipeline
 import ReleaseSystem
 
 /// A digest of everything that decides what a generated package compiles to: its manifest,

@@ -1,4 +1,5 @@
 import Foundation
+import ReleasePipeline
 import ReleaseSystem
 
 /// Takes the run's locks before anything is written: one on the cache (build slots are

@@ -3,6 +3,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseBuild
 @testable import ReleasePipeline
 
 /// The compile key, the predicted resource bundle and the registry of proven test binaries,

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleasePipeline
 import ReleaseSystem
 
 /// Records each released customer's version and source digest in the committed state file:

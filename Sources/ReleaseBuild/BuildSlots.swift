@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseGeneration
+import ReleasePipeline
 import ReleaseSystem
 
 /// Warm build directories reused across customers.

@@ -3,6 +3,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseBuild
 @testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleasePipeline
