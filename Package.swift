@@ -110,6 +110,13 @@ let package = Package(
         "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ]),
+    // release.config.json: the project's settings, read and checked with every problem at once.
+    .target(
+      name: "ReleaseSettings",
+      dependencies: [
+        "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleasePublishing",
+        "ReleaseSystem",
+      ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
@@ -118,7 +125,7 @@ let package = Package(
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseEvaluation",
         "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
         "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseReporting",
-        "ReleaseSigning", "ReleaseSystem",
+        "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
@@ -193,8 +200,8 @@ let package = Package(
       name: "ReleaseCLITests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
-        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
   ]
 )

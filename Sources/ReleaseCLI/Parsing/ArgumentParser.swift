@@ -2,6 +2,7 @@ import Foundation
 import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
+import ReleaseSettings
 
 /// Reads a command line by its command's description (the package has no dependencies):
 /// `--flag`, `--option value`, `--option=value` and positionals, with one-line errors naming

@@ -4,6 +4,7 @@ import ReleaseManifest
 import ReleaseNetwork
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 

@@ -7,6 +7,7 @@ import ReleaseModels
 import ReleaseOTA
 import ReleasePipeline
 import ReleaseReporting
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release ota evaluate`: judges every active challenger (an active offer below 100 %)

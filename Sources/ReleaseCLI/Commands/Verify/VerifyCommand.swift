@@ -9,6 +9,7 @@ import ReleaseManifest
 import ReleaseModels
 import ReleasePipeline
 import ReleaseReporting
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 

@@ -29,38 +29,38 @@ import ReleasePublishing
 /// `publish.destinations` are published to by every `release all` / `release customer` run
 /// (`--publish` replaces the list, `--no-publish` empties it). Credentials never go here:
 /// they come from the `AWS_*` environment variables only.
-struct ReleaseConfiguration: Equatable {
+package struct ReleaseConfiguration: Equatable {
   static let defaultFileName = "release.config.json"
 
   /// The file as the user named it, for messages.
-  var path = defaultFileName
-  var destinations: [String]?
-  var s3Endpoint: String?
-  var s3Region: String?
-  var publicURL: String?
-  var models: String?
+  package var path = defaultFileName
+  package var destinations: [String]?
+  package var s3Endpoint: String?
+  package var s3Region: String?
+  package var publicURL: String?
+  package var models: String?
   /// `--publish-passed` for every run: customers that passed ship although others failed.
-  var publishPassed: Bool?
+  package var publishPassed: Bool?
   /// Where over-the-air manifests go when every destination is a releases repository.
-  var otaDestination: String?
+  package var otaDestination: String?
   /// How long a signed OTA manifest is believed after publishing (`--expires`).
-  var manifestExpiry: String?
+  package var manifestExpiry: String?
   /// Whether the legacy unsigned `ota/<id>/models.json` is still published (and its URL put in
   /// packages) beside the signed channel; absent: true.
-  var legacyManifests: Bool?
+  package var legacyManifests: Bool?
   /// `signing.trustedKeys`: the public keys (PEM files, relative to this file) releases and
   /// manifests are signed for; read by `TrustedKeys.load`.
-  var trustedKeys: [String]?
+  package var trustedKeys: [String]?
   /// `signing.allowedSignersURL`: where customers read the `allowed_signers` line of the
   /// trusted keys (an https URL), named in every signed package's README.
-  var allowedSignersURL: String?
+  package var allowedSignersURL: String?
   /// How `release ota evaluate` judges and promotes challengers (`rollouts`).
-  var rollouts: RolloutPolicyConfiguration?
+  package var rollouts: RolloutPolicyConfiguration?
 
   /// Reads `path` (relative to the root) when given, else `release.config.json` at the root
   /// when it exists. An explicitly named file that is missing is an error; the default one
   /// may be absent. Every problem is reported, one line each, naming the key.
-  static func load(explicitPath: String?, services: Services) throws -> ReleaseConfiguration {
+  package static func load(explicitPath: String?, services: Services) throws -> ReleaseConfiguration {
     let displayPath = explicitPath ?? defaultFileName
     let url = services.resolve(displayPath)
     guard FileManager.default.fileExists(atPath: url.path) else {
@@ -84,7 +84,7 @@ struct ReleaseConfiguration: Equatable {
   ]
   static let signingKeys = ["trustedKeys", "allowedSignersURL"]
 
-  static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
+  package static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
     let document = try JSONDocument.parse(data, file: displayPath)
     let decoder = JSONValueDecoder(document, file: displayPath, describe: describe)
     var configuration = decoder.decode(ReleaseConfiguration.self)
@@ -114,11 +114,13 @@ struct ReleaseConfiguration: Equatable {
         "unknown key\(hint); expected one of: \(known.joined(separator: ", "))", at: member.keyPosition)
     }
   }
+
+  package init() {}
 }
 
 extension ReleaseConfiguration: JSONValueDecodable {
   /// Every key optional; a wrong one leaves its setting unset (and is reported).
-  init?(from decoder: JSONValueDecoder) {
+  package init?(from decoder: JSONValueDecoder) {
     self.init()
     guard let root = decoder.object(expected: "an object") else { return }
     Self.refuseUnknownKeys(of: root, known: Self.keys)

@@ -11,9 +11,9 @@ import ReleaseManifest
 /// {"rollouts": {"margin": 0.02, "minimumConversions": 100, "schedule": [10, 25, 50, 100],
 ///               "customers": {"acme": {"margin": 0.05, "minimumConversions": 300}}}}
 /// ```
-struct RolloutPolicyConfiguration: Equatable {
+package struct RolloutPolicyConfiguration: Equatable {
   /// The settings one level gives; nil: not given there.
-  struct Settings: Equatable {
+  package struct Settings: Equatable {
     /// The non-inferiority margin, relative to the baseline's rate: 0 ≤ margin < 1.
     var margin: Double?
     /// Conversions each arm needs before a promote or a rollback: at least 1.
@@ -32,21 +32,26 @@ struct RolloutPolicyConfiguration: Equatable {
 
   var defaults = Settings()
   /// Customer id → its overrides.
-  var customers: [String: Settings] = [:]
+  package var customers: [String: Settings] = [:]
 
   static let settingKeys = ["margin", "minimumConversions", "schedule"]
   static let keys = settingKeys + ["customers"]
 
   /// The policy for `customer`: the defaults, then the top level, then the customer's
   /// overrides.
-  func policy(for customer: String) -> EvaluationPolicy {
+  package func policy(for customer: String) -> EvaluationPolicy {
     let base = defaults.applied(to: .standard)
     return customers[customer]?.applied(to: base) ?? base
+  }
+
+  package init(defaults: Settings = Settings(), customers: [String: Settings] = [:]) {
+    self.defaults = defaults
+    self.customers = customers
   }
 }
 
 extension RolloutPolicyConfiguration: JSONValueDecodable {
-  init?(from decoder: JSONValueDecoder) {
+  package init?(from decoder: JSONValueDecoder) {
     guard let object = decoder.object(expected: "an object") else { return nil }
     let before = decoder.problemCount
     ReleaseConfiguration.refuseUnknownKeys(of: object, known: Self.keys)
