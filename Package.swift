@@ -117,15 +117,21 @@ let package = Package(
         "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleasePublishing",
         "ReleaseSystem",
       ]),
+    // `release bump`: the SDK version moved everywhere it appears, as one reviewable change.
+    .target(
+      name: "ReleaseBump",
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleasePipeline", "ReleasePublishing", "ReleaseSystem",
+      ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
       dependencies: [
-        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseEvaluation",
-        "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
-        "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseReporting",
-        "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCore",
+        "ReleaseEvaluation", "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseSystem"]),
 
@@ -195,6 +201,12 @@ let package = Package(
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseBumpTests",
+      dependencies: [
+        "ReleaseBump", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseSystem",
+        "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseCLITests",

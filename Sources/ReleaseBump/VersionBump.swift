@@ -11,8 +11,8 @@ import ReleaseSystem
 /// CHANGELOG section (date and the commits since the previous SDK tag) and the versions in
 /// the code blocks of README.md and of the Markdown files under docs/. Customer versions are
 /// not touched: each customer's next release takes the new SDK version (see `VersionRule`).
-struct VersionBump {
-  typealias FileChange = UnifiedDiff.FileChange
+package struct VersionBump {
+  package typealias FileChange = UnifiedDiff.FileChange
 
   enum BumpError: Error, CustomStringConvertible, Equatable {
     case versionsDisagree(templateFile: String, template: String, statePath: String, state: String)
@@ -40,6 +40,12 @@ struct VersionBump {
   let statePath: String
   let templatesPath: String
   let changelogPath = ReleaseOptions.sdkChangelogPath
+
+  package init(services: Services, statePath: String, templatesPath: String) {
+    self.services = services
+    self.statePath = statePath
+    self.templatesPath = templatesPath
+  }
   /// The documentation whose code blocks show the SDK version: README.md, then every
   /// Markdown file under docs/ (sorted, so the diff has one order).
   var documentationPaths: [String] {
@@ -51,7 +57,7 @@ struct VersionBump {
   /// The template file holding `public let contextSDKVersion = "x.y.z"`.
   static let versionFile = PackageGenerator.sdkVersionFile
 
-  func changes(part: SemanticVersion.Part) throws -> (
+  package func changes(part: SemanticVersion.Part) throws -> (
     from: SemanticVersion, to: SemanticVersion, files: [FileChange]
   ) {
     // Loaded first: a missing or broken state file is bad input (exit 2), named as such.
@@ -112,7 +118,7 @@ struct VersionBump {
   /// writing leaves every file as it was. The state file is written under its own lock, the
   /// one runs record versions under, and read again under it: the SDK version moves from `old`
   /// to `new` in what the file holds now, so a customer recorded meanwhile stays recorded.
-  func apply(_ files: [FileChange], from old: SemanticVersion, to new: SemanticVersion) throws {
+  package func apply(_ files: [FileChange], from old: SemanticVersion, to new: SemanticVersion) throws {
     let stateURL = services.resolve(statePath)
     let lock = try ReleaseState.lock(stateURL)
     try withExtendedLifetime(lock) {
@@ -136,7 +142,7 @@ struct VersionBump {
   }
 
   /// The change as `git diff` shows it once applied (see `UnifiedDiff`).
-  func diff(_ files: [FileChange]) throws -> String {
+  package func diff(_ files: [FileChange]) throws -> String {
     try UnifiedDiff(services: services).diff(files)
   }
 

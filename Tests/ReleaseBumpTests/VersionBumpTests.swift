@@ -4,6 +4,7 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+@testable import ReleaseBump
 @testable import ReleaseCLI
 @testable import ReleaseCore
 
