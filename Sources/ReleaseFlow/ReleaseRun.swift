@@ -20,52 +20,17 @@ package enum ReleaseRun {
       pipeline.context.reporter.report(.wouldRefuse(step: PublishStep.stepName, error.lines))
     }
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
-
-    /// What a run does with its customers' releases once they are in dist/.
-    func release(_ results: RunResults, ota: OTAPlan?, tags: TagPlan?) throws {
-      try pipeline.checkArtifacts(results)
-      try pipeline.run(WriteArtifactListStep(), results)
-      try pipeline.publish(results)
-      try pipeline.run(
-        PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: results) },
-        otherwise: PublishOTAStep.noDestination)
-      try pipeline.run(
-        TagStep(), tags.map { .init(results: results, checked: $0) },
-        otherwise: TagStep.skipReason(results, pipeline.context))
-      try pipeline.run(WriteStateStep(), results)
-    }
-
     if !options.mergeSources.isEmpty {
-      let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
-      let origins = try pipeline.run(LoadShardsStep(), ())
-      var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
-      plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))
-      let tags = try pipeline.run(TagCheckStep(), plan)
-      if let tags { plan = tags.plan }
-      record.customers = plan.customers
-      record.lock = try pipeline.run(LockStep(), ())
-      let customers =
-        try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
-      record.customers = customers
-      try release(
-        RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
-      return
+      try merge(inputs, pipeline, &record)
+    } else if let selection = options.shard {
+      try shard(selection, inputs, pipeline, &record)
+    } else {
+      try build(inputs, pipeline, &record)
     }
+  }
 
-    if let selection = options.shard {
-      let plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
-      let shard = try pipeline.run(SelectShardStep(selection: selection), plan)
-      record.customers = shard.plan.customers
-      record.lock = try pipeline.run(LockStep(), ())
-      let customers = try pipeline.run(BuildCustomersStep(), shard.plan) ?? shard.plan.customers
-      record.customers = customers
-      let results = RunResults(inputs: inputs, customers: customers, options: options)
-      try pipeline.checkArtifacts(results)
-      try pipeline.run(WriteArtifactListStep(), results)
-      try pipeline.run(WriteShardRecordStep(), .init(record: shard.record, customers: customers))
-      return
-    }
-
+  /// `release all` and `customer`: plan, build what changed, release what ships.
+  private static func build(_ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord) throws {
     let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
     var plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
     let tags = try pipeline.run(TagCheckStep(), plan)
@@ -75,7 +40,59 @@ package enum ReleaseRun {
     let customers = try pipeline.run(BuildCustomersStep(), plan) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, options: options), ota: ota, tags: tags?.tags)
+      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), inputs, ota: ota,
+      tags: tags?.tags, pipeline)
+  }
+
+  /// `release all --shard k/N`: builds its part of the plan and records which part it was
+  /// instead of publishing.
+  private static func shard(
+    _ selection: ShardSelection, _ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord
+  ) throws {
+    let plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
+    let shard = try pipeline.run(SelectShardStep(selection: selection), plan)
+    record.customers = shard.plan.customers
+    record.lock = try pipeline.run(LockStep(), ())
+    let customers = try pipeline.run(BuildCustomersStep(), shard.plan) ?? shard.plan.customers
+    record.customers = customers
+    let results = RunResults(inputs: inputs, customers: customers, options: pipeline.context.options)
+    try pipeline.checkArtifacts(results)
+    try pipeline.run(WriteArtifactListStep(), results)
+    try pipeline.run(WriteShardRecordStep(), .init(record: shard.record, customers: customers))
+  }
+
+  /// `release merge`: joins the shards' releases instead of building, then releases them.
+  private static func merge(_ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord) throws {
+    let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
+    let origins = try pipeline.run(LoadShardsStep(), ())
+    var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
+    plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))
+    let tags = try pipeline.run(TagCheckStep(), plan)
+    if let tags { plan = tags.plan }
+    record.customers = plan.customers
+    record.lock = try pipeline.run(LockStep(), ())
+    let customers =
+      try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
+    record.customers = customers
+    try release(
+      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), inputs, ota: ota,
+      tags: tags?.tags, pipeline)
+  }
+
+  /// What a run does with its customers' releases once they are in dist/.
+  private static func release(
+    _ results: RunResults, _ inputs: ReleaseInputs, ota: OTAPlan?, tags: TagPlan?, _ pipeline: Pipeline
+  ) throws {
+    try pipeline.checkArtifacts(results)
+    try pipeline.run(WriteArtifactListStep(), results)
+    try pipeline.publish(results)
+    try pipeline.run(
+      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: results) },
+      otherwise: PublishOTAStep.noDestination)
+    try pipeline.run(
+      TagStep(), tags.map { .init(results: results, checked: $0) },
+      otherwise: TagStep.skipReason(results, pipeline.context))
+    try pipeline.run(WriteStateStep(), results)
   }
 
   package static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {

@@ -67,87 +67,118 @@ public enum ReleaseNotes {
   public static func note(
     for current: ReleaseContents, previous: Previous, sdkChangelog: [String: [String]]
   ) -> ReleaseNote {
-    typealias Change = ReleaseNote.Change
-    var changes: [Change] = []
+    let changes: [ReleaseNote.Change]
     switch previous {
-    case .none:
-      changes.append(
-        Change(
-          kind: .firstRelease,
-          summary:
-            "First release, with ContextSDK \(current.sdkVersion) for \(current.bundleIdentifiers.joined(separator: ", "))",
-          added: current.bundleIdentifiers, sdkVersion: current.sdkVersion))
-      changes += modelChanges(from: [:], to: current.models)
-    case .unrecorded(let version):
-      changes.append(
-        Change(
-          kind: .previousContentsUnknown,
-          summary:
-            "What changed since \(version) is not known (its contents were not recorded); this release holds "
-            + current.models.sorted(by: { $0.key < $1.key }).map { "\($0.key) v\($0.value.modelVersion)" }
-            .joined(separator: ", ") + " with ContextSDK \(current.sdkVersion)"))
-    case .recorded(let last):
-      changes += modelChanges(from: last.models, to: current.models)
-      let added = current.bundleIdentifiers.filter { !last.bundleIdentifiers.contains($0) }
-      let removed = last.bundleIdentifiers.filter { !current.bundleIdentifiers.contains($0) }
-      if !added.isEmpty || !removed.isEmpty {
-        let parts =
-          (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
-          + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
-        changes.append(
-          Change(
-            kind: .bundleIdentifiersChanged, summary: "Bundle identifiers: " + parts.joined(separator: "; "),
-            added: added, removed: removed))
-      }
-      if let before = last.features, let now = current.features, before != now {
-        let added = now.filter { !before.contains($0) }
-        let removed = before.filter { !now.contains($0) }
-        let parts =
-          (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
-          + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
-        changes.append(
-          Change(
-            kind: .featuresChanged, summary: "Features: " + parts.joined(separator: "; "), added: added,
-            removed: removed))
-      }
-      if last.sdkVersion != current.sdkVersion {
-        changes.append(
-          Change(
-            kind: .sdkVersionChanged, summary: "ContextSDK \(last.sdkVersion) → \(current.sdkVersion)",
-            previousSDKVersion: last.sdkVersion, sdkVersion: current.sdkVersion,
-            sdkChanges: sdkChangelog[current.sdkVersion] ?? []))
-      } else if let before = last.templateDigest, let now = current.templateDigest, before != now {
-        changes.append(
-          Change(
-            kind: .sdkCodeChanged,
-            summary: "ContextSDK \(current.sdkVersion) rebuilt from changed code (the same SDK version)",
-            sdkVersion: current.sdkVersion))
-      }
-      // Only against a release that recorded them (the template digest came with the URLs).
-      if last.templateDigest != nil, last.modelManifestURL != current.modelManifestURL {
-        changes.append(
-          Change(
-            kind: .modelManifestURLChanged,
-            summary: current.modelManifestURL.map { "Models over the air from \($0)" }
-              ?? "No models over the air (no manifest URL)", url: current.modelManifestURL))
-      }
-      if last.templateDigest != nil, last.repositoryURL != current.repositoryURL {
-        changes.append(
-          Change(
-            kind: .repositoryURLChanged,
-            summary: current.repositoryURL.map { "Added from \($0)" } ?? "No releases repository",
-            url: current.repositoryURL))
-      }
-      if changes.isEmpty {
-        changes.append(
-          Change(
-            kind: .noListedChange, summary: "Rebuilt with the same models, bundle identifiers and SDK version"
-          ))
-      }
+    case .none: changes = firstRelease(current)
+    case .unrecorded(let version): changes = [contentsUnknown(since: version, current)]
+    case .recorded(let last): changes = self.changes(from: last, to: current, sdkChangelog: sdkChangelog)
     }
     return ReleaseNote(
       version: current.version, previousVersion: previous.version, sdkVersion: current.sdkVersion,
       changes: changes)
+  }
+
+  private static func firstRelease(_ current: ReleaseContents) -> [ReleaseNote.Change] {
+    let first = ReleaseNote.Change(
+      kind: .firstRelease,
+      summary:
+        "First release, with ContextSDK \(current.sdkVersion) for \(current.bundleIdentifiers.joined(separator: ", "))",
+      added: current.bundleIdentifiers, sdkVersion: current.sdkVersion)
+    return [first] + modelChanges(from: [:], to: current.models)
+  }
+
+  private static func contentsUnknown(since version: String, _ current: ReleaseContents) -> ReleaseNote.Change
+  {
+    ReleaseNote.Change(
+      kind: .previousContentsUnknown,
+      summary:
+        "What changed since \(version) is not known (its contents were not recorded); this release holds "
+        + current.models.sorted(by: { $0.key < $1.key }).map { "\($0.key) v\($0.value.modelVersion)" }
+        .joined(separator: ", ") + " with ContextSDK \(current.sdkVersion)")
+  }
+
+  /// What differs from the recorded `last` release: models, bundle identifiers, features, the
+  /// SDK and the URLs; a rebuild with nothing of these changed says so.
+  private static func changes(
+    from last: ReleaseContents, to current: ReleaseContents, sdkChangelog: [String: [String]]
+  ) -> [ReleaseNote.Change] {
+    var changes = modelChanges(from: last.models, to: current.models)
+    changes += listChange(
+      .bundleIdentifiersChanged, "Bundle identifiers", from: last.bundleIdentifiers,
+      to: current.bundleIdentifiers)
+    if let before = last.features, let now = current.features, before != now {
+      changes += listChange(.featuresChanged, "Features", from: before, to: now)
+    }
+    changes += sdkChange(from: last, to: current, sdkChangelog: sdkChangelog)
+    changes += urlChanges(from: last, to: current)
+    if changes.isEmpty {
+      changes.append(
+        ReleaseNote.Change(
+          kind: .noListedChange, summary: "Rebuilt with the same models, bundle identifiers and SDK version"))
+    }
+    return changes
+  }
+
+  /// What was added to and removed from a list (`Features: added att; removed conversion`);
+  /// nothing when both are empty.
+  private static func listChange(
+    _ kind: ReleaseNote.Change.Kind, _ label: String, from before: [String], to now: [String]
+  ) -> [ReleaseNote.Change] {
+    let added = now.filter { !before.contains($0) }
+    let removed = before.filter { !now.contains($0) }
+    if added.isEmpty && removed.isEmpty { return [] }
+    let parts =
+      (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
+      + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
+    return [
+      ReleaseNote.Change(
+        kind: kind, summary: label + ": " + parts.joined(separator: "; "), added: added, removed: removed)
+    ]
+  }
+
+  /// A new SDK version with its CHANGELOG items, or the same version built from changed code.
+  private static func sdkChange(
+    from last: ReleaseContents, to current: ReleaseContents, sdkChangelog: [String: [String]]
+  ) -> [ReleaseNote.Change] {
+    if last.sdkVersion != current.sdkVersion {
+      return [
+        ReleaseNote.Change(
+          kind: .sdkVersionChanged, summary: "ContextSDK \(last.sdkVersion) → \(current.sdkVersion)",
+          previousSDKVersion: last.sdkVersion, sdkVersion: current.sdkVersion,
+          sdkChanges: sdkChangelog[current.sdkVersion] ?? [])
+      ]
+    }
+    guard let before = last.templateDigest, let now = current.templateDigest, before != now else { return [] }
+    return [
+      ReleaseNote.Change(
+        kind: .sdkCodeChanged,
+        summary: "ContextSDK \(current.sdkVersion) rebuilt from changed code (the same SDK version)",
+        sdkVersion: current.sdkVersion)
+    ]
+  }
+
+  /// The over-the-air manifest URL and the releases repository, only against a release that
+  /// recorded them (the template digest came with the URLs).
+  private static func urlChanges(from last: ReleaseContents, to current: ReleaseContents) -> [ReleaseNote
+    .Change]
+  {
+    guard last.templateDigest != nil else { return [] }
+    var changes: [ReleaseNote.Change] = []
+    if last.modelManifestURL != current.modelManifestURL {
+      changes.append(
+        ReleaseNote.Change(
+          kind: .modelManifestURLChanged,
+          summary: current.modelManifestURL.map { "Models over the air from \($0)" }
+            ?? "No models over the air (no manifest URL)", url: current.modelManifestURL))
+    }
+    if last.repositoryURL != current.repositoryURL {
+      changes.append(
+        ReleaseNote.Change(
+          kind: .repositoryURLChanged,
+          summary: current.repositoryURL.map { "Added from \($0)" } ?? "No releases repository",
+          url: current.repositoryURL))
+    }
+    return changes
   }
 
   /// Models added, removed or changed, by flow name; against no models, every model is added.

@@ -248,24 +248,7 @@ private struct JSONScanner {
     }
     var expectation = "expected a string key or '}'"
     while true {
-      skipWhitespace()
-      let keyPosition = position
-      guard current == UInt8(ascii: "\"") else {
-        throw JSONSyntaxError("\(expectation), found \(describeCurrent())", at: keyPosition)
-      }
-      let key = try parseString()
-      if let first = keyPositions[key] {
-        throw JSONSyntaxError("duplicate key \(key.quotedForMessage) (first at \(first))", at: keyPosition)
-      }
-      keyPositions[key] = keyPosition
-      skipWhitespace()
-      guard current == UInt8(ascii: ":") else {
-        throw JSONSyntaxError(
-          "expected ':' after key \(key.quotedForMessage), found \(describeCurrent())", at: position)
-      }
-      advance()
-      skipWhitespace()
-      members.append(JSONObjectMember(key: key, keyPosition: keyPosition, value: try parseValue()))
+      members.append(try parseMember(expecting: expectation, keyPositions: &keyPositions))
       skipWhitespace()
       let separator = position
       switch current {
@@ -286,6 +269,31 @@ private struct JSONScanner {
           "expected ',' or '}' after object member, found \(describeCurrent())", at: separator)
       }
     }
+  }
+
+  /// Parses one `"key": value` member of an object; `keyPositions` holds where each key so
+  /// far was, to refuse a duplicate.
+  mutating func parseMember(
+    expecting expectation: String, keyPositions: inout [String: SourcePosition]
+  ) throws(JSONSyntaxError) -> JSONObjectMember {
+    skipWhitespace()
+    let keyPosition = position
+    guard current == UInt8(ascii: "\"") else {
+      throw JSONSyntaxError("\(expectation), found \(describeCurrent())", at: keyPosition)
+    }
+    let key = try parseString()
+    if let first = keyPositions[key] {
+      throw JSONSyntaxError("duplicate key \(key.quotedForMessage) (first at \(first))", at: keyPosition)
+    }
+    keyPositions[key] = keyPosition
+    skipWhitespace()
+    guard current == UInt8(ascii: ":") else {
+      throw JSONSyntaxError(
+        "expected ':' after key \(key.quotedForMessage), found \(describeCurrent())", at: position)
+    }
+    advance()
+    skipWhitespace()
+    return JSONObjectMember(key: key, keyPosition: keyPosition, value: try parseValue())
   }
 
   /// Parses a string starting at its opening quote and returns its decoded text.

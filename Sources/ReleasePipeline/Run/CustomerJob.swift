@@ -35,7 +35,7 @@ package struct CustomerJob: Sendable {
   /// whether `dist/` is up to date.
   package let digest: InputDigest
   /// Why the job builds (or why it is up to date), for `--dry-run` and the log.
-  let reason: String
+  var reason: String
   /// What the release holds and how it differs from the customer's earlier releases.
   package let releaseNotes: CustomerReleaseNotes
   /// The features the package holds (`FeatureCatalog.features(of:)`), sorted by name.

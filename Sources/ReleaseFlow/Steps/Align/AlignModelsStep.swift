@@ -3,6 +3,7 @@ import ReleaseAlignment
 import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
+import ReleaseModels
 import ReleasePipeline
 
 /// Checks every model the run embeds against the SDK version being released, before anything is
@@ -17,37 +18,55 @@ package struct AlignModelsStep: RequiredStep {
   package init() {}
 
   package func run(_ inputs: LoadedInputs, _ context: ReleaseContext) throws -> ReleaseInputs {
-    let manifest = inputs.manifest
-    var models = inputs.models
     let catalog = try SignalCatalog.load(from: inputs.template, templatesPath: context.options.templatesPath)
-    let features = inputs.template.features
-    var problems: [Diagnostic] = []
+    var aligned = inputs
+    var problems = Self.featureProblems(inputs.template.features, catalog: catalog)
+    problems += Self.checkModelFiles(
+      &aligned.models, catalog: catalog, modelsPath: context.options.modelsPath)
+    problems += Self.useProblems(inputs, catalog: catalog)
+    if !problems.isEmpty { throw ValidationFailure(problems) }
+    return ReleaseInputs(
+      loaded: aligned, signals: catalog,
+      storeModels: StoreScan(
+        inputs.modelStore, known: aligned.models.mapValues(\.sha256), cacheDirectory: context.cacheDirectory))
+  }
 
-    // Each feature computes signals of the SDK's catalog.
-    for feature in features.features {
-      for signal in feature.signals where catalog.introduced[signal] == nil {
-        problems.append(
-          Diagnostic(
-            file: features.displayPath, path: "features.\(feature.name).signals",
-            message: "'\(signal)' is not a signal of \(SignalCatalog.fileName); expected one the SDK computes"
-          ))
+  /// Each feature computes signals of the SDK's catalog.
+  private static func featureProblems(_ features: FeatureCatalog, catalog: SignalCatalog) -> [Diagnostic] {
+    features.features.flatMap { feature in
+      feature.signals.filter { catalog.introduced[$0] == nil }.map { signal in
+        Diagnostic(
+          file: features.displayPath, path: "features.\(feature.name).signals",
+          message: "'\(signal)' is not a signal of \(SignalCatalog.fileName); expected one the SDK computes")
       }
     }
+  }
 
-    // The model file against its place in the store, once per model however many use it.
-    for reference in inputs.models.keys.sorted() {
-      guard let facts = inputs.models[reference] else { continue }
+  /// The model file against its place in the store, once per model however many use it;
+  /// records each model's minimum SDK version.
+  private static func checkModelFiles(
+    _ models: inout [ModelReference: ModelFacts], catalog: SignalCatalog, modelsPath: String
+  ) -> [Diagnostic] {
+    var problems: [Diagnostic] = []
+    for reference in models.keys.sorted() {
+      guard let facts = models[reference] else { continue }
       for mismatch in ModelAlignment.metadataMismatches(facts.info, reference: reference, flowId: nil) {
         problems.append(
           Diagnostic(
-            file: context.options.modelsPath + "/" + reference.relativePath, path: "metadata.\(mismatch.key)",
+            file: modelsPath + "/" + reference.relativePath, path: "metadata.\(mismatch.key)",
             message: "\"\(mismatch.found)\" differs from \(mismatch.source) (\(mismatch.expected))"))
       }
       models[reference]?.minimumSDKVersion = ModelAlignment.minimumSDKVersion(
         inputs: facts.info.inputNames, catalog: catalog)
     }
+    return problems
+  }
 
-    // Each use of a model against the SDK being released and the manifest's flow id.
+  /// Each use of a model against the SDK being released and the manifest's flow id.
+  private static func useProblems(_ inputs: LoadedInputs, catalog: SignalCatalog) -> [Diagnostic] {
+    let manifest = inputs.manifest
+    let features = inputs.template.features
+    var problems: [Diagnostic] = []
     for customer in manifest.customers {
       for (index, model) in customer.customModels.enumerated() {
         guard let facts = inputs.models[model.reference] else { continue }
@@ -70,12 +89,6 @@ package struct AlignModelsStep: RequiredStep {
         }
       }
     }
-    if !problems.isEmpty { throw ValidationFailure(problems) }
-    var aligned = inputs
-    aligned.models = models
-    return ReleaseInputs(
-      loaded: aligned, signals: catalog,
-      storeModels: StoreScan(
-        inputs.modelStore, known: models.mapValues(\.sha256), cacheDirectory: context.cacheDirectory))
+    return problems
   }
 }
