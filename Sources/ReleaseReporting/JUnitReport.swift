@@ -15,49 +15,57 @@ enum JUnitReport {
       #"<testsuites name="release" tests="\#(outcomes.count)" failures="\#(failures)" time="\#(format(seconds))">"#,
       #"  <testsuite name="customers" tests="\#(outcomes.count)" failures="\#(failures)" skipped="\#(cancelled)" time="\#(format(seconds))">"#,
     ]
-    for outcome in outcomes {
-      let name = XMLText.escaped("\(outcome.id) \(outcome.version)")
-      lines.append(
-        #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#)
-      var properties = [("status", outcome.status.rawValue)]
-      if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
-      if let method = outcome.testedBy { properties.append(("tested_by", method.description)) }
-      if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
-      if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
-      if let shipped = outcome.shipped { properties.append(("shipped", String(shipped))) }
-      lines.append("      <properties>")
-      for (key, value) in properties {
-        lines.append(#"        <property name="\#(key)" value="\#(XMLText.escaped(value))"/>"#)
-      }
-      lines.append("      </properties>")
-      switch outcome.status {
-      case .failed:
-        let message = XMLText.escaped("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
-        let tail = XMLText.escaped((logTails[outcome.id] ?? []).joined(separator: "\n"))
-        lines.append(
-          #"      <failure message="\#(message)" type="\#(XMLText.escaped(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
-        )
-      case .cancelled:
-        lines.append(#"      <skipped message="not started: --fail-fast stopped the run"/>"#)
-      case .upToDate:
-        lines.append(
-          "      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>")
-      default:
-        if let tests = outcome.testCount {
-          switch outcome.testedBy ?? .swiftTest {
-          case .swiftTest: lines.append("      <system-out>swift test ran \(tests) tests</system-out>")
-          case .testBinary(let key):
-            lines.append(
-              "      <system-out>\(tests) tests: those of the customer's data run on the test binary of compile key \(key), the others once for the key</system-out>"
-            )
-          }
-        }
-      }
-      lines.append("    </testcase>")
-    }
+    for outcome in outcomes { lines += testcase(outcome, logTail: logTails[outcome.id] ?? []) }
     lines.append("  </testsuite>")
     lines.append("</testsuites>")
     return lines.joined(separator: "\n") + "\n"
+  }
+
+  /// One customer's `<testcase>`: its properties, then what its status says.
+  private static func testcase(_ outcome: ReleaseEvent.CustomerOutcome, logTail: [String]) -> [String] {
+    let name = XMLText.escaped("\(outcome.id) \(outcome.version)")
+    var lines = [
+      #"    <testcase classname="release.customers" name="\#(name)" time="\#(format(outcome.seconds))">"#
+    ]
+    var properties = [("status", outcome.status.rawValue)]
+    if let tests = outcome.testCount { properties.append(("swift_test_count", String(tests))) }
+    if let method = outcome.testedBy { properties.append(("tested_by", method.description)) }
+    if let artifact = outcome.artifact { properties.append(("artifact", artifact)) }
+    if let sha256 = outcome.sha256 { properties.append(("sha256", sha256)) }
+    if let shipped = outcome.shipped { properties.append(("shipped", String(shipped))) }
+    lines.append("      <properties>")
+    for (key, value) in properties {
+      lines.append(#"        <property name="\#(key)" value="\#(XMLText.escaped(value))"/>"#)
+    }
+    lines.append("      </properties>")
+    lines += statusLines(outcome, logTail: logTail)
+    lines.append("    </testcase>")
+    return lines
+  }
+
+  /// A failure with the log's tail, a skip, or what ran.
+  private static func statusLines(_ outcome: ReleaseEvent.CustomerOutcome, logTail: [String]) -> [String] {
+    switch outcome.status {
+    case .failed:
+      let message = XMLText.escaped("\(outcome.failedStep ?? "?"): \(outcome.reason ?? "")")
+      let tail = XMLText.escaped(logTail.joined(separator: "\n"))
+      return [
+        #"      <failure message="\#(message)" type="\#(XMLText.escaped(outcome.failedStep ?? "failure"))">\#(tail)</failure>"#
+      ]
+    case .cancelled:
+      return [#"      <skipped message="not started: --fail-fast stopped the run"/>"#]
+    case .upToDate:
+      return ["      <system-out>up to date: dist/ holds a verified build of the same inputs</system-out>"]
+    default:
+      guard let tests = outcome.testCount else { return [] }
+      switch outcome.testedBy ?? .swiftTest {
+      case .swiftTest: return ["      <system-out>swift test ran \(tests) tests</system-out>"]
+      case .testBinary(let key):
+        return [
+          "      <system-out>\(tests) tests: those of the customer's data run on the test binary of compile key \(key), the others once for the key</system-out>"
+        ]
+      }
+    }
   }
 
   private static func format(_ seconds: Double) -> String { String(format: "%.3f", seconds) }

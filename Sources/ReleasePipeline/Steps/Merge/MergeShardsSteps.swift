@@ -93,30 +93,8 @@ package struct CheckShardsStep: RequiredStep {
     let origins = input.origins
     var plan = input.plan
     guard let any = origins.values.first else { return plan }
-    let digest = try PlanDigest.compute(plan, context)
-    var problems: [String] = []
-    if any.record.planDigest != digest {
-      problems.append(
-        "the shards were made from plan \(any.record.planDigest.prefix(12)), this checkout gives \(digest.prefix(12)): inputs, tool or toolchain differ"
-      )
-    }
-    let planned = Set(plan.customers.map(\.id))
-    let missing = planned.subtracting(origins.keys).sorted()
-    if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
-    let unknown = Set(origins.keys).subtracting(planned).sorted()
-    if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
-    if problems.isEmpty {
-      let shipped = plan.customers.filter { $0.status == .upToDate }.compactMap { result in
-        origins[result.id].map { (job: result.job, origin: $0) }
-      }
-      let found = try ArtifactChecks.problems(
-        of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
-        store: try plan.inputs.storeModels.models(),
-        inputs: plan.inputs)
-      for ((job, origin), found) in zip(shipped, found) {
-        problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
-      }
-    }
+    var problems = try Self.coverageProblems(of: plan, origins, planDigest: any.record.planDigest, context)
+    if problems.isEmpty { problems = try Self.contentProblems(of: plan, origins) }
     // A customer its shard failed fails the merge (or is left out under --publish-passed);
     // one its shard claims to hold but does not hold verified is bad input.
     if problems.isEmpty {
@@ -140,6 +118,41 @@ package struct CheckShardsStep: RequiredStep {
       context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
     }
     return plan
+  }
+
+  /// The shards were made from this checkout's plan, and hold every customer of it and no other.
+  private static func coverageProblems(
+    of plan: ReleasePlan, _ origins: [String: MergeOrigin], planDigest: String, _ context: ReleaseContext
+  ) throws -> [String] {
+    var problems: [String] = []
+    let digest = try PlanDigest.compute(plan, context)
+    if planDigest != digest {
+      problems.append(
+        "the shards were made from plan \(planDigest.prefix(12)), this checkout gives \(digest.prefix(12)): inputs, tool or toolchain differ"
+      )
+    }
+    let planned = Set(plan.customers.map(\.id))
+    let missing = planned.subtracting(origins.keys).sorted()
+    if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
+    let unknown = Set(origins.keys).subtracting(planned).sorted()
+    if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
+    return problems
+  }
+
+  /// The content checks of every release a shard holds up to date, against this plan's inputs.
+  private static func contentProblems(of plan: ReleasePlan, _ origins: [String: MergeOrigin]) throws
+    -> [String]
+  {
+    let shipped = plan.customers.filter { $0.status == .upToDate }.compactMap { result in
+      origins[result.id].map { (job: result.job, origin: $0) }
+    }
+    let found = try ArtifactChecks.problems(
+      of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
+      store: try plan.inputs.storeModels.models(),
+      inputs: plan.inputs)
+    return zip(shipped, found).flatMap { shipped, found in
+      found.map { "\(shipped.origin.displayPath): \(shipped.job.id): \($0)" }
+    }
   }
 }
 
