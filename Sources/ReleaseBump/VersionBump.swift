@@ -76,29 +76,7 @@ package struct VersionBump {
     files.append(
       FileChange(path: statePath, old: stateText, new: String(decoding: try state.encoded(), as: UTF8.self)))
 
-    // The template's constant must be the state's version: generation refuses anything else.
-    let templateDirectory = services.resolve(templatesPath)
-    let versionPath = templatesPath + "/" + Self.versionFile
-    // Bad input (exit 2), like a broken state file: nothing is written.
-    let templateVersion: String
-    do { templateVersion = try PackageGenerator.templateSDKVersion(templateDirectory) } catch {
-      throw ReleaseError.invalidInput(
-        BumpError.constantNotFound(path: versionPath, expected: "public let contextSDKVersion = \"\(old)\"")
-          .description)
-    }
-    guard templateVersion == old.description else {
-      throw ReleaseError.invalidInput(
-        BumpError.versionsDisagree(
-          templateFile: versionPath, template: templateVersion, statePath: statePath, state: old.description
-        ).description)
-    }
-    let versionText = try read(versionPath)
-    let oldLine = "public let contextSDKVersion = \"\(old)\""
-    files.append(
-      FileChange(
-        path: versionPath, old: versionText,
-        new: versionText.replacingOccurrences(of: oldLine, with: "public let contextSDKVersion = \"\(new)\""))
-    )
+    files.append(try templateConstantChange(from: old, to: new))
 
     let changelog = try? read(changelogPath)
     files.append(
@@ -118,6 +96,31 @@ package struct VersionBump {
   /// writing leaves every file as it was. The state file is written under its own lock, the
   /// one runs record versions under, and read again under it: the SDK version moves from `old`
   /// to `new` in what the file holds now, so a customer recorded meanwhile stays recorded.
+  /// The template's version constant moved from `old` to `new`. It must be the state's version
+  /// (generation refuses anything else): otherwise bad input (exit 2), like a broken state
+  /// file, and nothing is written.
+  private func templateConstantChange(from old: SemanticVersion, to new: SemanticVersion) throws -> FileChange
+  {
+    let versionPath = templatesPath + "/" + Self.versionFile
+    let templateVersion: String
+    do { templateVersion = try PackageGenerator.templateSDKVersion(services.resolve(templatesPath)) } catch {
+      throw ReleaseError.invalidInput(
+        BumpError.constantNotFound(path: versionPath, expected: "public let contextSDKVersion = \"\(old)\"")
+          .description)
+    }
+    guard templateVersion == old.description else {
+      throw ReleaseError.invalidInput(
+        BumpError.versionsDisagree(
+          templateFile: versionPath, template: templateVersion, statePath: statePath, state: old.description
+        ).description)
+    }
+    let versionText = try read(versionPath)
+    let oldLine = "public let contextSDKVersion = \"\(old)\""
+    return FileChange(
+      path: versionPath, old: versionText,
+      new: versionText.replacingOccurrences(of: oldLine, with: "public let contextSDKVersion = \"\(new)\""))
+  }
+
   package func apply(_ files: [FileChange], from old: SemanticVersion, to new: SemanticVersion) throws {
     let stateURL = services.resolve(statePath)
     let lock = try ReleaseState.lock(stateURL)
