@@ -95,15 +95,7 @@ struct SwiftBuildStep: CustomerStep {
       }
       let predicted = try ResourceBundle.predicted(forPackage: source.directory)
       let bundles = BuildProducts.resourceBundles(of: slot)
-      var difference: String?
-      if context.services.environment[Self.simulateDifference] != nil {
-        difference = "a difference simulated by \(Self.simulateDifference)"
-      } else if bundles.count != 1 {
-        difference = "SwiftPM made \(bundles.count) resource bundles, the prediction one"
-      } else {
-        difference = try ResourceBundle.difference(predicted: predicted, bundle: bundles[0])
-      }
-      if let difference {
+      if let difference = try Self.bundleDifference(predicted, bundles, context) {
         // Decided whatever this customer's tests say: its tests read SwiftPM's bundle, not
         // the prediction, so it is tested again as every other customer of the key will be,
         // with its bundle made to hold its resources (made, when SwiftPM made none).
@@ -124,20 +116,39 @@ struct SwiftBuildStep: CustomerStep {
       // The bundle is as predicted: a failure is this customer's own (its models, its
       // configuration), and the next customer of the key proves it.
       if let failure { throw failure }
-      var binary = try compiled.keep(key, testBinary: testBinary, bundleName: bundles[0].lastPathComponent)
-      let listed = try context.services.processRunner.run(
-        ProcessInvocation(
-          binary.executable.path, ["--list-tests"],
-          environment: ChildEnvironment.withoutSecrets(context.services.environment)))
-      (binary.dataTests, binary.dataTestCount) = CompiledTests.dataTests(listed: listed.standardOutput)
-      binary.testCount = TestCount.parse(log: job.scratchLog(in: context.cacheDirectory))
-      guard listed.exitCode == 0, !binary.dataTests.isEmpty, binary.testCount != nil else {
-        let difference = "no customer-data tests listed by the test binary, or no test count from swift test"
-        report(key, job, difference, context)
-        return .fallBack(difference)
-      }
-      return .run(binary)
+      return try keep(key, testBinary: testBinary, bundleName: bundles[0].lastPathComponent, job, context)
     }
+  }
+
+  /// How SwiftPM's resource bundles differ from the prediction; nil when they do not.
+  private static func bundleDifference(
+    _ predicted: [String: URL], _ bundles: [URL], _ context: ReleaseContext
+  ) throws -> String? {
+    if context.services.environment[simulateDifference] != nil {
+      return "a difference simulated by \(simulateDifference)"
+    }
+    if bundles.count != 1 { return "SwiftPM made \(bundles.count) resource bundles, the prediction one" }
+    return try ResourceBundle.difference(predicted: predicted, bundle: bundles[0])
+  }
+
+  /// Keeps the key's proven test binary with the tests of the customer's data it lists and the
+  /// test count `swift test` printed; without them every customer of the key falls back.
+  private func keep(
+    _ key: CompileKey, testBinary: URL, bundleName: String, _ job: CustomerJob, _ context: ReleaseContext
+  ) throws -> CompiledTests.Claim {
+    var binary = try compiled.keep(key, testBinary: testBinary, bundleName: bundleName)
+    let listed = try context.services.processRunner.run(
+      ProcessInvocation(
+        binary.executable.path, ["--list-tests"],
+        environment: ChildEnvironment.withoutSecrets(context.services.environment)))
+    (binary.dataTests, binary.dataTestCount) = CompiledTests.dataTests(listed: listed.standardOutput)
+    binary.testCount = TestCount.parse(log: job.scratchLog(in: context.cacheDirectory))
+    guard listed.exitCode == 0, !binary.dataTests.isEmpty, binary.testCount != nil else {
+      let difference = "no customer-data tests listed by the test binary, or no test count from swift test"
+      report(key, job, difference, context)
+      return .fallBack(difference)
+    }
+    return .run(binary)
   }
 
   /// Says in the run's output that the customers of `key` are tested with `swift test`.

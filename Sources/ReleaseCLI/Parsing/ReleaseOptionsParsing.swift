@@ -203,6 +203,11 @@ extension ReleaseOptions {
       }
       publish = []
     }
+    try read(tagging: parsed, configuration)
+  }
+
+  /// Which customers ship, tags and their push, once the destinations are known.
+  private mutating func read(tagging parsed: Arguments, _ configuration: ReleaseConfiguration) throws {
     publishPassed = parsed.flag(Options.publishPassed) || (configuration.publishPassed ?? false)
     tag = parsed.flag(Options.tag) || !publish.isEmpty
     push = parsed.flag(Options.push)
