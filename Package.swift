@@ -28,11 +28,12 @@ let package = Package(
 
     // Layers, bottom up; each module uses only those above it in this list.
     // Foundations: system services (hashing, processes, files), archive (libarchive), network
-    // (libcurl), signing (Ed25519, DSSE, SSH signatures), evaluation (outcome statistics).
+    // (libcurl), signing (Ed25519, DSSE, SSH signatures), JSON documents, evaluation (outcome
+    // statistics), and the tool's core (errors, services, versions and release state).
     // Inputs: the model store, then the manifest checked against it, then the generated package.
-    // The tool: its core (errors, services, versions, signal alignment, events and reporters),
-    // publishing (object stores, destinations, git), the over-the-air channel, the release
-    // pipeline and its steps, and the command line that drives them.
+    // The tool: events and reporters, signal alignment, publishing (object stores, destinations,
+    // git), the over-the-air channel, the release pipeline and its steps, and the command line
+    // that drives them.
     .target(
       name: "ReleaseSystem",
       dependencies: ["CSystemShim", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
@@ -43,20 +44,32 @@ let package = Package(
     .target(
       name: "ReleaseSigning",
       dependencies: ["ReleaseSystem", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]),
+    // JSON documents read with the position of every value, into typed values with every
+    // problem reported by file, JSON path and line; did-you-mean hints for mistyped names.
+    .target(name: "ReleaseJSON"),
     // Judging rollouts from outcome counts: CSV reader, always-valid statistics, reports, chart.
     .target(name: "ReleaseEvaluation", dependencies: ["ReleaseSystem"]),
+    // What every part of the tool shares: errors, services, versions and release state.
+    .target(name: "ReleaseCore", dependencies: ["ReleaseJSON", "ReleaseNetwork", "ReleaseSystem"]),
     // Where models come from: directory and remote stores, Core ML parsing, the digest cache.
     .target(name: "ReleaseModels", dependencies: ["ReleaseNetwork", "ReleaseSystem"]),
     // customers.json and features.json, read and checked against the model store.
-    .target(name: "ReleaseManifest", dependencies: ["ReleaseModels", "ReleaseSystem"]),
+    .target(name: "ReleaseManifest", dependencies: ["ReleaseJSON", "ReleaseModels", "ReleaseSystem"]),
     // One customer's Swift package from the template, and the release notes.
-    .target(name: "ReleaseGeneration", dependencies: ["ReleaseManifest", "ReleaseSystem"]),
-    // What every part of the tool shares: errors, services, versions and release state, the
-    // signal catalog and model alignment, events and their reporters.
     .target(
-      name: "ReleaseCore",
+      name: "ReleaseGeneration",
+      dependencies: ["ReleaseCore", "ReleaseJSON", "ReleaseManifest", "ReleaseSystem"]),
+    // A run's events and the reporters that render them: plain, live terminal, JSON lines,
+    // GitHub Actions, JUnit.
+    .target(
+      name: "ReleaseReporting",
+      dependencies: ["ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseSystem"]),
+    // The SDK's signal catalog and which models an SDK version can run.
+    .target(
+      name: "ReleaseAlignment",
       dependencies: [
-        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseSystem",
+        "ReleaseCore", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseSystem",
       ]),
     // Where releases go: directory and S3 object stores, destinations, URL credentials, git.
     .target(
@@ -66,54 +79,102 @@ let package = Package(
     .target(
       name: "ReleaseOTA",
       dependencies: [
-        "ReleaseCore", "ReleaseEvaluation", "ReleaseManifest", "ReleaseModels", "ReleaseSigning",
-        "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest",
+        "ReleaseModels", "ReleaseSigning", "ReleaseSystem",
       ]),
-    // The run: options, context, the phases and the steps from loading the inputs to
-    // publishing, tagging and recording state; release records, notes, artifact checks, shards.
+    // The engine of a run: options, context, the phases, `Pipeline` and the steps other parts
+    // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
+    // artifact checks, shard plans.
     .target(
       name: "ReleasePipeline",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels",
-        "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+      ]),
+    // Building and testing customers' packages: warm build slots, compile keys and their test
+    // binaries, the build step and the step that runs every customer's steps in parallel.
+    .target(
+      name: "ReleaseBuild",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+      ]),
+    // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
+    // alignment and planning to tagging, the artifact list and the state write.
+    .target(
+      name: "ReleaseFlow",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+      ]),
+    // release.config.json: the project's settings, read and checked with every problem at once.
+    .target(
+      name: "ReleaseSettings",
+      dependencies: [
+        "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleasePublishing",
+        "ReleaseSystem",
+      ]),
+    // `release bump`: the SDK version moved everywhere it appears, as one reviewable change.
+    .target(
+      name: "ReleaseBump",
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleasePipeline", "ReleasePublishing", "ReleaseSystem",
       ]),
     // The command line: the command table, parsing, help, release.config.json, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCore",
+        "ReleaseEvaluation", "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseSigning", "ReleaseSystem",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem"]),
 
     .testTarget(name: "ReleaseSystemTests", dependencies: ["ReleaseSystem"]),
+    .testTarget(name: "ReleaseJSONTests", dependencies: ["ReleaseJSON"]),
     .testTarget(name: "ReleaseArchiveTests", dependencies: ["ReleaseArchive"]),
     .testTarget(name: "ReleaseNetworkTests", dependencies: ["ReleaseNetwork"]),
     .testTarget(name: "ReleaseModelsTests", dependencies: ["ReleaseModels", "ReleaseSystem"]),
-    .testTarget(name: "ReleaseManifestTests", dependencies: ["ReleaseManifest", "ReleaseModels"]),
+    .testTarget(
+      name: "ReleaseManifestTests", dependencies: ["ReleaseJSON", "ReleaseManifest", "ReleaseModels"]),
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
       name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests",
-      dependencies: ["ReleaseGeneration", "ReleaseManifest", "ReleaseSystem", "ReleaseTestSupport"]),
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
     // What several test targets share: workspaces, fakes, fixtures, moto_server and proxies.
     .target(
       name: "ReleaseTestSupport",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseNetwork",
-        "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow", "ReleaseNetwork",
+        "ReleasePipeline", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
     .testTarget(
-      name: "ReleaseCoreTests",
+      name: "ReleaseReportingTests",
       dependencies: [
-        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleasePipeline",
-        "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSystem",
+        "ReleaseTestSupport",
       ]),
+    .testTarget(
+      name: "ReleaseAlignmentTests",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseCore", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseCoreTests",
+      dependencies: ["ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleasePublishingTests",
       dependencies: [
@@ -121,18 +182,38 @@ let package = Package(
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
+      name: "ReleaseBuildTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseFlowTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
       name: "ReleasePipelineTests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseBumpTests",
+      dependencies: [
+        "ReleaseBump", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseSystem",
         "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseCLITests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
-        "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSigning", "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
   ]
 )

@@ -144,14 +144,38 @@ public enum ZipReader {
     var topLevelName: String?
   }
 
-  private static func inspect(_ zip: URL, limits: ExtractionLimits) -> Inspection {
-    var inspection = Inspection()
-    // Top-level names in first-seen order, and whether each is a directory.
-    var topLevel: [(name: String, isDirectory: Bool)] = []
-    // Every name seen, exactly (by its bytes: Swift strings compare canonically equivalent
-    // names as equal) and folded (case and Unicode normalisation), to the first holder.
+  /// The names of an archive's entries so far: every name, exactly (by its bytes: Swift strings
+  /// compare canonically equivalent names as equal) and folded (case and Unicode
+  /// normalisation), to the first holder; and the top-level names in first-seen order, with
+  /// whether each is a directory.
+  private struct Names {
     var seen = Set<[UInt8]>()
     var folded: [String: String] = [:]
+    var topLevel: [(name: String, isDirectory: Bool)] = []
+
+    /// Records `entry`, whose path is `components`; a duplicate or colliding name is a problem.
+    mutating func add(_ entry: ZipEntry, components: [Substring], archive: String) -> ArchiveError? {
+      let name = String(components[0])
+      let isDirectory = components.count > 1 || entry.kind == .directory
+      if let index = topLevel.firstIndex(where: { $0.name == name }) {
+        topLevel[index].isDirectory = topLevel[index].isDirectory && isDirectory
+      } else {
+        topLevel.append((name, isDirectory))
+      }
+      let path = entry.path.hasSuffix("/") ? String(entry.path.dropLast()) : entry.path
+      if !seen.insert(Array(path.utf8)).inserted {
+        return .duplicateEntry(archive: archive, entry: entry.path)
+      }
+      let key = ZipReader.foldedName(path)
+      if let other = folded[key] { return .collidingNames(archive: archive, entry: path, other: other) }
+      folded[key] = path
+      return nil
+    }
+  }
+
+  private static func inspect(_ zip: URL, limits: ExtractionLimits) -> Inspection {
+    var inspection = Inspection()
+    var names = Names()
     var readToTheEnd = false
     do {
       let reader = try ArchiveReader(zip)
@@ -162,31 +186,14 @@ public enum ZipReader {
         if count > limits.maximumEntries {
           throw ArchiveError.tooManyEntries(archive: zip.path, limit: limits.maximumEntries)
         }
-        let components: [Substring]
         switch vet(entry, in: zip.path) {
         case .failure(let problem):
           inspection.problems.append(problem)
           continue
-        case .success(let parts):
-          components = parts
-        }
-        let path = entry.path.hasSuffix("/") ? String(entry.path.dropLast()) : entry.path
-        if !seen.insert(Array(path.utf8)).inserted {
-          inspection.problems.append(.duplicateEntry(archive: zip.path, entry: entry.path))
-        } else {
-          let key = Self.foldedName(path)
-          if let other = folded[key] {
-            inspection.problems.append(.collidingNames(archive: zip.path, entry: path, other: other))
-          } else {
-            folded[key] = path
+        case .success(let components):
+          if let problem = names.add(entry, components: components, archive: zip.path) {
+            inspection.problems.append(problem)
           }
-        }
-        let name = String(components[0])
-        let isDirectory = components.count > 1 || entry.kind == .directory
-        if let index = topLevel.firstIndex(where: { $0.name == name }) {
-          topLevel[index].isDirectory = topLevel[index].isDirectory && isDirectory
-        } else {
-          topLevel.append((name, isDirectory))
         }
         if entry.kind == .file { try reader.readData(of: entry, budget: &budget) { _ in } }
       }
@@ -200,6 +207,7 @@ public enum ZipReader {
     }
     // The top level of a partly read archive is unknown; its other problems stand anyway.
     guard readToTheEnd else { return inspection }
+    let topLevel = names.topLevel
     if topLevel.count == 1, topLevel[0].isDirectory {
       inspection.topLevelName = topLevel[0].name
     } else {

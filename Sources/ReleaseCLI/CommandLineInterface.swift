@@ -1,7 +1,10 @@
 import Foundation
 import ReleaseCore
+import ReleaseFlow
+import ReleaseJSON
 import ReleaseManifest
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSystem
 
 /// Entry point: parses the command line, runs the command, maps errors to exit codes.
@@ -30,24 +33,7 @@ package enum CommandLineInterface {
         services.output.write(linesOf: Command.overview, to: .standardOutput)
         return 2
       }
-      switch name {
-      case "-h", "--help", "help":
-        if invocation.arguments == ["--markdown"] {
-          services.output.write(linesOf: Command.markdownTable, to: .standardOutput)
-          return 0
-        }
-        let text =
-          invocation.arguments.first.flatMap {
-            Command.named($0)?.help(for: Array(invocation.arguments.dropFirst()))
-          } ?? Command.overview
-        services.output.write(linesOf: text, to: .standardOutput)
-        return 0
-      case "--version", "version":
-        services.output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
-        return 0
-      default:
-        break
-      }
+      if let code = builtIn(name, invocation.arguments, services.output) { return code }
       guard let command = Command.named(name) else {
         let hint = Suggestion.closest(to: name, among: Command.all.map(\.name) + ["help"]).map {
           " (did you mean '\($0)'?)"
@@ -65,22 +51,50 @@ package enum CommandLineInterface {
       try target.run?(parsed, invocation)
       invocation.reporter.finish()
       return 0
-    } catch let error as ReleaseError {
+    } catch {
+      return report(error, invocation.reporter)
+    }
+  }
+
+  /// `help` (also as `-h`, `--help`, and `--markdown` for the README's table) and `version`;
+  /// nil for any other name.
+  private static func builtIn(_ name: String, _ arguments: [String], _ output: OutputStreaming) -> Int32? {
+    switch name {
+    case "-h", "--help", "help":
+      if arguments == ["--markdown"] {
+        output.write(linesOf: Command.markdownTable, to: .standardOutput)
+        return 0
+      }
+      let text =
+        arguments.first.flatMap { Command.named($0)?.help(for: Array(arguments.dropFirst())) }
+        ?? Command.overview
+      output.write(linesOf: text, to: .standardOutput)
+      return 0
+    case "--version", "version":
+      output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
+      return 0
+    default:
+      return nil
+    }
+  }
+
+  /// Reports a command's error through the reporter it runs with, and returns its exit code.
+  private static func report(_ error: any Error, _ reporter: Reporter) -> Int32 {
+    defer { reporter.finish() }
+    switch error {
+    case let error as ReleaseError:
       if case .validation(let failure) = error {
         // One line per problem, nothing else: the lines are the message.
-        invocation.reporter.report(.diagnostics(failure.diagnostics))
+        reporter.report(.diagnostics(failure.diagnostics))
       } else {
-        invocation.reporter.report(.failure(error.lines))
+        reporter.report(.failure(error.lines))
       }
-      invocation.reporter.finish()
       return error.exitCode
-    } catch let failure as ValidationFailure {
-      invocation.reporter.report(.diagnostics(failure.diagnostics))
-      invocation.reporter.finish()
+    case let failure as ValidationFailure:
+      reporter.report(.diagnostics(failure.diagnostics))
       return 2
-    } catch {
-      invocation.reporter.report(.failure(["\(error)"]))
-      invocation.reporter.finish()
+    default:
+      reporter.report(.failure(["\(error)"]))
       return 1
     }
   }

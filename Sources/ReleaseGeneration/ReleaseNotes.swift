@@ -1,59 +1,5 @@
 import Foundation
-
-/// What one release of a customer's package holds, as far as its notes compare releases. The
-/// tool records it for every released version (in release-state.json), so each release's notes
-/// are the difference to the one before, and every earlier release's notes can be made again,
-/// byte for byte, from what is committed.
-public struct ReleaseContents: Codable, Equatable, Sendable {
-  public struct Model: Codable, Equatable, Sendable {
-    public var flowId: Int
-    public var modelVersion: Int
-    public var sha256: String
-    /// The model's own short description (Core ML metadata), shown beside its name.
-    public var shortDescription: String
-
-    public init(flowId: Int, modelVersion: Int, sha256: String, shortDescription: String) {
-      self.flowId = flowId
-      self.modelVersion = modelVersion
-      self.sha256 = sha256
-      self.shortDescription = shortDescription
-    }
-  }
-
-  public var version: String
-  /// The customer's release this one followed; nil for its first.
-  public var previousVersion: String?
-  public var sdkVersion: String
-  public var bundleIdentifiers: [String]
-  /// By flow name.
-  public var models: [String: Model]
-  /// SHA-256 of the SDK template the package was made from: the SDK's code, which can change
-  /// without a new SDK version. Absent in contents recorded before it was (then not compared).
-  public var templateDigest: String?
-  /// Where the package's SDK fetches its models over the air, and where the customer adds the
-  /// package from; nil when the release had none.
-  public var modelManifestURL: String?
-  public var repositoryURL: String?
-  /// The features the package holds, sorted; absent in contents recorded before features
-  /// existed (then not compared).
-  public var features: [String]?
-
-  public init(
-    version: String, previousVersion: String?, sdkVersion: String, bundleIdentifiers: [String],
-    models: [String: Model], templateDigest: String? = nil, modelManifestURL: String? = nil,
-    repositoryURL: String? = nil, features: [String]? = nil
-  ) {
-    self.version = version
-    self.previousVersion = previousVersion
-    self.sdkVersion = sdkVersion
-    self.bundleIdentifiers = bundleIdentifiers
-    self.models = models
-    self.templateDigest = templateDigest
-    self.modelManifestURL = modelManifestURL
-    self.repositoryURL = repositoryURL
-    self.features = features
-  }
-}
+import ReleaseCore
 
 /// The notes of one release: how it differs from the customer's previous release. Made from
 /// the contents of both, never from commit subjects, which speak of the SDK's code, not of
@@ -121,88 +67,119 @@ public enum ReleaseNotes {
   public static func note(
     for current: ReleaseContents, previous: Previous, sdkChangelog: [String: [String]]
   ) -> ReleaseNote {
-    typealias Change = ReleaseNote.Change
-    var changes: [Change] = []
+    let changes: [ReleaseNote.Change]
     switch previous {
-    case .none:
-      changes.append(
-        Change(
-          kind: .firstRelease,
-          summary:
-            "First release, with ContextSDK \(current.sdkVersion) for \(current.bundleIdentifiers.joined(separator: ", "))",
-          added: current.bundleIdentifiers, sdkVersion: current.sdkVersion))
-      changes += modelChanges(from: [:], to: current.models)
-    case .unrecorded(let version):
-      changes.append(
-        Change(
-          kind: .previousContentsUnknown,
-          summary:
-            "What changed since \(version) is not known (its contents were not recorded); this release holds "
-            + current.models.sorted(by: { $0.key < $1.key }).map { "\($0.key) v\($0.value.modelVersion)" }
-            .joined(separator: ", ") + " with ContextSDK \(current.sdkVersion)"))
-    case .recorded(let last):
-      changes += modelChanges(from: last.models, to: current.models)
-      let added = current.bundleIdentifiers.filter { !last.bundleIdentifiers.contains($0) }
-      let removed = last.bundleIdentifiers.filter { !current.bundleIdentifiers.contains($0) }
-      if !added.isEmpty || !removed.isEmpty {
-        let parts =
-          (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
-          + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
-        changes.append(
-          Change(
-            kind: .bundleIdentifiersChanged, summary: "Bundle identifiers: " + parts.joined(separator: "; "),
-            added: added, removed: removed))
-      }
-      if let before = last.features, let now = current.features, before != now {
-        let added = now.filter { !before.contains($0) }
-        let removed = before.filter { !now.contains($0) }
-        let parts =
-          (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
-          + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
-        changes.append(
-          Change(
-            kind: .featuresChanged, summary: "Features: " + parts.joined(separator: "; "), added: added,
-            removed: removed))
-      }
-      if last.sdkVersion != current.sdkVersion {
-        changes.append(
-          Change(
-            kind: .sdkVersionChanged, summary: "ContextSDK \(last.sdkVersion) → \(current.sdkVersion)",
-            previousSDKVersion: last.sdkVersion, sdkVersion: current.sdkVersion,
-            sdkChanges: sdkChangelog[current.sdkVersion] ?? []))
-      } else if let before = last.templateDigest, let now = current.templateDigest, before != now {
-        changes.append(
-          Change(
-            kind: .sdkCodeChanged,
-            summary: "ContextSDK \(current.sdkVersion) rebuilt from changed code (the same SDK version)",
-            sdkVersion: current.sdkVersion))
-      }
-      // Only against a release that recorded them (the template digest came with the URLs).
-      if last.templateDigest != nil, last.modelManifestURL != current.modelManifestURL {
-        changes.append(
-          Change(
-            kind: .modelManifestURLChanged,
-            summary: current.modelManifestURL.map { "Models over the air from \($0)" }
-              ?? "No models over the air (no manifest URL)", url: current.modelManifestURL))
-      }
-      if last.templateDigest != nil, last.repositoryURL != current.repositoryURL {
-        changes.append(
-          Change(
-            kind: .repositoryURLChanged,
-            summary: current.repositoryURL.map { "Added from \(InstallSection.withoutCredentials($0))" }
-              ?? "No releases repository",
-            url: current.repositoryURL.map(InstallSection.withoutCredentials)))
-      }
-      if changes.isEmpty {
-        changes.append(
-          Change(
-            kind: .noListedChange, summary: "Rebuilt with the same models, bundle identifiers and SDK version"
-          ))
-      }
+    case .none: changes = firstRelease(current)
+    case .unrecorded(let version): changes = [contentsUnknown(since: version, current)]
+    case .recorded(let last): changes = self.changes(from: last, to: current, sdkChangelog: sdkChangelog)
     }
     return ReleaseNote(
       version: current.version, previousVersion: previous.version, sdkVersion: current.sdkVersion,
       changes: changes)
+  }
+
+  private static func firstRelease(_ current: ReleaseContents) -> [ReleaseNote.Change] {
+    let first = ReleaseNote.Change(
+      kind: .firstRelease,
+      summary:
+        "First release, with ContextSDK \(current.sdkVersion) for \(current.bundleIdentifiers.joined(separator: ", "))",
+      added: current.bundleIdentifiers, sdkVersion: current.sdkVersion)
+    return [first] + modelChanges(from: [:], to: current.models)
+  }
+
+  private static func contentsUnknown(since version: String, _ current: ReleaseContents) -> ReleaseNote.Change
+  {
+    ReleaseNote.Change(
+      kind: .previousContentsUnknown,
+      summary:
+        "What changed since \(version) is not known (its contents were not recorded); this release holds "
+        + current.models.sorted(by: { $0.key < $1.key }).map { "\($0.key) v\($0.value.modelVersion)" }
+        .joined(separator: ", ") + " with ContextSDK \(current.sdkVersion)")
+  }
+
+  /// What differs from the recorded `last` release: models, bundle identifiers, features, the
+  /// SDK and the URLs; a rebuild with nothing of these changed says so.
+  private static func changes(
+    from last: ReleaseContents, to current: ReleaseContents, sdkChangelog: [String: [String]]
+  ) -> [ReleaseNote.Change] {
+    var changes = modelChanges(from: last.models, to: current.models)
+    changes += listChange(
+      .bundleIdentifiersChanged, "Bundle identifiers", from: last.bundleIdentifiers,
+      to: current.bundleIdentifiers)
+    if let before = last.features, let now = current.features, before != now {
+      changes += listChange(.featuresChanged, "Features", from: before, to: now)
+    }
+    changes += sdkChange(from: last, to: current, sdkChangelog: sdkChangelog)
+    changes += urlChanges(from: last, to: current)
+    if changes.isEmpty {
+      changes.append(
+        ReleaseNote.Change(
+          kind: .noListedChange, summary: "Rebuilt with the same models, bundle identifiers and SDK version"))
+    }
+    return changes
+  }
+
+  /// What was added to and removed from a list (`Features: added att; removed conversion`);
+  /// nothing when both are empty.
+  private static func listChange(
+    _ kind: ReleaseNote.Change.Kind, _ label: String, from before: [String], to now: [String]
+  ) -> [ReleaseNote.Change] {
+    let added = now.filter { !before.contains($0) }
+    let removed = before.filter { !now.contains($0) }
+    if added.isEmpty && removed.isEmpty { return [] }
+    let parts =
+      (added.isEmpty ? [] : ["added " + added.joined(separator: ", ")])
+      + (removed.isEmpty ? [] : ["removed " + removed.joined(separator: ", ")])
+    return [
+      ReleaseNote.Change(
+        kind: kind, summary: label + ": " + parts.joined(separator: "; "), added: added, removed: removed)
+    ]
+  }
+
+  /// A new SDK version with its CHANGELOG items, or the same version built from changed code.
+  private static func sdkChange(
+    from last: ReleaseContents, to current: ReleaseContents, sdkChangelog: [String: [String]]
+  ) -> [ReleaseNote.Change] {
+    if last.sdkVersion != current.sdkVersion {
+      return [
+        ReleaseNote.Change(
+          kind: .sdkVersionChanged, summary: "ContextSDK \(last.sdkVersion) → \(current.sdkVersion)",
+          previousSDKVersion: last.sdkVersion, sdkVersion: current.sdkVersion,
+          sdkChanges: sdkChangelog[current.sdkVersion] ?? [])
+      ]
+    }
+    guard let before = last.templateDigest, let now = current.templateDigest, before != now else { return [] }
+    return [
+      ReleaseNote.Change(
+        kind: .sdkCodeChanged,
+        summary: "ContextSDK \(current.sdkVersion) rebuilt from changed code (the same SDK version)",
+        sdkVersion: current.sdkVersion)
+    ]
+  }
+
+  /// The over-the-air manifest URL and the releases repository, only against a release that
+  /// recorded them (the template digest came with the URLs).
+  private static func urlChanges(from last: ReleaseContents, to current: ReleaseContents) -> [ReleaseNote
+    .Change]
+  {
+    guard last.templateDigest != nil else { return [] }
+    var changes: [ReleaseNote.Change] = []
+    if last.modelManifestURL != current.modelManifestURL {
+      changes.append(
+        ReleaseNote.Change(
+          kind: .modelManifestURLChanged,
+          summary: current.modelManifestURL.map { "Models over the air from \($0)" }
+            ?? "No models over the air (no manifest URL)", url: current.modelManifestURL))
+    }
+    if last.repositoryURL != current.repositoryURL {
+      changes.append(
+        ReleaseNote.Change(
+          kind: .repositoryURLChanged,
+          summary: current.repositoryURL.map { "Added from \(InstallSection.withoutCredentials($0))" }
+            ?? "No releases repository",
+          url: current.repositoryURL.map(InstallSection.withoutCredentials)))
+    }
+    return changes
   }
 
   /// Models added, removed or changed, by flow name; against no models, every model is added.

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 
 /// One part of the SDK a customer can license: its own module (with its tests), the flows it
 /// decides and the signals it computes for their models.

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 import ReleaseModels
 
 /// Reads `customers.json` into a validated `Manifest`.

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 import ReleaseModels
 
 // `customers.json` is read in two steps: decoding turns each entry into a draft that keeps
@@ -461,19 +462,4 @@ struct CustomerLabel: CustomStringConvertible {
   var id: String?
 
   var description: String { "customers[\(index)]" + (id.map { " (\($0))" } ?? "") }
-}
-
-extension JSONValue {
-  /// What the value is, for "found …": its JSON type, and the value itself when it is short.
-  public var foundDescription: String {
-    switch content {
-    case .null: return "null"
-    case .bool(let value): return "boolean \(value)"
-    case .integer(let value): return "integer \(value)"
-    case .number(_, let literal): return "number \(literal.truncatedForMessage)"
-    case .string(let value): return "string \(value.quotedForMessage)"
-    case .array(let elements): return elements.isEmpty ? "an empty array" : "an array"
-    case .object: return "an object"
-    }
-  }
 }

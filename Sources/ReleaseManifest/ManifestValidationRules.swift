@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 
 /// Rules for single values of `customers.json`. Each returns what is wrong with the value, as a
 /// message saying what was found and what was expected, or nil when the value is acceptable.
@@ -84,30 +85,16 @@ enum ManifestRules {
   /// The candidate a mistyped `word` most likely meant: the closest by edit distance (ignoring
   /// case), when close enough to be a typo rather than a different word.
   static func closestMatch(to word: String, among candidates: [String]) -> String? {
-    let typed = Array(word.lowercased())
+    let typed = word.lowercased()
     var best: (candidate: String, distance: Int)?
     for candidate in candidates {
-      let distance = editDistance(typed, Array(candidate.lowercased()))
+      let distance = Suggestion.distance(typed, candidate.lowercased())
       let tolerance = max(1, min(3, candidate.count / 3))
       if distance <= tolerance && distance < (best?.distance ?? .max) {
         best = (candidate, distance)
       }
     }
     return best?.candidate
-  }
-
-  /// Levenshtein distance: insertions, deletions and substitutions each cost 1.
-  static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-    var previousRow = Array(0...b.count)
-    for (i, characterOfA) in a.enumerated() {
-      var row = [i + 1]
-      for (j, characterOfB) in b.enumerated() {
-        let substitution = previousRow[j] + (characterOfA == characterOfB ? 0 : 1)
-        row.append(min(previousRow[j + 1] + 1, row[j] + 1, substitution))
-      }
-      previousRow = row
-    }
-    return previousRow[b.count]
   }
 }
 

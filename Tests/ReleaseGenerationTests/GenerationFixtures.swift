@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseSystem

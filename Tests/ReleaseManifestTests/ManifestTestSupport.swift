@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 import XCTest
 
 @testable import ReleaseManifest

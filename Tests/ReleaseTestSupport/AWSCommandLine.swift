@@ -3,8 +3,8 @@ import ReleaseSystem
 
 /// The aws CLI the tests read buckets back with, as one long-running Python process per test
 /// process (Tests/Fixtures/Publish/aws_cli_server.py): each command is the CLI's own entry
-/// point with its own arguments and environment, without the 0.7 s of processor time that
-/// starting Python and importing botocore costs every `aws` process.
+/// point with its own arguments and environment, without starting Python and importing
+/// botocore again for every `aws` command.
 ///
 /// The interpreter is the one the `aws` on PATH runs (its `#!` line), else `python3`.
 package final class AWSCommandLine: @unchecked Sendable {

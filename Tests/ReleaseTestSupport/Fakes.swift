@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseNetwork
+import ReleaseReporting
 import ReleaseSystem
 import XCTest
 

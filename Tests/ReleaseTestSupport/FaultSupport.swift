@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseFlow
 import ReleasePipeline
 import ReleaseSystem
 import XCTest

@@ -3,7 +3,7 @@ import ReleaseSystem
 
 /// The real process runner, except that `swift --version` of the test process's own toolchain
 /// runs once per test process: every `release` run plans with the toolchain's version, each
-/// call costs about 0.1 s of processor time, and the suite makes hundreds of in-process runs.
+/// call starts the toolchain's driver, and the suite makes hundreds of in-process runs.
 /// The toolchain cannot change while the tests run. A `swift` found elsewhere (a stand-in a
 /// test puts first on PATH) is always run.
 package struct ToolchainVersionMemo: ProcessRunning {

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSystem
 
 /// Chooses how a run reports, from the options and the environment: `--json` events, a live

@@ -1,5 +1,8 @@
 import Foundation
 import ReleaseCore
+import ReleaseJSON
+import ReleaseManifest
+import ReleaseSettings
 
 /// Reads a command line by its command's description (the package has no dependencies):
 /// `--flag`, `--option value`, `--option=value` and positionals, with one-line errors naming
@@ -79,19 +82,24 @@ struct Arguments {
     let name = option.name
     guard let text = value(option) else { return nil }
     let units: [(String, Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
-    for (suffix, factor) in units where text.hasSuffix(suffix) {
-      let digits = text.dropLast(suffix.count)
-      if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
-        let number = Double(digits),
-        number > 0, number * factor <= maximum
-      {
-        return number * factor
-      }
-      break
-    }
+    if let seconds = Self.seconds(of: text, units: units, maximum: maximum) { return seconds }
     throw ReleaseError.usage(
       "\(name): expected a duration such as \(examples) (at most \(maximumText)), found \"\(text.prefix(40))\""
     )
+  }
+
+  /// `text` as a positive whole number followed by the suffix of the first of `units` it ends
+  /// with, in seconds (the number times that unit's seconds); nil when it is not one or is over
+  /// `maximum` seconds.
+  static func seconds(
+    of text: String, units: [(suffix: String, seconds: Double)], maximum: Double
+  ) -> Double? {
+    guard let unit = units.first(where: { text.hasSuffix($0.suffix) }) else { return nil }
+    let digits = text.dropLast(unit.suffix.count)
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Double(digits),
+      number > 0, number * unit.seconds <= maximum
+    else { return nil }
+    return number * unit.seconds
   }
 
   /// A size: bytes, or a number with KB, MB or GB (powers of 1024), e.g. `512MB`.

@@ -5,6 +5,7 @@ import ReleaseNetwork
 import ReleaseOTA
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 
@@ -132,13 +133,11 @@ extension ReleaseOptions {
   /// A manifest's lifetime: a whole number of days or hours (`7d`, `36h`), at most 30 days
   /// (`SignedOTAChannel.maximumLifetime`; devices refuse one expiring more than 31 days ahead).
   static func manifestExpiry(_ text: String, origin: String) throws -> Double {
-    for (suffix, factor) in [("d", 86_400.0), ("h", 3600.0)] where text.hasSuffix(suffix) {
-      let digits = text.dropLast()
-      if !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-        let number = Double(digits), number > 0, number * factor <= SignedOTAChannel.maximumLifetime
-      {
-        return number * factor
-      }
+    // At most six digits before the unit, leading zeros included.
+    if text.count <= 7,
+      let seconds = Arguments.seconds(of: text, units: [("d", 86_400), ("h", 3600)], maximum: SignedOTAChannel.maximumLifetime)
+    {
+      return seconds
     }
     throw ReleaseError.usage(
       "\(origin) \"\(text.prefix(40))\": expected a duration in days or hours such as 7d or 36h (at most 30d)"
@@ -208,6 +207,11 @@ extension ReleaseOptions {
       }
       publish = []
     }
+    try read(tagging: parsed, configuration)
+  }
+
+  /// Which customers ship, tags and their push, once the destinations are known.
+  private mutating func read(tagging parsed: Arguments, _ configuration: ReleaseConfiguration) throws {
     publishPassed = parsed.flag(Options.publishPassed) || (configuration.publishPassed ?? false)
     tag = parsed.flag(Options.tag) || !publish.isEmpty
     push = parsed.flag(Options.push)

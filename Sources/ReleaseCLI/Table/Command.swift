@@ -1,4 +1,8 @@
 import ReleaseCore
+import ReleaseJSON
+import ReleaseManifest
+import ReleaseReporting
+import ReleaseSettings
 
 /// The declarative shape of the command line (after swift-argument-parser's `@Option`,
 /// `@Flag`, `@Argument` and `@OptionGroup`, written here because the package has no

@@ -1,5 +1,5 @@
 import Foundation
-import ReleaseManifest
+import ReleaseJSON
 import ReleaseSystem
 
 /// The tool's top-level failures and their exit codes: 2 for bad input (arguments, manifest,
@@ -41,6 +41,15 @@ package enum ReleaseError: Error, CustomStringConvertible {
     case .stepFailed(let step, let reason): return ["\(step): \(reason)"]
     case .stepProblems(let step, let problems):
       return ["\(step): \(problems.first ?? "failed")"] + problems.dropFirst()
+    }
+  }
+
+  /// Runs `body`; an error `message` gives a line for is bad input found before any work (exit
+  /// 2: `invalidInput` with that line), any other is rethrown as it is.
+  package static func badInput<T>(when message: (any Error) -> String?, _ body: () throws -> T) throws -> T {
+    do { return try body() } catch {
+      if let line = message(error) { throw ReleaseError.invalidInput(line) }
+      throw error
     }
   }
 

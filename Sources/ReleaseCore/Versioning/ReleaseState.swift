@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseGeneration
 import ReleaseSystem
 
 /// The committed state file (`release-state.json`, like release-please's manifest): the SDK

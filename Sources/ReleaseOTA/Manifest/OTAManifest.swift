@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseCore
 import ReleaseManifest
 import ReleaseModels

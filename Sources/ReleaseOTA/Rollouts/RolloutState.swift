@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseEvaluation
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseSystem
 

@@ -13,16 +13,16 @@ import ReleaseSystem
 /// recorded (a fresh clone, a shard, a restored cache) makes the same notes, byte for byte, as
 /// the run that first released it.
 package struct CustomerReleaseNotes: Sendable, Equatable {
-  let version: SemanticVersion
+  package let version: SemanticVersion
   let contents: ReleaseContents
   /// This release's note first, then every earlier release's.
   package let notes: [ReleaseNote]
 
-  var note: ReleaseNote { notes[0] }
+  package var note: ReleaseNote { notes[0] }
 
   /// SHA-256 of the notes: part of the build digest, so a release in dist/ made with other
   /// notes (another history) is built again.
-  var digest: String { SHA256Digest.hex(of: StableJSON.canonical(notes)) }
+  package var digest: String { SHA256Digest.hex(of: StableJSON.canonical(notes)) }
 
   package init(
     customer: Customer, version: SemanticVersion, sdkVersion: SemanticVersion,
@@ -75,7 +75,8 @@ package struct CustomerReleaseNotes: Sendable, Equatable {
   }
 
   /// The state entry once this release is recorded: its contents go first in the history.
-  func recorded(after entry: ReleaseState.CustomerEntry?, sourceDigest: String) -> ReleaseState.CustomerEntry
+  package func recorded(after entry: ReleaseState.CustomerEntry?, sourceDigest: String)
+    -> ReleaseState.CustomerEntry
   {
     let earlier = (entry?.releases ?? []).filter { $0.version != contents.version }
     return ReleaseState.CustomerEntry(

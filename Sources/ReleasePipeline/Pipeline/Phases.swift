@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
@@ -17,19 +18,19 @@ import ReleaseSystem
 
 /// Everything the run reads, read once and validated before any work (`LoadInputsStep`).
 package struct LoadedInputs: Sendable {
-  var state: ReleaseState
+  package var state: ReleaseState
   /// The manifest, narrowed to the customers of the run.
-  var manifest: Manifest
+  package var manifest: Manifest
   /// Every customer of the manifest, of the run or not: no package may name any other.
-  var allCustomers: [Customer]
-  var modelStore: ModelStore
+  package var allCustomers: [Customer]
+  package var modelStore: ModelStore
   /// Publish destinations, resolved (credentials read) before any work.
   var publishTargets: [PublishTarget]
-  var sdkVersion: SemanticVersion
+  package var sdkVersion: SemanticVersion
   /// The template, read once: every package of the run is generated and checked from it.
-  var template: PackageTemplate
+  package var template: PackageTemplate
   /// Every model the selected customers use, read and hashed once.
-  var models: [ModelReference: ModelFacts]
+  package var models: [ModelReference: ModelFacts]
   /// Models a URL store lists but that could not be downloaded (after retries), with why:
   /// the customers using them fail, the others go on.
   var unavailableModels: [ModelReference: String]
@@ -38,34 +39,35 @@ package struct LoadedInputs: Sendable {
 }
 
 /// The run's inputs once every model is checked against the SDK being released
-/// (`AlignModelsStep`): what every later phase reads.
+/// (`AlignModelsStep`): what every later phase reads. The loaded inputs read through
+/// (`inputs.manifest`), every model now with its minimum SDK version.
+@dynamicMemberLookup
 package struct ReleaseInputs: Sendable {
-  var state: ReleaseState
-  var manifest: Manifest
-  /// Every customer of the manifest, of the run or not: no package may name any other.
-  var allCustomers: [Customer]
-  var modelStore: ModelStore
-  var publishTargets: [PublishTarget]
-  var sdkVersion: SemanticVersion
-  var template: PackageTemplate
-  var templateDirectory: URL { template.directory }
+  var loaded: LoadedInputs
+  package subscript<Field>(dynamicMember field: WritableKeyPath<LoadedInputs, Field>) -> Field {
+    get { loaded[keyPath: field] }
+    set { loaded[keyPath: field] = newValue }
+  }
+  var templateDirectory: URL { loaded.template.directory }
   /// The whole template's digest (the SDK tag's marker); a customer's release is identified by
   /// the digest of its own package's files (`PackageTemplate.digest(for:)`).
-  var templateDigest: String { template.digest }
-  /// Every model the selected customers use, each with its minimum SDK version.
-  var models: [ModelReference: ModelFacts]
-  var unavailableModels: [ModelReference: String]
+  package var templateDigest: String { loaded.template.digest }
   /// The template's signal catalog, read and checked.
   var signals: SignalCatalog
-  var sdkChangelog: [String: [String]]
   /// Every model of the store by digest, scanned when first asked for.
   let storeModels: StoreScan
 
+  package init(loaded: LoadedInputs, signals: SignalCatalog, storeModels: StoreScan) {
+    self.loaded = loaded
+    self.signals = signals
+    self.storeModels = storeModels
+  }
+
   /// The customers of `jobs` whose version and source digest the state file does not record
   /// yet: the run writes them (`WriteStateStep`), so the commit at hand does not hold them.
-  func unrecorded(_ jobs: [CustomerJob]) -> [CustomerJob] {
+  package func unrecorded(_ jobs: [CustomerJob]) -> [CustomerJob] {
     jobs.filter { job in
-      let recorded = state.customers[job.id]
+      let recorded = loaded.state.customers[job.id]
       return recorded?.version != job.version || recorded?.sourceDigest != job.digest.source
     }
   }
@@ -75,19 +77,19 @@ package struct ReleaseInputs: Sendable {
 /// digest of a shard or merge, the checks of a merge's shards, the content checks): the run's
 /// own models by the digests the load step took, the others through the digest cache (see
 /// `ModelDigestCache` for why trusting it is safe).
-final class StoreScan: Sendable {
+package final class StoreScan: Sendable {
   private let store: ModelStore
   private let known: [ModelReference: String]
   private let cacheDirectory: URL
   private let scanned = Locked<StoreModels?>(nil)
 
-  init(_ store: ModelStore, known: [ModelReference: String], cacheDirectory: URL) {
+  package init(_ store: ModelStore, known: [ModelReference: String], cacheDirectory: URL) {
     self.store = store
     self.known = known
     self.cacheDirectory = cacheDirectory
   }
 
-  func models() throws -> StoreModels {
+  package func models() throws -> StoreModels {
     if let scanned = scanned.value { return scanned }
     let digests = ModelDigestCache(directory: cacheDirectory)
     let models = try StoreModels(store, known: known, digests: digests)
@@ -101,9 +103,9 @@ final class StoreScan: Sendable {
 /// What the plan decided (`PlanStep`): each customer's job and where it starts, pending (to
 /// build), up to date, or failed before building (a model could not be fetched).
 package struct ReleasePlan: Sendable {
-  let inputs: ReleaseInputs
+  package let inputs: ReleaseInputs
   /// `swift --version` (all of it), part of every build digest.
-  let toolchain: String
+  package let toolchain: String
   package var customers: [CustomerResult]
 
   package var jobs: [CustomerJob] { customers.map(\.job) }
@@ -112,25 +114,25 @@ package struct ReleasePlan: Sendable {
 /// The customers of a run once built (or copied from shards): which were released and which
 /// ship.
 package struct RunResults: Sendable {
-  let inputs: ReleaseInputs
-  let customers: [CustomerResult]
+  package let inputs: ReleaseInputs
+  package let customers: [CustomerResult]
   /// Customers whose release is in dist/ at the end of the run (built or up to date); under
   /// `--dry-run`, those that would be built count as built.
   let released: [CustomerResult]
   /// The customers this run checks, lists, publishes, tags and records: all of them when every
   /// customer succeeded; with some failed, those that passed under `--publish-passed`, else
   /// none (all or nothing).
-  let shipping: [CustomerResult]
+  package let shipping: [CustomerResult]
   private let publishPassed: Bool
 
-  init(inputs: ReleaseInputs, customers: [CustomerResult], options: ReleaseOptions) {
+  package init(inputs: ReleaseInputs, customers: [CustomerResult], options: ReleaseOptions) {
     self.inputs = inputs
     self.customers = customers
     (released, shipping) = Self.shipping(customers, options)
     publishPassed = options.publishPassed
   }
 
-  static func shipping(_ customers: [CustomerResult], _ options: ReleaseOptions)
+  package static func shipping(_ customers: [CustomerResult], _ options: ReleaseOptions)
     -> (released: [CustomerResult], shipping: [CustomerResult])
   {
     let released = customers.filter {
@@ -140,7 +142,7 @@ package struct RunResults: Sendable {
   }
 
   /// Why a step that works on `shipping` has nothing to do; nil when it has.
-  func nothingShipsReason(_ what: String) -> String? {
+  package func nothingShipsReason(_ what: String) -> String? {
     guard shipping.isEmpty else { return nil }
     if released.count < customers.count && !publishPassed {
       return "a customer did not succeed; nothing is \(what) (--publish-passed ships those that passed)"
@@ -150,14 +152,18 @@ package struct RunResults: Sendable {
 }
 
 /// The run's locks (`LockStep`), held as long as this value lives.
-struct RunLock: Sendable {
+package struct RunLock: Sendable {
   let locks: [FileLock]
+
+  package init(locks: [FileLock]) { self.locks = locks }
 }
 
 /// What a run's summary reports, kept by `ReleaseRun.run` as the phases go: the
 /// customers' latest results, and the run's lock, held to the end of the run (nil before the
 /// lock step ran: nothing was done, there is nothing to summarize).
-struct RunRecord: Sendable {
-  var lock: RunLock?
-  var customers: [CustomerResult] = []
+package struct RunRecord: Sendable {
+  package var lock: RunLock?
+  package var customers: [CustomerResult] = []
+
+  package init() {}
 }

@@ -1,13 +1,15 @@
 import Foundation
 import ReleaseCore
+import ReleaseJSON
 import ReleaseManifest
+import ReleaseReporting
 import ReleaseSystem
 
 /// Runs the steps of a run, each once, on the value the step before returned. The one place
 /// that handles skipping, `--dry-run`, preflight refusals and turning a step's error into a
 /// `ReleaseError`, so steps contain only their own work.
 package struct Pipeline: Sendable {
-  let context: ReleaseContext
+  package let context: ReleaseContext
 
   package init(_ context: ReleaseContext) { self.context = context }
 
@@ -36,7 +38,7 @@ package struct Pipeline: Sendable {
     } catch let error as ReleaseError
       where error.isInvalidInput && context.options.dryRun && step.isPreflightCheck
     {
-      context.reporter.report(.dryRun(step: step.name, lines: error.lines.map { "would refuse: \($0)" }))
+      context.reporter.report(.wouldRefuse(step: step.name, error.lines))
       return nil
     }
   }
@@ -70,9 +72,9 @@ package struct Pipeline: Sendable {
 
 /// Runs one customer's steps in order, each on what the one before made; reports each step
 /// as it starts and names the step that failed.
-struct CustomerSteps: Sendable {
-  let job: CustomerJob
-  let context: ReleaseContext
+package struct CustomerSteps: Sendable {
+  package let job: CustomerJob
+  package let context: ReleaseContext
 
   struct Failure: Error {
     var step: String
@@ -82,7 +84,7 @@ struct CustomerSteps: Sendable {
     var testedBy: TestMethod?
   }
 
-  func run<S: CustomerStep>(_ step: S, _ input: S.Input) throws -> S.Output {
+  package func run<S: CustomerStep>(_ step: S, _ input: S.Input) throws -> S.Output {
     context.reporter.report(.customerProgress(id: job.id, step: step.name))
     do {
       return try step.run(input, for: job, context)
@@ -93,7 +95,9 @@ struct CustomerSteps: Sendable {
 
   /// Runs the steps after the tests: when one of them fails, the outcome still says how many
   /// tests ran.
-  func afterTests<T>(ran testCount: Int?, by method: TestMethod? = nil, _ body: () throws -> T) throws -> T {
+  package func afterTests<T>(ran testCount: Int?, by method: TestMethod? = nil, _ body: () throws -> T) throws
+    -> T
+  {
     do {
       return try body()
     } catch var failure as Failure {
@@ -105,13 +109,13 @@ struct CustomerSteps: Sendable {
 }
 
 /// A customer's release in `dist/<id>/<version>/`: what the customer steps make.
-struct StagedRelease: Sendable {
+package struct StagedRelease: Sendable {
   var archive: CustomerResult.Archive
-  var testCount: Int?
+  package var testCount: Int?
   /// How the tests ran; not part of `release.json`.
-  var testedBy: TestMethod?
+  package var testedBy: TestMethod?
 
-  init(archive: CustomerResult.Archive, testCount: Int?, testedBy: TestMethod? = nil) {
+  package init(archive: CustomerResult.Archive, testCount: Int?, testedBy: TestMethod? = nil) {
     self.archive = archive
     self.testCount = testCount
     self.testedBy = testedBy
@@ -121,12 +125,12 @@ struct StagedRelease: Sendable {
 /// Runs each pending customer's job through the customer steps, `jobs` at a time. A failing
 /// customer does not stop the others unless `--fail-fast`; its files never reach a final name
 /// because every customer step writes to temporary names or scratch space until the last.
-struct CustomerPipeline: Sendable {
-  typealias Steps = @Sendable (CustomerJob, CustomerSteps) throws -> StagedRelease
+package struct CustomerPipeline: Sendable {
+  package typealias Steps = @Sendable (CustomerJob, CustomerSteps) throws -> StagedRelease
   /// One customer's steps, from its job to its release.
   let steps: Steps
 
-  init(_ steps: @escaping Steps) { self.steps = steps }
+  package init(_ steps: @escaping Steps) { self.steps = steps }
 
   /// Returns `customers` with each pending one's result, in the same order; the others are
   /// returned as they are. `finished` runs after each job, before its outcome is reported.
@@ -136,7 +140,7 @@ struct CustomerPipeline: Sendable {
   /// other worker is on, else one of a group another worker is on if that group has at least
   /// `worthJoining` jobs left; else the worker is done, and the worker on that group does the
   /// rest.
-  func run(
+  package func run(
     _ customers: [CustomerResult], _ context: ReleaseContext,
     affinity: @escaping @Sendable (CustomerJob) -> String = { _ in "" }, worthJoining: Int = 1,
     finished: @escaping @Sendable (inout CustomerResult) -> Void = { _ in }

@@ -30,7 +30,7 @@ package protocol Step: PipelineStep {
 }
 
 extension Step {
-  func skipReason(_ input: Input, _ context: ReleaseContext) -> String? { nil }
+  package func skipReason(_ input: Input, _ context: ReleaseContext) -> String? { nil }
   package var changesState: Bool { false }
   package var isPreflightCheck: Bool { false }
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] { [] }
@@ -38,7 +38,7 @@ extension Step {
 
 /// A step run once per customer, in parallel with other customers' jobs: generate → build and
 /// test → archive → stage, each taking what the one before made.
-protocol CustomerStep: Sendable {
+package protocol CustomerStep: Sendable {
   associatedtype Input: Sendable
   associatedtype Output: Sendable
   var name: String { get }

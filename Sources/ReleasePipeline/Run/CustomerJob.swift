@@ -3,18 +3,19 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
+import ReleaseReporting
 import ReleaseSystem
 
 /// What the tool knows of one model file of the store.
 package struct ModelFacts: Sendable, Equatable {
   var reference: ModelReference
   var file: URL
-  var sha256: String
+  package var sha256: String
   var size: Int64
-  var info: CoreMLModelInfo
+  package var info: CoreMLModelInfo
   /// The oldest SDK version that computes every input of the model (`AlignModelsStep`); nil
   /// before alignment, or when an input is no signal at all.
-  var minimumSDKVersion: SemanticVersion? = nil
+  package var minimumSDKVersion: SemanticVersion? = nil
 
   /// The model as a package embeds it, as `model` of a customer's manifest entry.
   package func embedded(as model: CustomModel) -> EmbeddedModel {
@@ -28,15 +29,15 @@ package struct ModelFacts: Sendable, Equatable {
 /// why it builds or not. Fixed once planned; what the customer steps make is a
 /// `CustomerResult`.
 package struct CustomerJob: Sendable {
-  let customer: Customer
-  let version: SemanticVersion
+  package let customer: Customer
+  package let version: SemanticVersion
   /// What the release is made from; its source digest decides versions, its build digest
   /// whether `dist/` is up to date.
-  let digest: InputDigest
+  package let digest: InputDigest
   /// Why the job builds (or why it is up to date), for `--dry-run` and the log.
-  let reason: String
+  var reason: String
   /// What the release holds and how it differs from the customer's earlier releases.
-  let releaseNotes: CustomerReleaseNotes
+  package let releaseNotes: CustomerReleaseNotes
   /// The features the package holds (`FeatureCatalog.features(of:)`), sorted by name.
   package let features: [Feature]
 
@@ -54,18 +55,18 @@ package struct CustomerJob: Sendable {
 
   /// Jobs with the same value build their packages from the same modules: cheaper one after
   /// another in one warm build slot (see BuildSlots).
-  var slotAffinity: String { features.map(\.module).joined(separator: " ") }
+  package var slotAffinity: String { features.map(\.module).joined(separator: " ") }
 
   package var id: String { customer.id }
   /// `dist/<id>/<version>/`.
-  func releaseDirectory(in dist: URL) -> URL {
+  package func releaseDirectory(in dist: URL) -> URL {
     dist.appendingPathComponent(customer.id).appendingPathComponent(version.description)
   }
-  var archiveName: String {
+  package var archiveName: String {
     PackageGenerator.archiveName(packageName: customer.packageName, version: version.description)
   }
   /// Where the customer steps write the job's log; it moves to `dist/logs/` when the job ends.
-  func scratchLog(in cache: URL) -> URL {
+  package func scratchLog(in cache: URL) -> URL {
     cache.appendingPathComponent("logs").appendingPathComponent("\(id).log")
   }
 }
@@ -85,22 +86,22 @@ package struct CustomerResult: Sendable {
   }
 
   /// A release archive: where it is (staging, then `dist/`), its SHA-256 and size.
-  struct Archive: Equatable, Sendable {
+  package struct Archive: Equatable, Sendable {
     var path: URL
     var sha256: String
     var size: Int64
   }
 
-  let job: CustomerJob
+  package let job: CustomerJob
   package var status: Status
   var duration: Double = 0
   /// The release's archive in `dist/`, for a customer built or up to date.
   var archive: Archive?
   /// How many tests `swift test` ran, when it printed it.
-  var testCount: Int?
+  package var testCount: Int?
   /// How its tests ran, for the run's output and report (never `release.json`).
-  var testedBy: TestMethod?
-  var logFile: URL?
+  package var testedBy: TestMethod?
+  package var logFile: URL?
 
   init(
     job: CustomerJob, status: Status, archive: Archive? = nil, testCount: Int? = nil, logFile: URL? = nil
@@ -113,12 +114,12 @@ package struct CustomerResult: Sendable {
   }
 
   package var id: String { job.id }
-  var isFailed: Bool {
+  package var isFailed: Bool {
     if case .failed = status { return true }
     return false
   }
 
-  func outcome(relativeTo root: URL, shipped: Bool? = nil) -> ReleaseEvent.CustomerOutcome {
+  package func outcome(relativeTo root: URL, shipped: Bool? = nil) -> ReleaseEvent.CustomerOutcome {
     func relative(_ url: URL?) -> String? {
       guard let path = url?.path else { return nil }
       let prefix = root.path.hasSuffix("/") ? root.path : root.path + "/"

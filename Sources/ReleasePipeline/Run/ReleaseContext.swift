@@ -1,13 +1,14 @@
 import Foundation
 import ReleaseCore
+import ReleaseReporting
 import ReleaseSystem
 
 /// What every step of a run may use and nothing it produces: the services, the options and the
 /// reporter. What a step makes it returns, as the value the next step takes (see `Phases.swift`).
 package final class ReleaseContext: Sendable {
-  let services: Services
-  let options: ReleaseOptions
-  let reporter: Reporter
+  package let services: Services
+  package let options: ReleaseOptions
+  package let reporter: Reporter
 
   package init(services: Services, options: ReleaseOptions, reporter: Reporter) {
     self.services = services
@@ -15,7 +16,7 @@ package final class ReleaseContext: Sendable {
     self.reporter = reporter
   }
 
-  var distDirectory: URL { services.resolve(options.distPath) }
-  var cacheDirectory: URL { services.resolve(options.cachePath) }
-  var logsDirectory: URL { distDirectory.appendingPathComponent("logs") }
+  package var distDirectory: URL { services.resolve(options.distPath) }
+  package var cacheDirectory: URL { services.resolve(options.cachePath) }
+  package var logsDirectory: URL { distDirectory.appendingPathComponent("logs") }
 }

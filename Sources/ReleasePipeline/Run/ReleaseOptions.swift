@@ -95,8 +95,8 @@ package struct ReleaseOptions: Equatable, Sendable {
 
 /// `--shard k/N`: the k-th of N shards, 1-based.
 package struct ShardSelection: Equatable, Sendable, CustomStringConvertible {
-  var index: Int
-  var count: Int
+  package var index: Int
+  package var count: Int
 
   package static func parse(_ text: String) throws -> ShardSelection {
     let parts = text.split(separator: "/", omittingEmptySubsequences: false)

@@ -27,9 +27,9 @@ package struct ShardPlan: Codable, Equatable, Sendable {
 
   /// What each feature set after the first costs a shard's machine, in customers: a build
   /// slot's first build of it and its first customer's `swift test`, while a further customer
-  /// of a compile key only runs its tests on the key's binary; measured at 7-8 s against about
-  /// 0.085 s a customer (docs/performance.md). A shard then meets one feature set whenever the
-  /// sets can be cut so.
+  /// of a compile key only runs its tests on the key's binary (`Scripts/bench` measures both:
+  /// docs/performance.md#scaling). A shard then meets one feature set whenever the sets can be
+  /// cut so.
   static let featureSetCost = 90
 
   /// `jobs`: every customer of the plan, whether it builds, and its feature set. The building
@@ -116,18 +116,30 @@ package struct ShardPlan: Codable, Equatable, Sendable {
 
 /// What a sharded run leaves in its `dist/` beside the releases: which plan and shard it was,
 /// for `release merge` to prove the shards fit together.
-struct ShardRecord: Codable, Equatable, Sendable {
-  static let fileName = "shard.json"
+package struct ShardRecord: Codable, Equatable, Sendable {
+  package static let fileName = "shard.json"
 
   var planDigest: String
   var shard: Int
   var shards: Int
   /// `swift --version`: shards built with different toolchains give different bytes.
-  var toolchain: String
+  package var toolchain: String
   /// Every customer of the shard, built or up to date.
-  var customers: [String]
+  package var customers: [String]
   /// Those of `customers` that failed, with why.
-  var failed: [String: String]
+  package var failed: [String: String]
+
+  package init(
+    planDigest: String, shard: Int, shards: Int, toolchain: String, customers: [String],
+    failed: [String: String]
+  ) {
+    self.planDigest = planDigest
+    self.shard = shard
+    self.shards = shards
+    self.toolchain = toolchain
+    self.customers = customers
+    self.failed = failed
+  }
 
   static func load(from dist: URL, displayPath: String) throws -> ShardRecord {
     let file = dist.appendingPathComponent(fileName)
@@ -143,7 +155,7 @@ struct ShardRecord: Codable, Equatable, Sendable {
     }
   }
 
-  func encoded() throws -> Data {
+  package func encoded() throws -> Data {
     try StableJSON.encode(self)
   }
 }

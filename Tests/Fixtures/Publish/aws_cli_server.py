@@ -1,7 +1,7 @@
 """The aws CLI, kept running for a test process.
 
-Each `aws` command starts Python and imports botocore, about 0.7 s of processor time before it
-sends a request; the suite runs over a hundred of them. This runs the same entry point the `aws`
+Each `aws` command starts Python and imports botocore before it sends a request; the suite runs
+over a hundred of them. This runs the same entry point the `aws`
 script runs (`awscli.clidriver`), with a new driver and the given environment for every command,
 so each is the aws CLI's own parsing, signing and output, without the start-up.
 

@@ -7,6 +7,7 @@ import XCTest
 @testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleasePipeline
+@testable import ReleaseReporting
 
 final class CustomerPipelineTests: XCTestCase {
   struct RecordingStep: CustomerStep {

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseManifest
+import ReleaseReporting
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest

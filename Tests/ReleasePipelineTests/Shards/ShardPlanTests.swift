@@ -97,7 +97,8 @@ final class ShardPlanTests: XCTestCase {
   }
 
   /// A shard's machine builds each feature set it meets in a build slot of its own: a slot
-  /// switching sets costs about 2 s. Spread one by one, every shard would get every set.
+  /// switching sets compiles the features again. Spread one by one, every shard would get every
+  /// set.
   func testCustomersWithTheSameFeaturesShareAShard() {
     let input = jobs(building: 120, upToDate: 0)
     let plan = ShardPlan.make(input, count: 6, planDigest: "d")

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseBump
 import ReleaseCore
 import ReleaseManifest
 import ReleasePipeline

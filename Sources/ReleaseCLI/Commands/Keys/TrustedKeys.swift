@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseSettings
 import ReleaseSigning
 
 /// The public keys releases and over-the-air manifests are signed for:

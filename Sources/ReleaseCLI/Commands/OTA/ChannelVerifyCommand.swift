@@ -4,6 +4,7 @@ import ReleaseNetwork
 import ReleaseOTA
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 

@@ -1,10 +1,13 @@
 import Foundation
 import ReleaseCore
 import ReleaseEvaluation
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA
 import ReleasePipeline
+import ReleaseReporting
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release ota evaluate`: judges every active challenger (an active offer below 100 %)

@@ -1,6 +1,8 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseCore
 import ReleaseEvaluation
+import ReleaseFlow
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels

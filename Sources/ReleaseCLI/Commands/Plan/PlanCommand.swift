@@ -1,6 +1,8 @@
 import Foundation
 import ReleaseCore
+import ReleaseFlow
 import ReleasePipeline
+import ReleaseReporting
 import ReleaseSystem
 
 /// `release plan --shards N [--json]`: which customers each of N machines builds, without

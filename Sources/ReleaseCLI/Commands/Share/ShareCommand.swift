@@ -1,8 +1,11 @@
 import Foundation
 import ReleaseCore
+import ReleaseJSON
+import ReleaseManifest
 import ReleaseNetwork
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release share <id>`: what a customer needs to fetch one release. From an S3 release

@@ -1,10 +1,15 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseArchive
+import ReleaseBuild
 import ReleaseCore
 import ReleaseGeneration
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleasePipeline
+import ReleaseReporting
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 

@@ -1,15 +1,19 @@
 import Foundation
 import ReleaseArchive
 import ReleaseCore
+import ReleaseReporting
 import ReleaseSystem
 
 /// Zips the freshly generated package (never a build slot) reproducibly: one top-level
 /// directory, sorted entries, normalised permissions, models stored, sources deflated, and a
 /// fixed modification time, so the same inputs always give the same bytes.
-struct ArchiveStep: CustomerStep {
-  let name = "archive"
+package struct ArchiveStep: CustomerStep {
+  package let name = "archive"
 
-  func run(_ tested: TestedPackage, for job: CustomerJob, _ context: ReleaseContext) throws -> ArchivedPackage
+  package init() {}
+
+  package func run(_ tested: TestedPackage, for job: CustomerJob, _ context: ReleaseContext) throws
+    -> ArchivedPackage
   {
     let staging = context.cacheDirectory.appendingPathComponent("staging").appendingPathComponent(job.id)
     try? FileManager.default.removeItem(at: staging)
@@ -23,7 +27,7 @@ struct ArchiveStep: CustomerStep {
 }
 
 /// A tested package and its archive in scratch space (staging).
-struct ArchivedPackage: Sendable {
+package struct ArchivedPackage: Sendable {
   var tested: TestedPackage
   var archive: CustomerResult.Archive
 }
@@ -44,5 +48,20 @@ package enum SourceDateEpoch {
       )
     }
     return seconds
+  }
+}
+
+/// A generated package that built, and passed its tests unless `--skip-tests`.
+package struct TestedPackage: Sendable {
+  package var source: GeneratedSource
+  /// How many tests `swift test` ran, when it printed it.
+  package var testCount: Int?
+  /// How they ran; nil under `--skip-tests`.
+  package var testedBy: TestMethod?
+
+  package init(source: GeneratedSource, testCount: Int?, testedBy: TestMethod?) {
+    self.source = source
+    self.testCount = testCount
+    self.testedBy = testedBy
   }
 }

@@ -5,11 +5,15 @@ import ReleaseSystem
 
 /// Generates the customer's source package from the template into scratch space
 /// (`<cache>/packages/<id>/<PackageName>`), embedding exactly the customer's models.
-struct GenerateStep: CustomerStep {
-  let name = "generate"
-  let inputs: ReleaseInputs
+package struct GenerateStep: CustomerStep {
+  package let name = "generate"
+  package let inputs: ReleaseInputs
 
-  func run(_ job: CustomerJob, for _: CustomerJob, _ context: ReleaseContext) throws -> GeneratedSource {
+  package init(inputs: ReleaseInputs) { self.inputs = inputs }
+
+  package func run(_ job: CustomerJob, for _: CustomerJob, _ context: ReleaseContext) throws
+    -> GeneratedSource
+  {
     let scratch = context.cacheDirectory.appendingPathComponent("packages").appendingPathComponent(job.id)
     try? FileManager.default.removeItem(at: scratch)
     let packageDirectory = scratch.appendingPathComponent(job.customer.packageName)
@@ -35,6 +39,6 @@ struct GenerateStep: CustomerStep {
 }
 
 /// A customer's generated source package, in scratch space.
-struct GeneratedSource: Sendable {
-  var directory: URL
+package struct GeneratedSource: Sendable {
+  package var directory: URL
 }

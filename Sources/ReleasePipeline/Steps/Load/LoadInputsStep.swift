@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseGeneration
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseSystem
@@ -25,16 +26,16 @@ package struct LoadInputsStep: RequiredStep {
     let store = try ModelStoreLocation.open(options, services: services)
     // The whole store is listed (stat only, nothing read) before anything else: an entry that
     // is no model file is bad input, found now rather than mid-run by the scan that hashes it.
-    _ = try Self.badInput { try store.flowNames() }
+    _ = try ReleaseError.badInput(when: Self.notYetReported) { try store.flowNames() }
     // The template before the manifest: its features.json says which features and flows a
     // customer entry may name.
-    let template = try Self.badInput {
+    let template = try ReleaseError.badInput(when: Self.notYetReported) {
       let template = try PackageTemplate.load(
         services.resolve(options.templatesPath), displayPath: options.templatesPath)
       try template.checkSDKVersion(expected: state.sdkVersion.description)
       return template
     }
-    let manifest = try Self.badInput {
+    let manifest = try ReleaseError.badInput(when: Self.notYetReported) {
       try ManifestLoader.load(
         contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
         features: template.features)
@@ -108,16 +109,9 @@ package struct LoadInputsStep: RequiredStep {
   }
 
   /// A missing model store or template, or a template of another SDK version, is bad input
-  /// (exit 2), not a failed step: nothing has been done yet.
-  private static func badInput<T>(_ body: () throws -> T) throws -> T {
-    do {
-      return try body()
-    } catch let error as ReleaseError {
-      throw error
-    } catch let failure as ValidationFailure {
-      throw failure
-    } catch {
-      throw ReleaseError.invalidInput("\(error)")
-    }
+  /// (exit 2), not a failed step: nothing has been done yet. The tool's own errors and
+  /// validation failures stay what they are.
+  private static func notYetReported(_ error: any Error) -> String? {
+    error is ReleaseError || error is ValidationFailure ? nil : "\(error)"
   }
 }

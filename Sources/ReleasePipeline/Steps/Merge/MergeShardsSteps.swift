@@ -14,10 +14,12 @@ package struct MergeOrigin: Sendable {
 /// anything is planned or written, shards that do not fit together: made from different plans
 /// or toolchains, a shard missing or given twice, a customer in two shards. Returns the shard
 /// that holds each customer.
-struct LoadShardsStep: RequiredStep {
-  let name = "load shards"
+package struct LoadShardsStep: RequiredStep {
+  package let name = "load shards"
 
-  func run(_: Void, _ context: ReleaseContext) throws -> [String: MergeOrigin] {
+  package init() {}
+
+  package func run(_: Void, _ context: ReleaseContext) throws -> [String: MergeOrigin] {
     let origins = try context.options.mergeSources.map { path in
       let dist = context.services.resolve(path)
       return MergeOrigin(
@@ -72,42 +74,27 @@ struct LoadShardsStep: RequiredStep {
 /// customer of it, and every release they hold must pass the content checks and be exactly
 /// the package the inputs make — checked where it lies, before anything is copied. Returns
 /// the plan with each customer its shard failed failed.
-struct CheckShardsStep: RequiredStep {
-  let name = "check shards"
+package struct CheckShardsStep: RequiredStep {
+  package let name = "check shards"
 
-  struct Input: Sendable {
+  package init() {}
+
+  package struct Input: Sendable {
     var plan: ReleasePlan
     var origins: [String: MergeOrigin]
+
+    package init(plan: ReleasePlan, origins: [String: MergeOrigin]) {
+      self.plan = plan
+      self.origins = origins
+    }
   }
 
-  func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
+  package func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
     let origins = input.origins
     var plan = input.plan
     guard let any = origins.values.first else { return plan }
-    let digest = try PlanDigest.compute(plan, context)
-    var problems: [String] = []
-    if any.record.planDigest != digest {
-      problems.append(
-        "the shards were made from plan \(any.record.planDigest.prefix(12)), this checkout gives \(digest.prefix(12)): inputs, tool or toolchain differ"
-      )
-    }
-    let planned = Set(plan.customers.map(\.id))
-    let missing = planned.subtracting(origins.keys).sorted()
-    if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
-    let unknown = Set(origins.keys).subtracting(planned).sorted()
-    if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
-    if problems.isEmpty {
-      let shipped = plan.customers.filter { $0.status == .upToDate }.compactMap { result in
-        origins[result.id].map { (job: result.job, origin: $0) }
-      }
-      let found = try ArtifactChecks.problems(
-        of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
-        store: try plan.inputs.storeModels.models(),
-        inputs: plan.inputs)
-      for ((job, origin), found) in zip(shipped, found) {
-        problems += found.map { "\(origin.displayPath): \(job.id): \($0)" }
-      }
-    }
+    var problems = try Self.coverageProblems(of: plan, origins, planDigest: any.record.planDigest, context)
+    if problems.isEmpty { problems = try Self.contentProblems(of: plan, origins) }
     // A customer its shard failed fails the merge (or is left out under --publish-passed);
     // one its shard claims to hold but does not hold verified is bad input.
     if problems.isEmpty {
@@ -132,6 +119,41 @@ struct CheckShardsStep: RequiredStep {
     }
     return plan
   }
+
+  /// The shards were made from this checkout's plan, and hold every customer of it and no other.
+  private static func coverageProblems(
+    of plan: ReleasePlan, _ origins: [String: MergeOrigin], planDigest: String, _ context: ReleaseContext
+  ) throws -> [String] {
+    var problems: [String] = []
+    let digest = try PlanDigest.compute(plan, context)
+    if planDigest != digest {
+      problems.append(
+        "the shards were made from plan \(planDigest.prefix(12)), this checkout gives \(digest.prefix(12)): inputs, tool or toolchain differ"
+      )
+    }
+    let planned = Set(plan.customers.map(\.id))
+    let missing = planned.subtracting(origins.keys).sorted()
+    if !missing.isEmpty { problems.append("in no shard: \(missing.joined(separator: ", "))") }
+    let unknown = Set(origins.keys).subtracting(planned).sorted()
+    if !unknown.isEmpty { problems.append("not customers of this plan: \(unknown.joined(separator: ", "))") }
+    return problems
+  }
+
+  /// The content checks of every release a shard holds up to date, against this plan's inputs.
+  private static func contentProblems(of plan: ReleasePlan, _ origins: [String: MergeOrigin]) throws
+    -> [String]
+  {
+    let shipped = plan.customers.filter { $0.status == .upToDate }.compactMap { result in
+      origins[result.id].map { (job: result.job, origin: $0) }
+    }
+    let found = try ArtifactChecks.problems(
+      of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
+      store: try plan.inputs.storeModels.models(),
+      inputs: plan.inputs)
+    return zip(shipped, found).flatMap { shipped, found in
+      found.map { "\(shipped.origin.displayPath): \(shipped.job.id): \($0)" }
+    }
+  }
 }
 
 /// `release merge`, in place of building: copies each customer's release, and its log, from
@@ -139,13 +161,15 @@ struct CheckShardsStep: RequiredStep {
 /// whole; files hard-linked where the shard is on the same file system). The content checks
 /// that follow run on the copies, as after any build. Returns every customer with its
 /// release where it now is.
-struct CopyShardReleasesStep: Step {
-  let name = "copy shard releases"
-  let changesState = true
+package struct CopyShardReleasesStep: Step {
+  package let name = "copy shard releases"
 
-  typealias Input = CheckShardsStep.Input
+  package init() {}
+  package let changesState = true
 
-  func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+  package typealias Input = CheckShardsStep.Input
+
+  package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     input.plan.customers.filter { $0.status == .upToDate }.compactMap { result in
       input.origins[result.id].map {
         "would copy \(result.id) \(result.job.version) from \($0.displayPath) to \(context.options.distPath)/"
@@ -153,7 +177,7 @@ struct CopyShardReleasesStep: Step {
     }
   }
 
-  func run(_ input: Input, _ context: ReleaseContext) throws -> [CustomerResult] {
+  package func run(_ input: Input, _ context: ReleaseContext) throws -> [CustomerResult] {
     let fileManager = FileManager.default
     var customers = input.plan.customers
     for index in customers.indices where customers[index].status == .upToDate {

@@ -13,15 +13,15 @@ import ReleaseSystem
 /// version. It decides versions (a change releases only the customers it touches). The build
 /// digest adds the tool version, `swift --version` and the archive's modification time
 /// (`SOURCE_DATE_EPOCH`): it decides whether `dist/` already holds this release ("up to date").
-struct InputDigest: Codable, Equatable, Sendable {
+package struct InputDigest: Codable, Equatable, Sendable {
   /// SHA-256 of the canonical customer entry (id, name, app id, bundle ids, flows, features).
   var entry: String
   /// `"<flowName> v<version>"` -> SHA-256 of the model file.
-  var models: [String: String]
+  package var models: [String: String]
   /// The digest of the template files the customer's package is made from: the core's and
   /// its features' (`PackageTemplate.digest(for:)`).
-  var template: String
-  var sdkVersion: String
+  package var template: String
+  package var sdkVersion: String
   /// The releases repository customers add the package from (shown in its README); nil
   /// without a `git:` destination, and then left out of every digest.
   var repositoryURL: String?
@@ -37,13 +37,13 @@ struct InputDigest: Codable, Equatable, Sendable {
   /// nil without trusted keys, and then left out of every digest.
   var signatureCheck: SignatureCheck? = nil
   var tool: String
-  var toolchain: String
+  package var toolchain: String
   /// The archive entries' modification time: the same sources zipped with another time are
   /// other bytes.
   var archiveModificationTime: Int64
   /// SHA-256 of the package's release notes (`CustomerReleaseNotes`): part of the build
   /// digest only, since the notes name the version the source digest decides.
-  var releaseNotes: String? = nil
+  package var releaseNotes: String? = nil
 
   private struct CanonicalEntry: Encodable {
     var id: String
@@ -94,7 +94,7 @@ struct InputDigest: Codable, Equatable, Sendable {
     var signatureCheck: SignatureCheck?
   }
 
-  var source: String {
+  package var source: String {
     SHA256Digest.hex(
       of: StableJSON.canonical(
         SourceParts(
@@ -106,7 +106,7 @@ struct InputDigest: Codable, Equatable, Sendable {
   var build: String { SHA256Digest.hex(of: StableJSON.canonical(self)) }
 
   /// Which inputs differ from an earlier build, in words.
-  func changes(since earlier: InputDigest) -> [String] {
+  package func changes(since earlier: InputDigest) -> [String] {
     var changes: [String] = []
     if entry != earlier.entry { changes.append("customer entry") }
     for key in Set(models.keys).union(earlier.models.keys).sorted() where models[key] != earlier.models[key] {

@@ -25,26 +25,16 @@ package struct PlanStep: RequiredStep {
 
   package func run(_ input: Input, _ context: ReleaseContext) throws -> ReleasePlan {
     let inputs = input.inputs
-    let manifest = inputs.manifest
     let state = inputs.state
     // The first process the run starts: every input check before it runs none.
     let toolchain = try Self.toolchainVersion(context.services)
     var limitReached: [String] = []
-    let channels = try Self.channels(of: manifest.customers, state: state, context)
-    let pinnedKeys = context.options.pinnedKeys
-    let customers = manifest.customers.map { customer in
+    let channels = try Self.channels(of: inputs.manifest.customers, state: state, context)
+    let customers = inputs.manifest.customers.map { customer in
       let features = inputs.template.features.features(of: customer)
-      var digest = InputDigest(
-        customer: customer, features: features.map(\.name), models: inputs.models,
-        templateDigest: inputs.template.digest(for: features),
-        sdkVersion: inputs.sdkVersion, toolchain: toolchain,
-        repositoryURL: context.options.releasesRepository.map {
-          ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
-        }, modelManifestURL: context.options.modelManifestURL(for: customer.id),
-        trustedKeys: pinnedKeys,
-        manifestURL: channels[customer.id].flatMap { context.options.manifestURL(channel: $0) },
-        signatureCheck: context.options.signatureCheck,
-        archiveModificationTime: context.options.archiveModificationTime)
+      var digest = Self.inputDigest(
+        of: customer, features: features, inputs, toolchain: toolchain, channel: channels[customer.id],
+        context)
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,
         VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)
@@ -61,30 +51,68 @@ package struct PlanStep: RequiredStep {
         templateDigest: digest.template, modelManifestURL: digest.modelManifestURL,
         repositoryURL: digest.repositoryURL, features: features.map(\.name))
       digest.releaseNotes = notes.digest
-      // A merge finds each release in the dist/ of the shard that built it, and builds nothing.
-      let origin = input.origins[customer.id]
-      let dist = origin?.dist ?? context.distDirectory
-      let (record, reason) = decide(
-        customer: customer, version: version, lastReleased: last, digest: digest, in: dist,
-        named: origin?.displayPath ?? context.options.distPath, context: context)
-      let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
-      let status: CustomerResult.Status =
-        !missing.isEmpty
-        ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
-        : record == nil ? .pending : .upToDate
       let job = CustomerJob(
-        customer: customer, version: version, digest: digest,
-        reason: missing.isEmpty ? reason : missing.joined(separator: "; "),
-        releaseNotes: notes, features: features)
-      return CustomerResult(
-        job: job, status: status,
-        archive: record.map {
-          .init(
-            path: job.releaseDirectory(in: dist).appendingPathComponent($0.artifact.file),
-            sha256: $0.artifact.sha256, size: $0.artifact.size)
-        }, testCount: record?.testCount)
+        customer: customer, version: version, digest: digest, reason: "", releaseNotes: notes,
+        features: features)
+      return result(of: job, lastReleased: last, inputs, origin: input.origins[customer.id], context)
     }
     if !limitReached.isEmpty { throw ReleaseError.invalidInputs(limitReached) }
+    Self.report(customers, context)
+    return ReleasePlan(inputs: inputs, toolchain: toolchain, customers: customers)
+  }
+
+  /// What a customer's release is made from, its digests.
+  private static func inputDigest(
+    of customer: Customer, features: [Feature], _ inputs: ReleaseInputs, toolchain: String, channel: String?,
+    _ context: ReleaseContext
+  ) -> InputDigest {
+    let options = context.options
+    return InputDigest(
+      customer: customer, features: features.map(\.name), models: inputs.models,
+      templateDigest: inputs.template.digest(for: features),
+      sdkVersion: inputs.sdkVersion, toolchain: toolchain,
+      repositoryURL: options.releasesRepository.map {
+        ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
+      }, modelManifestURL: options.modelManifestURL(for: customer.id),
+      trustedKeys: options.pinnedKeys,
+      manifestURL: channel.flatMap { options.manifestURL(channel: $0) },
+      signatureCheck: options.signatureCheck,
+      archiveModificationTime: options.archiveModificationTime)
+  }
+
+  /// Where `job` starts: up to date when its release is in dist/ (a merge's: the dist/ of the
+  /// shard that built it, and builds nothing), failed when its models could not be fetched,
+  /// else pending; the job's reason says why.
+  private func result(
+    of planned: CustomerJob, lastReleased last: (SemanticVersion, String)?, _ inputs: ReleaseInputs,
+    origin: MergeOrigin?, _ context: ReleaseContext
+  ) -> CustomerResult {
+    let customer = planned.customer
+    let dist = origin?.dist ?? context.distDirectory
+    let (record, reason) = decide(
+      customer: customer, version: planned.version, lastReleased: last, digest: planned.digest, in: dist,
+      named: origin?.displayPath ?? context.options.distPath, context: context)
+    let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
+    let status: CustomerResult.Status =
+      !missing.isEmpty
+      ? .failed(step: "fetch models", reason: missing.joined(separator: "; "))
+      : record == nil ? .pending : .upToDate
+    var job = planned
+    job.reason = missing.isEmpty ? reason : missing.joined(separator: "; ")
+    return CustomerResult(
+      job: job, status: status,
+      archive: record.map {
+        .init(
+          path: job.releaseDirectory(in: dist).appendingPathComponent($0.artifact.file),
+          sha256: $0.artifact.sha256, size: $0.artifact.size)
+      }, testCount: record?.testCount)
+  }
+
+  /// The plan as reported: every customer with its action. Up-to-date customers are done
+  /// already, and customers whose models could not be fetched have failed: each is reported as
+  /// such (`customer_skipped` or `customer_failed` under --json) instead of going through the
+  /// customer steps.
+  private static func report(_ customers: [CustomerResult], _ context: ReleaseContext) {
     context.reporter.report(
       .plan(
         customers.map {
@@ -93,13 +121,9 @@ package struct PlanStep: RequiredStep {
             action: $0.status == .upToDate ? .upToDate : $0.status == .pending ? .build : .fail,
             reason: $0.job.reason)
         }))
-    // Up-to-date customers are done already, and customers whose models could not be
-    // fetched have failed: each is reported as such (`customer_skipped` or `customer_failed`
-    // under --json) instead of going through the customer steps.
     for result in customers where result.status != .pending && context.options.mergeSources.isEmpty {
       context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
     }
-    return ReleasePlan(inputs: inputs, toolchain: toolchain, customers: customers)
   }
 
   /// Each customer's signed channel id, when packages get the signed channel (trusted keys and

@@ -1,5 +1,7 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseCore
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA

@@ -1,6 +1,8 @@
 import Foundation
+import ReleaseAlignment
 import ReleaseCore
 import ReleaseGeneration
+import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA

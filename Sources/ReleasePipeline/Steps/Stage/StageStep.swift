@@ -7,10 +7,12 @@ import ReleaseSystem
 /// and `release.json` are assembled in a hidden temporary directory beside it and renamed
 /// into place in one step, so `dist/` never holds half a release.
 package struct StageStep: CustomerStep {
-  let name = "stage"
-  let inputs: ReleaseInputs
+  package let name = "stage"
+  package let inputs: ReleaseInputs
 
-  func run(_ archived: ArchivedPackage, for job: CustomerJob, _ context: ReleaseContext) throws
+  package init(inputs: ReleaseInputs) { self.inputs = inputs }
+
+  package func run(_ archived: ArchivedPackage, for job: CustomerJob, _ context: ReleaseContext) throws
     -> StagedRelease
   {
     let archive = archived.archive

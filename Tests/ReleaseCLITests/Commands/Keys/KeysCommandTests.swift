@@ -1,5 +1,7 @@
 import Foundation
+import ReleaseJSON
 import ReleaseManifest
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport

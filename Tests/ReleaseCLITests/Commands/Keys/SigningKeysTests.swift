@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
