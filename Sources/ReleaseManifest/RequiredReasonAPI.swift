@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseJSON
 
 /// Apple's required-reason API categories: an app whose code (its SDKs' included) calls one of
 /// these APIs must declare the category with an approved reason in a privacy manifest, or App

@@ -135,7 +135,8 @@ extension ReleaseOptions {
   static func manifestExpiry(_ text: String, origin: String) throws -> Double {
     // At most six digits before the unit, leading zeros included.
     if text.count <= 7,
-      let seconds = Arguments.seconds(of: text, units: [("d", 86_400), ("h", 3600)], maximum: SignedOTAChannel.maximumLifetime)
+      let seconds = Arguments.seconds(
+        of: text, units: [("d", 86_400), ("h", 3600)], maximum: SignedOTAChannel.maximumLifetime)
     {
       return seconds
     }

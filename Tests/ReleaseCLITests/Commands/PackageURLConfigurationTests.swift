@@ -1,8 +1,10 @@
 import Foundation
+import ReleaseJSON
 import ReleaseManifest
 import XCTest
 
 @testable import ReleaseCLI
+@testable import ReleaseSettings
 
 /// `publish.packageURL`: the URL customers add their package from, shown in every README, so
 /// an https URL without a credential (`{id}` stands for the customer's id).

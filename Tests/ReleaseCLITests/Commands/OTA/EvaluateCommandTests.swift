@@ -7,6 +7,7 @@ import XCTest
 @testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleaseOTA
+@testable import ReleaseSettings
 
 #if canImport(FoundationXML)
   import FoundationXML
