@@ -223,7 +223,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
       run.standardError.sorted(),
       [
         "release.config.json: extra: unknown key; expected one of: publish, models, signing, rollouts",
-        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed, otaDestination, manifestExpiry, legacyManifests",
+        "release.config.json: publish.destinatons: unknown key (did you mean \"destinations\"?); expected one of: destinations, s3Endpoint, s3Region, publicURL, publishPassed, otaDestination, manifestExpiry, legacyManifests, packageURL",
         "release.config.json: publish.s3Endpoint: expected a non-empty string, found 5",
       ].map { "error: \($0)" }.sorted(), run.allOutput)
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.dist.path), "nothing written")
