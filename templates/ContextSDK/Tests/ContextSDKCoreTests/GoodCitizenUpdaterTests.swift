@@ -43,9 +43,9 @@ extension ModelUpdaterTests {
 
   func testEveryTransferGoesThroughTheOneSharedSession() async throws {
     try publish(revision: 1, [try offer(74, v74)])
-    let session = SharedSession.shared.session
+    let session = SharedSession.session
     for _ in 0..<3 { _ = await update() }
-    XCTAssertTrue(SharedSession.shared.session === session)
+    XCTAssertTrue(SharedSession.session === session)
     XCTAssertEqual(SharedSession.shared.transfersInFlight, 0, "every transfer left the session's table")
     XCTAssertEqual(resolved(), 74)
   }

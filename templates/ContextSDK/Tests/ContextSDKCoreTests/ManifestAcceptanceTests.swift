@@ -13,7 +13,7 @@ final class ManifestAcceptanceTests: XCTestCase {
   private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
   private let configuration = CustomerConfiguration(
-    appID: "3F2B8C1E-6D4A-4E9B-9A51-0C7D2E8F4A10", bundleIdentifiers: ["com.example.app"],
+    appID: "0000000A-0000-4000-8000-00000000000B", bundleIdentifiers: ["com.example.app"],
     sdkVersion: "2.4.0",
     models: [
       FlowModel(

@@ -84,7 +84,7 @@ final class BoundedDownload: @unchecked Sendable {
     }
     self.conditional = conditional
     self.continuation = continuation
-    let task = SharedSession.shared.session.dataTask(with: request)
+    let task = SharedSession.session.dataTask(with: request)
     self.task = task
     let timer = DispatchWorkItem { [weak self] in
       self?.fail(.network("the transfer took longer than \(Int(policy.transferTimeout)) seconds"))
@@ -177,15 +177,15 @@ final class SharedSession: NSObject, URLSessionDataDelegate, @unchecked Sendable
 
   private let lock = NSLock()
   private var transfers: [Int: BoundedDownload] = [:]
-  /// Created once; lives as long as the process, as URLSession's documentation asks of a
-  /// session with a delegate.
-  private(set) lazy var session: URLSession = {
+  /// Created once (a static, so once for every thread); lives as long as the process, as
+  /// URLSession's documentation asks of a session with a delegate.
+  static let session: URLSession = {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
     // Each transfer has its own deadline (`TransferPolicy.transferTimeout`).
     configuration.timeoutIntervalForResource = 7 * 24 * 60 * 60
-    return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    return URLSession(configuration: configuration, delegate: shared, delegateQueue: nil)
   }()
 
   /// Transfers under way: each one leaves when URLSession reports its end.
