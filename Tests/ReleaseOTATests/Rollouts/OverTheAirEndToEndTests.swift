@@ -11,7 +11,7 @@ import XCTest
 /// walkthrough does): the devices the device rule picks — computed here
 /// independently, with the tool's libcrypto SHA-256 — and only those take the challenger, with
 /// exactly the published bytes; after a rollback every device is back on the bundled model and
-/// the challenger's file is gone.
+/// the challenger's file is gone at their next launch.
 final class OverTheAirEndToEndTests: XCTestCase {
   override class func tearDown() {
     SharedMoto.shared.shutDown()
@@ -333,6 +333,9 @@ final class OverTheAirEndToEndTests: XCTestCase {
       after,
       ["onboarding_upsell: \(share(Self.devices)) on the bundled model", "model files on the devices: 0"])
     XCTAssertTrue(rolledBack.values.allSatisfy { $0.version == "bundled" && $0.sha256 == bundledSHA })
+    // The challenger's files stay until each device's next launch (the app may still run the
+    // model): the next run deletes them.
+    _ = try devices(workspace, downloads: root)
     let leftovers =
       FileManager.default.enumerator(atPath: root.path)?.allObjects.compactMap { $0 as? String }
       .filter { $0.hasSuffix(".mlmodel") || $0.hasSuffix(".download") } ?? []

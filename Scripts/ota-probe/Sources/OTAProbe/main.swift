@@ -1,6 +1,10 @@
 import ContextSDK
 import Foundation
 
+// The updater itself, with the install id a test gives each device: internal to the SDK, which
+// hands customers `ContextSDK.updateModels(_:)` (SwiftPM's debug builds allow testable imports).
+@testable import ContextSDKCore
+
 // OTAProbe <downloads root> <device count> [<manifest URL>]: runs the SDK's updater once per
 // device (install ids install-0, install-1, …, each with its own downloads folder under the
 // root, which also keeps the highest manifest revision the device accepted) on the package's
@@ -39,8 +43,10 @@ if arguments.count == 4 {
 for index in 0..<count {
   let installID = "install-\(index)"
   let downloads = root.appendingPathComponent(installID)
+  // Each device keeps its models and its state in its own folder, and checks at every run.
+  let settings = ModelUpdateConfiguration(modelsDirectory: downloads, stateDirectory: downloads, minimumCheckInterval: 0)
   let report = await ModelUpdater(
-    channel: channel, configuration: ContextSDK.configuration, downloadsDirectory: downloads, installID: installID
+    channel: channel, configuration: ContextSDK.configuration, installID: installID, settings: settings
   ).update()
   if let error = report.error { print("\(installID) error \(error)") }
   for model in ContextSDK.configuration.models {

@@ -13,7 +13,9 @@ extension CustomerBuild {
   /// The model that decides whether now is a good moment for the tracking permission prompt:
   /// the bundled one or a newer download (see `resolveModel(forFlow:downloadsDirectory:)`);
   /// `nil` when this build has no model for it.
-  public static func trackingPermissionModel(downloadsDirectory: URL) -> ResolvedModel? {
+  public static func trackingPermissionModel(
+    downloadsDirectory: URL = ModelUpdateConfiguration.defaultModelsDirectory
+  ) -> ResolvedModel? {
     resolveModel(forFlow: TrackingPermission.flowName, downloadsDirectory: downloadsDirectory)
   }
 }

@@ -29,8 +29,9 @@ extension CustomerBuild {
 
   /// The model that decides `moment`: the bundled one or a newer download (see
   /// `resolveModel(forFlow:downloadsDirectory:)`); `nil` when this build has no model for it.
-  public static func conversionModel(for moment: ConversionMoment, downloadsDirectory: URL) -> ResolvedModel?
-  {
+  public static func conversionModel(
+    for moment: ConversionMoment, downloadsDirectory: URL = ModelUpdateConfiguration.defaultModelsDirectory
+  ) -> ResolvedModel? {
     resolveModel(forFlow: moment.flowName, downloadsDirectory: downloadsDirectory)
   }
 }
@@ -38,10 +39,9 @@ extension CustomerBuild {
 #if canImport(CoreML)
   extension CustomerBuild {
     /// The model that decides `moment`, compiled and loaded once
-    /// (`model(forFlow:downloadsDirectory:)`): `try await ContextSDK.model(for: .paywallTiming,
-    /// downloadsDirectory: downloads)`.
+    /// (`model(forFlow:downloadsDirectory:)`): `try await ContextSDK.model(for: .paywallTiming)`.
     public static func model(
-      for moment: ConversionMoment, downloadsDirectory: URL
+      for moment: ConversionMoment, downloadsDirectory: URL = ModelUpdateConfiguration.defaultModelsDirectory
     ) async throws(ModelLoadError) -> LoadedModel<MLModel> {
       try await model(forFlow: moment.flowName, downloadsDirectory: downloadsDirectory)
     }

@@ -22,7 +22,7 @@ public struct Attribution: Hashable, Sendable, CustomStringConvertible {
   public let modelVersion: Int
   public let source: ResolvedModel.Source
 
-  public init(flowName: String, modelVersion: Int, source: ResolvedModel.Source) {
+  init(flowName: String, modelVersion: Int, source: ResolvedModel.Source) {
     self.flowName = flowName
     self.modelVersion = modelVersion
     self.source = source

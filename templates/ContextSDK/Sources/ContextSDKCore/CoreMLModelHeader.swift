@@ -5,12 +5,12 @@ import Foundation
 /// protobuf message; Core ML's serializers write fields in number order, so a model file
 /// starts with it. The rest of the top-level message is walked too (length-delimited fields
 /// are skipped, not parsed), so a truncated download is caught as well.
-public enum CoreMLModelHeader {
-  public enum ReadError: Error, Equatable, CustomStringConvertible {
+enum CoreMLModelHeader {
+  enum ReadError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case notCoreMLModel(path: String, reason: String)
 
-    public var description: String {
+    var description: String {
       switch self {
       case .unreadable(let path, let reason): return "\(path): cannot read: \(reason)"
       case .notCoreMLModel(let path, let reason): return "\(path): not a Core ML model: \(reason)"
@@ -18,7 +18,7 @@ public enum CoreMLModelHeader {
     }
   }
 
-  public static func specificationVersion(ofModelAt url: URL) throws -> Int {
+  static func specificationVersion(ofModelAt url: URL) throws -> Int {
     let bytes: Data
     do {
       // Mapped, not read: downloaded models can be large and only their framing is looked at.

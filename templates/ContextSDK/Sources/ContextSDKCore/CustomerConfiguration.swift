@@ -8,17 +8,17 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
   public let sdkVersion: String
   public let models: [FlowModel]
   /// The legacy unsigned `ota/<id>/models.json`, followed only by a build that pins no keys.
-  public let modelManifestURL: String?
+  let modelManifestURL: String?
   /// The customer's id, which a signed manifest must name.
-  public let customer: String?
+  let customer: String?
   /// The keys whose signature a manifest needs: every key the release pinned.
-  public let trustedKeys: [TrustedKey]?
+  let trustedKeys: [TrustedKey]?
   /// The signed manifest, `ota/<channel>/manifest.json`.
-  public let manifestURL: String?
+  let manifestURL: String?
   /// The features this build includes (`att`, `conversion`): the ones the customer licenses.
   public let features: [String]
 
-  public init(
+  init(
     appID: String, bundleIdentifiers: [String], sdkVersion: String, models: [FlowModel],
     modelManifestURL: String? = nil, customer: String? = nil, trustedKeys: [TrustedKey]? = nil,
     manifestURL: String? = nil, features: [String] = []
@@ -37,7 +37,7 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
   /// Where this build's models come from over the air; nil: nowhere. A build that pins keys
   /// follows only its signed manifest (and none when it names no customer or manifest URL); a
   /// build that pins none follows the legacy unsigned manifest, if it has one.
-  public var channel: ModelChannel? {
+  var channel: ModelChannel? {
     if let trustedKeys {
       guard !trustedKeys.isEmpty, let customer, let text = manifestURL, let url = URL(string: text) else { return nil }
       return .signed(manifestURL: url, customer: customer, trustedKeys: trustedKeys)
@@ -49,11 +49,11 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
   /// What a build whose `customer.json` cannot be read runs with: no models, no allowed apps
   /// and no over-the-air manifest, so every decision falls back to "no model" (the app does not
   /// show the prompt) and nothing is downloaded.
-  public static let unavailable = CustomerConfiguration(
+  package static let unavailable = CustomerConfiguration(
     appID: "", bundleIdentifiers: [], sdkVersion: contextSDKVersion, models: [])
 
   /// Reads a build's configuration from its `customer.json` (nil: the resource is missing).
-  public static func load(from url: URL?) throws(CustomerConfigurationError) -> CustomerConfiguration {
+  static func load(from url: URL?) throws(CustomerConfigurationError) -> CustomerConfiguration {
     guard let url else { throw .missing }
     let data: Data
     do { data = try Data(contentsOf: url) } catch {
@@ -68,7 +68,7 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
 
   /// Reads `url` as `load(from:)` does, but never throws: a configuration that cannot be read
   /// gives `unavailable` and the reason, which the build reports as its `configurationError`.
-  public static func loadOrUnavailable(
+  package static func loadOrUnavailable(
     from url: URL?
   ) -> (configuration: CustomerConfiguration, error: CustomerConfigurationError?) {
     do throws(CustomerConfigurationError) {
@@ -86,13 +86,13 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
     models.first { $0.flowId == flowId }
   }
 
-  public var bundleIdentifierCheck: BundleIdentifierCheck {
+  var bundleIdentifierCheck: BundleIdentifierCheck {
     BundleIdentifierCheck(allowedBundleIdentifiers: bundleIdentifiers)
   }
 }
 
 /// Where a build follows its models over the air from.
-public enum ModelChannel: Equatable, Sendable {
+enum ModelChannel: Equatable, Sendable {
   /// The signed manifest (a DSSE envelope, see `SignedManifest`) at `manifestURL`, believed
   /// only when signed by one of `trustedKeys` and made for `customer`.
   case signed(manifestURL: URL, customer: String, trustedKeys: [TrustedKey])
@@ -100,14 +100,14 @@ public enum ModelChannel: Equatable, Sendable {
   /// whoever can write where it is served chooses the models.
   case legacyUnsigned(manifestURL: URL)
 
-  public var manifestURL: URL {
+  var manifestURL: URL {
     switch self {
     case .signed(let url, _, _), .legacyUnsigned(let url): url
     }
   }
 
   /// The same channel served from `url` (a mirror, a test server).
-  public func at(_ url: URL) -> ModelChannel {
+  func at(_ url: URL) -> ModelChannel {
     switch self {
     case .signed(_, let customer, let keys): .signed(manifestURL: url, customer: customer, trustedKeys: keys)
     case .legacyUnsigned: .legacyUnsigned(manifestURL: url)

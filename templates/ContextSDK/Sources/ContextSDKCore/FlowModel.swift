@@ -12,7 +12,7 @@ public struct FlowModel: Codable, Equatable, Hashable, Sendable {
   /// File name of the bundled model inside the package's `Models` resource folder.
   public let resourceName: String
 
-  public init(
+  init(
     flowId: Int, flowName: String, modelVersion: Int, sha256: String, inputNames: [String],
     specificationVersion: Int, resourceName: String
   ) {

@@ -17,7 +17,7 @@ public struct ResolvedModel: Equatable, Sendable {
   public let modelVersion: Int
   public let source: Source
 
-  public init(flowName: String, url: URL, modelVersion: Int, source: Source) {
+  init(flowName: String, url: URL, modelVersion: Int, source: Source) {
     self.flowName = flowName
     self.url = url
     self.modelVersion = modelVersion
@@ -33,31 +33,31 @@ public struct ResolvedModel: Equatable, Sendable {
 /// What the updater recorded of a download it verified, `<flowName>/<modelVersion>.verified`
 /// beside the model: the resolver uses a download only with this record, the file's SHA-256
 /// equal to it, and a minimum SDK version this SDK meets.
-public struct VerifiedDownload: Codable, Equatable, Sendable {
-  public let modelVersion: Int
+struct VerifiedDownload: Codable, Equatable, Sendable {
+  let modelVersion: Int
   /// Lower-case hex SHA-256 of the model file, as the manifest gave it.
-  public let sha256: String
-  public let minimumSDKVersion: String
+  let sha256: String
+  let minimumSDKVersion: String
 
-  public init(modelVersion: Int, sha256: String, minimumSDKVersion: String) {
+  init(modelVersion: Int, sha256: String, minimumSDKVersion: String) {
     self.modelVersion = modelVersion
     self.sha256 = sha256
     self.minimumSDKVersion = minimumSDKVersion
   }
 
-  public static func url(forVersion version: Int, in flowDirectory: URL) -> URL {
+  static func url(forVersion version: Int, in flowDirectory: URL) -> URL {
     flowDirectory.appendingPathComponent("\(version).verified")
   }
 
   /// The record of `version`; nil when there is none or it cannot be read.
-  public static func read(forVersion version: Int, in flowDirectory: URL) -> VerifiedDownload? {
+  static func read(forVersion version: Int, in flowDirectory: URL) -> VerifiedDownload? {
     guard let data = try? Data(contentsOf: url(forVersion: version, in: flowDirectory)),
       let record = try? JSONDecoder().decode(VerifiedDownload.self, from: data), record.modelVersion == version
     else { return nil }
     return record
   }
 
-  public func write(in flowDirectory: URL) throws {
+  func write(in flowDirectory: URL) throws {
     try JSONEncoder().encode(self).write(to: Self.url(forVersion: modelVersion, in: flowDirectory), options: .atomic)
   }
 }
@@ -68,15 +68,15 @@ public struct VerifiedDownload: Codable, Equatable, Sendable {
 /// recorded as verified (`VerifiedDownload`) and that this SDK supports wins; otherwise the
 /// bundled model is used, so a missing, broken, dropped-in or too new download never leaves a
 /// flow without a model, nor runs.
-public struct ModelResolver: Sendable {
+struct ModelResolver: Sendable {
   /// Core ML 4 (iOS 14, macOS 11, tvOS 14, watchOS 7: this package's deployment targets)
   /// reads models up to specification version 5 on every supported device.
-  public static let supportedSpecificationVersion = 5
+  static let supportedSpecificationVersion = 5
 
-  public let maximumSpecificationVersion: Int
-  public let sdkVersion: String
+  let maximumSpecificationVersion: Int
+  let sdkVersion: String
 
-  public init(
+  init(
     maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion,
     sdkVersion: String = contextSDKVersion
   ) {
@@ -87,7 +87,7 @@ public struct ModelResolver: Sendable {
   /// Only reads: it deletes nothing, so asking is safe at any time and from any thread.
   /// Downloads it passes over (outdated, not a Core ML model, too new for this SDK) stay where
   /// they are until `ModelUpdater` tidies the folder on its next update.
-  public func resolve(_ model: FlowModel, bundledModelURL: URL, downloadsDirectory: URL) -> ResolvedModel {
+  func resolve(_ model: FlowModel, bundledModelURL: URL, downloadsDirectory: URL) -> ResolvedModel {
     let flowDirectory = downloadsDirectory.appendingPathComponent(model.flowName, isDirectory: true)
     for download in Self.downloadedModels(in: flowDirectory) where download.version > model.modelVersion {
       // A file the updater did not verify (dropped into the folder, changed since), one left by

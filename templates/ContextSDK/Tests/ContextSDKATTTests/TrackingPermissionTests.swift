@@ -1,5 +1,5 @@
 import ContextSDKATT
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 

@@ -1,5 +1,5 @@
 import ContextSDKConversion
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 

@@ -1,4 +1,4 @@
-import ContextSDKCore
+@testable import ContextSDKCore
 import XCTest
 
 final class BundleIdentifierCheckTests: XCTestCase {

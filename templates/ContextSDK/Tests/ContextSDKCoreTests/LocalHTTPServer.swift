@@ -14,7 +14,9 @@ final class LocalHTTPServer: @unchecked Sendable {
   // `listener` and `port` are set once in init, before the serving thread starts.
   private let lock = NSLock()
   private var routes: [String: (status: Int, body: Data, announcesLength: Bool, paced: Bool, location: String?)] = [:]
+  private var entityTags: [String: String] = [:]
   private var requested: [String] = []
+  private var conditions: [String?] = []
   private var sent: [String: Int] = [:]
   private var stopped = false
   private let listener: Int32
@@ -55,10 +57,23 @@ final class LocalHTTPServer: @unchecked Sendable {
   /// closes, so the client learns its size only as the bytes arrive. `paced` sends 64 KiB
   /// every 10 ms, as a network would, rather than all at once into the socket: a client that
   /// stops reading then stops the transfer.
-  func route(_ path: String, status: Int = 200, body: Data, announcesLength: Bool = true, paced: Bool = false) {
+  /// With `entityTag`, a 200 answer carries it as `ETag`, and a request whose
+  /// `If-None-Match` is that tag is answered 304 with no body.
+  func route(
+    _ path: String, status: Int = 200, body: Data, announcesLength: Bool = true, paced: Bool = false,
+    entityTag: String? = nil
+  ) {
     lock.lock()
     routes[path] = (status, body, announcesLength, paced, nil)
+    entityTags[path] = entityTag
     lock.unlock()
+  }
+
+  /// Each request's `If-None-Match` value (nil: none), in the order they came.
+  var ifNoneMatchValues: [String?] {
+    lock.lock()
+    defer { lock.unlock() }
+    return conditions
   }
 
   /// Answers `path` with a 302 to `location`.
@@ -141,15 +156,22 @@ final class LocalHTTPServer: @unchecked Sendable {
     let firstLine = String(decoding: request.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
     let parts = firstLine.split(separator: " ")
     let path = parts.count >= 2 ? String(parts[1]) : "/"
+    let condition = String(decoding: request, as: UTF8.self).split(separator: "\r\n").first {
+      $0.lowercased().hasPrefix("if-none-match:")
+    }.map { $0.dropFirst("if-none-match:".count).trimmingCharacters(in: .whitespaces) }
     lock.lock()
     requested.append(path)
-    let response = routes[path] ?? (404, Data("not found".utf8), true, false, nil)
+    conditions.append(condition)
+    var response = routes[path] ?? (404, Data("not found".utf8), true, false, nil)
+    let entityTag = entityTags[path]
     lock.unlock()
-    let reason = response.status == 200 ? "OK" : "Error"
+    if let entityTag, condition == entityTag { response = (304, Data(), true, false, nil) }
+    let reason = response.status == 200 ? "OK" : response.status == 304 ? "Not Modified" : "Error"
     let length = response.announcesLength ? "Content-Length: \(response.body.count)\r\n" : ""
     let location = response.location.map { "Location: \($0)\r\n" } ?? ""
+    let tag = entityTag.map { "ETag: \($0)\r\n" } ?? ""
     var bytes = Data(
-      "HTTP/1.1 \(response.status) \(reason)\r\n\(length)\(location)Content-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+      "HTTP/1.1 \(response.status) \(reason)\r\n\(length)\(location)\(tag)Content-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
         .utf8)
     bytes.append(response.body)
     // A client that stops reading closes the connection: a write then fails (EPIPE), and must

@@ -1,4 +1,4 @@
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 
@@ -54,9 +54,10 @@ final class ManifestAcceptanceTests: XCTestCase {
       channel: .signed(
         manifestURL: server.url("/ota/example/manifest.json"), customer: "example",
         trustedKeys: [TestSigner.rfc8032.trustedKey]),
-      configuration: configuration, downloadsDirectory: downloads, installID: "device-1",
-      stateDirectory: state,
-      sdkVersion: "2.4.0", timeout: 5, now: { instant }
+      configuration: configuration, installID: "device-1",
+      settings: ModelUpdateConfiguration(
+        modelsDirectory: downloads, stateDirectory: state, minimumCheckInterval: 0, requestTimeout: 5),
+      sdkVersion: "2.4.0", now: { instant }
     ).update()
   }
 

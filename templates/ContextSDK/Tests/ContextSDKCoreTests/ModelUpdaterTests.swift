@@ -1,4 +1,4 @@
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 
@@ -11,13 +11,13 @@ import XCTest
 /// a 100% offer always reaches it and a 5% one never does.
 final class ModelUpdaterTests: XCTestCase {
   private let salt = "0123456789abcdef0123456789abcdef"
-  private let device = "device-42"
-  private var server: LocalHTTPServer!
-  private var downloads: URL!
+  let device = "device-42"
+  var server: LocalHTTPServer!
+  var downloads: URL!
   /// Where the install id would be, with the highest revision accepted.
-  private var state: URL!
+  var state: URL!
 
-  private let configuration = CustomerConfiguration(
+  let configuration = CustomerConfiguration(
     appID: "0000000A-0000-4000-8000-00000000000B", bundleIdentifiers: ["com.example.app"], sdkVersion: "2.4.0",
     models: [
       FlowModel(
@@ -26,8 +26,8 @@ final class ModelUpdaterTests: XCTestCase {
     ])
 
   /// Two distinct small Core ML files.
-  private let v74 = CoreMLTestModel.bytes(specificationVersion: 4)
-  private let v75 = CoreMLTestModel.bytes(specificationVersion: 3)
+  let v74 = CoreMLTestModel.bytes(specificationVersion: 4)
+  let v75 = CoreMLTestModel.bytes(specificationVersion: 3)
 
   override func setUpWithError() throws {
     server = try LocalHTTPServer()
@@ -50,7 +50,7 @@ final class ModelUpdaterTests: XCTestCase {
 
   /// The tool's model entry with the given facts (every other key as the tool wrote it),
   /// serving `bytes` at its URL.
-  private func offer(
+  func offer(
     _ version: Int, _ bytes: Data, percent: Int = 100, status: String = "active", minimum: String = "1.0.0",
     sha256: String? = nil, size: Int? = nil, announcesLength: Bool = true, paced: Bool = false
   ) throws -> [String: Any] {
@@ -73,7 +73,7 @@ final class ModelUpdaterTests: XCTestCase {
 
   /// The manifest's payload for the signed channel: the tool's manifest with `offers`, schema
   /// version 2 and an expiry.
-  private func payload(
+  func payload(
     revision: Int, paused: Bool = false, _ offers: [[String: Any]], appID: String? = nil, customer: String? = nil,
     expires: Date = Date().addingTimeInterval(7 * 24 * 3600)
   ) throws -> Data {
@@ -95,7 +95,7 @@ final class ModelUpdaterTests: XCTestCase {
   /// Serves the manifest signed by `signers` (the pinned test key by default) at the channel's
   /// URL; returns the envelope.
   @discardableResult
-  private func publish(
+  func publish(
     revision: Int, paused: Bool = false, _ offers: [[String: Any]], appID: String? = nil, customer: String? = nil,
     expires: Date = Date().addingTimeInterval(7 * 24 * 3600), signers: [TestSigner] = [.rfc8032]
   ) throws -> Data {
@@ -112,22 +112,45 @@ final class ModelUpdaterTests: XCTestCase {
     return formatter.string(from: date)
   }
 
-  private var manifestURL: URL { server.url("/ota/example/manifest.json") }
+  var manifestURL: URL { server.url("/ota/example/manifest.json") }
 
-  private func update(at now: Date = Date(), from url: URL? = nil) async -> ModelUpdateReport {
+  /// This launch of the app, as the updater knows it: a test moves to the next launch by
+  /// changing it.
+  var launch = "launch-1"
+
+  /// The update's settings in this test: its folders, no check interval, short timeouts.
+  var settings: ModelUpdateConfiguration {
+    ModelUpdateConfiguration(
+      modelsDirectory: downloads, stateDirectory: state, minimumCheckInterval: 0, requestTimeout: 5)
+  }
+
+  func update(
+    at now: Date = Date(), from url: URL? = nil, settings: ModelUpdateConfiguration? = nil
+  ) async -> ModelUpdateReport {
     await ModelUpdater(
       channel: .signed(manifestURL: url ?? manifestURL, customer: "example", trustedKeys: [TestSigner.rfc8032.trustedKey]),
-      configuration: configuration, downloadsDirectory: downloads, installID: device, stateDirectory: state,
-      sdkVersion: "2.4.0", timeout: 5, now: { now }
+      configuration: configuration, installID: device, settings: settings ?? self.settings, sdkVersion: "2.4.0",
+      launchID: launch, now: { now }
     ).update()
   }
 
-  /// The flow's folder without the updater's records.
-  private var files: [String] {
+  /// The flow's folder without the updater's records and without the models it retired (kept
+  /// until a later launch, never resolved again: `retiredFiles`).
+  var files: [String] {
+    folderEntries.filter {
+      !$0.hasSuffix(".verified") && !$0.hasSuffix(".failed") && !$0.hasSuffix(".retired")
+        && !retiredFiles.contains($0)
+    }
+  }
+
+  /// The model files the updater retired, still there until a later launch's update.
+  var retiredFiles: [String] {
+    folderEntries.filter { $0.hasSuffix(".retired") }.map { $0.dropLast(".retired".count) + ".mlmodel" }
+  }
+
+  private var folderEntries: [String] {
     let folder = downloads.appendingPathComponent("onboarding_upsell")
-    return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-      !$0.hasSuffix(".verified") && !$0.hasSuffix(".failed")
-    }.sorted()
+    return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
   }
 
   /// Every file the updater keeps (downloads, records, the revision accepted), with its bytes.
@@ -146,7 +169,7 @@ final class ModelUpdaterTests: XCTestCase {
     return result
   }
 
-  private func resolved() -> Int {
+  func resolved() -> Int {
     ModelResolver(sdkVersion: "2.4.0").resolve(
       configuration.models[0], bundledModelURL: URL(fileURLWithPath: "/bundled.mlmodel"), downloadsDirectory: downloads
     ).modelVersion
@@ -208,7 +231,7 @@ final class ModelUpdaterTests: XCTestCase {
     _ = await update()
     try publish(revision: 2, [try offer(74, v74, percent: 0, status: "retracted")])
     let report = await update()
-    XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [74])
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.retired, [74])
     XCTAssertNil(report.flows["onboarding_upsell"]?.version)
     XCTAssertEqual(files, [])
     XCTAssertEqual(resolved(), 73)
@@ -273,7 +296,7 @@ final class ModelUpdaterTests: XCTestCase {
 
     let taken = await ModelUpdater(
       channel: .legacyUnsigned(manifestURL: server.url("/ota/example/models.json")), configuration: configuration,
-      downloadsDirectory: downloads, installID: inside, sdkVersion: "2.4.0", timeout: 5
+      installID: inside, settings: settings, sdkVersion: "2.4.0"
     ).update()
     XCTAssertNil(taken.error)
     XCTAssertEqual(taken.revision, manifest.revision)
@@ -285,7 +308,7 @@ final class ModelUpdaterTests: XCTestCase {
     try FileManager.default.removeItem(at: downloads)
     let kept = await ModelUpdater(
       channel: .legacyUnsigned(manifestURL: server.url("/ota/example/models.json")), configuration: configuration,
-      downloadsDirectory: downloads, installID: outside, sdkVersion: "2.4.0", timeout: 5
+      installID: outside, settings: settings, sdkVersion: "2.4.0"
     ).update()
     XCTAssertNil(kept.error)
     XCTAssertNil(kept.flows["onboarding_upsell"]?.version)
@@ -359,11 +382,11 @@ final class ModelUpdaterTests: XCTestCase {
     guard case .manifestNotDecoded(manifestURL, _) = signedGarbage.error else {
       return XCTFail(String(describing: signedGarbage.error))
     }
-    try publish(revision: 1, [try offer(74, v74, status: "withdrawn")])
-    let unknown = await update()
+    try publish(revision: 1, [try offer(74, v74, percent: 101)])
+    let percent = await update()
     XCTAssertEqual(
-      unknown.error,
-      .manifestRejected(url: manifestURL, .unknownStatusOrPercentage(flowName: "onboarding_upsell", modelVersion: 74)))
+      percent.error,
+      .manifestRejected(url: manifestURL, .rolloutPercentOutOfRange(flowName: "onboarding_upsell", modelVersion: 74)))
     XCTAssertEqual(files, [])
   }
 
@@ -382,7 +405,7 @@ final class ModelUpdaterTests: XCTestCase {
     let report = await update()
     XCTAssertNil(report.flows["onboarding_upsell"]?.error)
     XCTAssertEqual(report.flows["onboarding_upsell"]?.downloaded, 74)
-    XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [72, 76])
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.retired, [72, 76])
     XCTAssertEqual(files, ["74.mlmodel"])
     XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("74.mlmodel")), v74)
     XCTAssertEqual(resolved(), 74)
@@ -394,18 +417,18 @@ final class ModelUpdaterTests: XCTestCase {
     try v75.write(to: downloads.appendingPathComponent("onboarding_upsell/73.mlmodel"))
     try publish(revision: 2, paused: true, [try offer(74, v74, status: "paused")])
     let report = await update()
-    XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [73])
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.retired, [73])
     XCTAssertEqual(report.flows["onboarding_upsell"]?.version, 74)
     XCTAssertEqual(files, ["74.mlmodel"])
   }
 
-  private func publishRaw(_ body: Data) {
+  func publishRaw(_ body: Data) {
     server.route("/ota/example/manifest.json", body: body)
   }
 }
 
 /// A build whose customer.json pins the test key, its signed manifest on this test's server.
-private enum SignedBuild: CustomerBuild {
+enum SignedBuild: CustomerBuild {
   private static let lock = NSLock()
   nonisolated(unsafe) private static var manifestURL = ""
 
@@ -440,7 +463,7 @@ extension ModelUpdaterTests {
   func testABuildThatPinsKeysFollowsItsSignedManifest() async throws {
     SignedBuild.serve(at: manifestURL)
     try publish(revision: 3, [try offer(74, v74)])
-    let report = await SignedBuild.updateModels(downloadsDirectory: downloads, installIDDirectory: state)
+    let report = await SignedBuild.updateModels(settings)
     XCTAssertNil(report.error)
     XCTAssertEqual(report.revision, 3)
     XCTAssertEqual(
@@ -450,7 +473,7 @@ extension ModelUpdaterTests {
       try String(contentsOf: state.appendingPathComponent(ModelUpdater.revisionFileName), encoding: .utf8), "3")
     XCTAssertTrue(FileManager.default.fileExists(atPath: state.appendingPathComponent("install-id").path))
     try publish(revision: 4, try hostileOffers(), signers: [.stranger])
-    let forged = await SignedBuild.updateModels(downloadsDirectory: downloads, installIDDirectory: state)
+    let forged = await SignedBuild.updateModels(settings)
     XCTAssertEqual(forged.error, .manifestRejected(url: manifestURL, .untrustedKeys))
   }
 
@@ -639,7 +662,7 @@ extension ModelUpdaterTests {
     // The next update puts the published bytes back and drops the stranger.
     let report = await update()
     XCTAssertEqual(report.flows["onboarding_upsell"]?.downloaded, 74)
-    XCTAssertEqual(report.flows["onboarding_upsell"]?.deleted, [80])
+    XCTAssertEqual(report.flows["onboarding_upsell"]?.retired, [80])
     XCTAssertEqual(resolved(), 74)
   }
 

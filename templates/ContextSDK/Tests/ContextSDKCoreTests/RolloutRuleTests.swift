@@ -1,4 +1,4 @@
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 
@@ -17,7 +17,7 @@ final class RolloutRuleTests: XCTestCase {
   private let salt = "0123456789abcdef0123456789abcdef"
   // Under `salt`: device-51 is in bucket 0, device-42 in 9, device-268 in 10, device-242 in 99.
 
-  private func model(_ version: Int, percent: Int = 10, status: String = "active", minimum: String = "1.0.0", spec: Int = 4)
+  private func model(_ version: Int, percent: Int = 10, status: ModelManifest.Status = .active, minimum: String = "1.0.0", spec: Int = 4)
     -> ModelManifest.Model
   {
     ModelManifest.Model(
@@ -43,8 +43,8 @@ final class RolloutRuleTests: XCTestCase {
     // The highest eligible version wins; ineligible higher ones are passed over.
     XCTAssertEqual(choose([model(74, percent: 100), model(75, percent: 100)], device: "device-42"), 75)
     XCTAssertEqual(choose([model(74, percent: 100), model(75, percent: 5)], device: "device-268"), 74)
-    XCTAssertEqual(choose([model(74, percent: 100), model(75, percent: 100, status: "retracted")], device: "device-42"), 74)
-    XCTAssertEqual(choose([model(74, percent: 100), model(75, percent: 100, status: "paused")], device: "device-42"), 74)
+    XCTAssertEqual(choose([model(74, percent: 100), model(75, percent: 100, status: .retracted)], device: "device-42"), 74)
+    XCTAssertEqual(choose([model(74, percent: 100), model(75, percent: 100, status: .paused)], device: "device-42"), 74)
     // Too new for this SDK, or for its Core ML: skipped.
     XCTAssertNil(choose([model(74, percent: 100, minimum: "2.5.0")], device: "device-42"))
     XCTAssertEqual(choose([model(74, percent: 100, minimum: "2.4.0")], device: "device-42"), 74)

@@ -1,4 +1,4 @@
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 

@@ -1,4 +1,4 @@
-import ContextSDKCore
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 
@@ -66,8 +66,8 @@ final class UnreadableConfigurationTests: XCTestCase {
 
   func testAnUpdateReportsTheErrorAndWritesNothing() async {
     let report = await BuildWithoutConfiguration.updateModels(
-      downloadsDirectory: root.appendingPathComponent("downloads"),
-      installIDDirectory: root.appendingPathComponent("install"))
+      ModelUpdateConfiguration(
+        modelsDirectory: root.appendingPathComponent("downloads"), stateDirectory: root.appendingPathComponent("install")))
     XCTAssertEqual(report, ModelUpdateReport(error: .configuration(.missing)))
     XCTAssertEqual(report.error?.localizedDescription, "customer.json is missing from the package's resources")
     XCTAssertFalse(FileManager.default.fileExists(atPath: root.path))
@@ -78,8 +78,8 @@ final class UnreadableConfigurationTests: XCTestCase {
     let installID = root.appendingPathComponent("install/install-id", isDirectory: true)
     try FileManager.default.createDirectory(at: installID, withIntermediateDirectories: true)
     let unreadable = await BuildWithManifest.updateModels(
-      downloadsDirectory: root.appendingPathComponent("downloads"),
-      installIDDirectory: root.appendingPathComponent("install"))
+      ModelUpdateConfiguration(
+        modelsDirectory: root.appendingPathComponent("downloads"), stateDirectory: root.appendingPathComponent("install")))
     guard case .installID(.cannotRead(let path, _)) = unreadable.error else {
       return XCTFail(String(describing: unreadable.error))
     }
@@ -87,8 +87,8 @@ final class UnreadableConfigurationTests: XCTestCase {
     XCTAssertTrue(unreadable.error?.description.hasPrefix("no install id: \(installID.path): cannot read: ") == true)
 
     let noManifest = await BuildWithoutManifest.updateModels(
-      downloadsDirectory: root.appendingPathComponent("downloads"),
-      installIDDirectory: root.appendingPathComponent("install"))
+      ModelUpdateConfiguration(
+        modelsDirectory: root.appendingPathComponent("downloads"), stateDirectory: root.appendingPathComponent("install")))
     XCTAssertEqual(noManifest.error, .noChannel)
     XCTAssertEqual(
       noManifest.error?.description, "this build has no over-the-air channel (no signed manifest URL and trusted keys)")

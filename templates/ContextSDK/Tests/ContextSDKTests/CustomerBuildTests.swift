@@ -1,4 +1,5 @@
-import ContextSDK
+@testable import ContextSDK
+@testable import ContextSDKCore
 import Foundation
 import XCTest
 

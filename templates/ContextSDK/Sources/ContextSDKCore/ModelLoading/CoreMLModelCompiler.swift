@@ -3,15 +3,15 @@
   import Foundation
 
   /// Core ML's two calls, and nothing else: the logic around them is `ModelLoader`'s.
-  public struct CoreMLModelCompiler: ModelCompiling {
-    public init() {}
+  struct CoreMLModelCompiler: ModelCompiling {
+    init() {}
 
     /// Synchronous, so the iOS 11 overload is called (the async one needs iOS 16).
-    public func compile(_ source: URL) throws -> URL {
+    func compile(_ source: URL) throws -> URL {
       try MLModel.compileModel(at: source)
     }
 
-    public func load(_ compiled: URL) throws -> MLModel {
+    func load(_ compiled: URL) throws -> MLModel {
       try MLModel(contentsOf: compiled, configuration: MLModelConfiguration())
     }
 
@@ -31,9 +31,9 @@
     /// decision: it is compiled once and then handed out from memory. A download that cannot
     /// be loaded leaves the flow on its bundled model (`fallback` says so). Throws `.noModel`
     /// when this build has no model for the flow (make no decision with a model).
-    public static func model(forFlow flowName: String, downloadsDirectory: URL) async throws(ModelLoadError)
-      -> LoadedModel<MLModel>
-    {
+    public static func model(
+      forFlow flowName: String, downloadsDirectory: URL = ModelUpdateConfiguration.defaultModelsDirectory
+    ) async throws(ModelLoadError) -> LoadedModel<MLModel> {
       guard let sources = modelSources(forFlow: flowName, downloadsDirectory: downloadsDirectory) else {
         throw .noModel(flowName: flowName)
       }

@@ -1,24 +1,24 @@
 import Foundation
 
 /// A model file a flow may run, with its SHA-256 (the compiled copy's key).
-public struct ModelSource: Equatable, Sendable {
-  public let resolved: ResolvedModel
+struct ModelSource: Equatable, Sendable {
+  let resolved: ResolvedModel
   /// Lower-case hex SHA-256 of the model file: `customer.json`'s for a bundled model, the
   /// updater's verified record for a download.
-  public let sha256: String
+  let sha256: String
 
-  public init(resolved: ResolvedModel, sha256: String) {
+  init(resolved: ResolvedModel, sha256: String) {
     self.resolved = resolved
     self.sha256 = sha256
   }
 }
 
 /// The model a flow runs now (bundled or downloaded), and the bundled one to fall back on.
-public struct FlowModelSources: Equatable, Sendable {
-  public let current: ModelSource
-  public let bundled: ModelSource
+struct FlowModelSources: Equatable, Sendable {
+  let current: ModelSource
+  let bundled: ModelSource
 
-  public init(current: ModelSource, bundled: ModelSource) {
+  init(current: ModelSource, bundled: ModelSource) {
     self.current = current
     self.bundled = bundled
   }
@@ -26,7 +26,7 @@ public struct FlowModelSources: Equatable, Sendable {
 
 /// Compiles a model file into the form the platform runs, and loads a compiled model: Core ML
 /// on Apple platforms (`CoreMLModelCompiler`); a stand-in in tests.
-public protocol ModelCompiling: Sendable {
+protocol ModelCompiling: Sendable {
   associatedtype Model
   /// Compiles the model file at `source` and returns where the compiled model was written: a
   /// temporary location the loader moves into its cache.
@@ -78,7 +78,7 @@ public enum ModelLoadError: Error, Equatable, Sendable, CustomStringConvertible,
 /// leaves the flow on its bundled model (`LoadedModel.fallback`). Compiled copies of a flow
 /// that no model of this process uses are removed when the flow's first model is loaded: an
 /// app uses a compiled model until it exits, so only copies of earlier launches go.
-public actor ModelLoader<Compiler: ModelCompiling> {
+actor ModelLoader<Compiler: ModelCompiling> {
   private let compiler: Compiler
   private let cacheDirectory: URL
   /// The OS build's digest: a system update may change what compiling makes.
@@ -89,7 +89,7 @@ public actor ModelLoader<Compiler: ModelCompiling> {
 
   /// - Parameter systemBuild: the OS version and build, e.g.
   ///   `ProcessInfo.processInfo.operatingSystemVersionString`.
-  public init(compiler: Compiler, cacheDirectory: URL, systemBuild: String) {
+  init(compiler: Compiler, cacheDirectory: URL, systemBuild: String) {
     self.compiler = compiler
     self.cacheDirectory = cacheDirectory
     systemBuildDigest = String(SHA256Digest.hex(of: Data(systemBuild.utf8)).prefix(16))
@@ -97,7 +97,7 @@ public actor ModelLoader<Compiler: ModelCompiling> {
 
   /// The flow's current model, loaded; its bundled model when the current one (a download)
   /// fails twice.
-  public func model(_ sources: FlowModelSources) throws(ModelLoadError) -> LoadedModel<Compiler.Model> {
+  func model(_ sources: FlowModelSources) throws(ModelLoadError) -> LoadedModel<Compiler.Model> {
     let current = sources.current
     switch load(current) {
     case .success(let model):
@@ -180,7 +180,7 @@ public actor ModelLoader<Compiler: ModelCompiling> {
 extension CustomerBuild {
   /// Where a flow's model comes from now and its bundled model, for `ModelLoader`; nil when
   /// this build has no model for the flow or its configuration could not be read.
-  public static func modelSources(forFlow flowName: String, downloadsDirectory: URL) -> FlowModelSources? {
+  static func modelSources(forFlow flowName: String, downloadsDirectory: URL) -> FlowModelSources? {
     guard let model = configuration.model(forFlow: flowName),
       let bundledURL = bundledModelURL(forFlow: flowName)
     else { return nil }

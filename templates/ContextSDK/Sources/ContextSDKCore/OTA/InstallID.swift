@@ -6,29 +6,10 @@ import Foundation
 /// Only a missing file makes a new id. A file that is there but cannot be read (a file
 /// protected while the device is locked, an I/O error) or holds no id is reported and kept:
 /// replacing it would move the device into other buckets of every rollout.
-public enum InstallID {
-  /// Why there is no install id: the device then takes part in no rollout and keeps the models
-  /// it has.
-  public enum Unreadable: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
-    /// There was no id, and none could be written.
-    case cannotCreate(path: String, reason: String)
-    /// The file is there but cannot be read (protected while the device is locked, an I/O error).
-    case cannotRead(path: String, reason: String)
-    /// The file holds no install id; it is kept as it is.
-    case notAnID(path: String, byteCount: Int)
+enum InstallID {
+  typealias Unreadable = InstallIDError
 
-    public var description: String {
-      switch self {
-      case .cannotCreate(let path, let reason): "\(path): cannot create: \(reason)"
-      case .cannotRead(let path, let reason): "\(path): cannot read: \(reason)"
-      case .notAnID(let path, let byteCount): "\(path): holds no install id (\(byteCount) bytes); kept as it is"
-      }
-    }
-
-    public var errorDescription: String? { description }
-  }
-
-  public static func load(from directory: URL) throws(Unreadable) -> String {
+  static func load(from directory: URL) throws(Unreadable) -> String {
     let file = directory.appendingPathComponent("install-id")
     if let id = try read(file) { return id }
     // Create-only: written in full under a temporary name, then linked to the final one, so
@@ -60,4 +41,25 @@ public enum InstallID {
     }
     return text
   }
+}
+
+/// Why there is no install id: the device then takes part in no rollout and keeps the models
+/// it has.
+public enum InstallIDError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
+  /// There was no id, and none could be written.
+  case cannotCreate(path: String, reason: String)
+  /// The file is there but cannot be read (protected while the device is locked, an I/O error).
+  case cannotRead(path: String, reason: String)
+  /// The file holds no install id; it is kept as it is.
+  case notAnID(path: String, byteCount: Int)
+
+  public var description: String {
+    switch self {
+    case .cannotCreate(let path, let reason): "\(path): cannot create: \(reason)"
+    case .cannotRead(let path, let reason): "\(path): cannot read: \(reason)"
+    case .notAnID(let path, let byteCount): "\(path): holds no install id (\(byteCount) bytes); kept as it is"
+    }
+  }
+
+  public var errorDescription: String? { description }
 }

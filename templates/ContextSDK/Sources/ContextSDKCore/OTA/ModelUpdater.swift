@@ -10,29 +10,44 @@ public struct ModelUpdateReport: Equatable, Sendable {
     /// The downloaded version the flow now runs; nil: the bundled model.
     public var version: Int?
     public var downloaded: Int?
-    public var deleted: [Int] = []
+    /// Versions the flow stopped using (outdated, retracted, or its flow left the manifest):
+    /// never resolved again, their files deleted by an update in a later launch.
+    public var retired: [Int] = []
     /// Why the chosen model could not be installed (`ModelUpdateError.model`); the flow keeps
     /// what it had.
     public var error: ModelUpdateError?
 
-    public init(
-      version: Int? = nil, downloaded: Int? = nil, deleted: [Int] = [], error: ModelUpdateError? = nil
-    ) {
+    init(version: Int? = nil, downloaded: Int? = nil, retired: [Int] = [], error: ModelUpdateError? = nil) {
       self.version = version
       self.downloaded = downloaded
-      self.deleted = deleted
+      self.retired = retired
       self.error = error
     }
   }
 
+  /// How the manifest was checked.
+  public enum Check: Equatable, Sendable {
+    /// Not checked: the last check was less than `minimumCheckInterval` ago; the next one is
+    /// due at `until`. Nothing was changed.
+    case notDue(until: Date)
+    /// The server sent the manifest.
+    case fetched
+    /// The server answered that the manifest did not change (304 to `If-None-Match`): the
+    /// one this device holds was checked and followed again.
+    case notModified
+  }
+
   /// Why nothing was changed at all (no configuration, no manifest, a bad manifest, no network).
   public var error: ModelUpdateError?
+  /// Nil when the manifest could not be fetched.
+  public var check: Check?
   /// The manifest's revision that was followed.
   public var revision: Int?
   public var flows: [String: FlowResult] = [:]
 
-  public init(error: ModelUpdateError? = nil, revision: Int? = nil, flows: [String: FlowResult] = [:]) {
+  init(error: ModelUpdateError? = nil, check: Check? = nil, revision: Int? = nil, flows: [String: FlowResult] = [:]) {
     self.error = error
+    self.check = check
     self.revision = revision
     self.flows = flows
   }
@@ -47,7 +62,7 @@ public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   /// for a package that pins no keys, no legacy manifest URL).
   case noChannel
   /// The install id that places this device in rollouts could not be read or made.
-  case installID(InstallID.Unreadable)
+  case installID(InstallIDError)
   /// The file beside the install id that keeps the highest revision accepted cannot be read
   /// or written; the manifest is not followed.
   case revisionState(path: String, reason: String)
@@ -57,7 +72,7 @@ public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   case manifestNotDecoded(url: URL, reason: String)
   /// The manifest cannot be followed: not signed by a pinned key, for another customer or app,
   /// expired, older than one accepted, of another format, or with a bad entry.
-  case manifestRejected(url: URL, ModelManifest.Problem)
+  case manifestRejected(url: URL, ManifestProblem)
   /// A flow's chosen model could not be downloaded or installed.
   case model(flowName: String, modelVersion: Int, ModelTransferError)
 
@@ -91,8 +106,11 @@ public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConverti
   case install(String)
   /// More than `limit` bytes announced or arrived; the transfer was cut off there.
   case tooLarge(limit: Int64)
-  /// The request failed: no network, a timeout, the server went away.
+  /// The request failed: no network (or only one the configuration does not allow), a
+  /// timeout, the server went away.
   case network(String)
+  /// The task awaiting the update was cancelled; the transfer was stopped.
+  case cancelled
   /// The URL is not `https://` (nor `http://` to this device itself).
   case insecureURL
   /// The server redirected to another origin (scheme, host or port); not followed.
@@ -110,6 +128,7 @@ public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConverti
     case .install(let reason): "cannot install: \(reason)"
     case .tooLarge(let limit): "more than \(limit) bytes, the most the manifest allows; cut off"
     case .network(let reason): reason
+    case .cancelled: "cancelled"
     case .insecureURL: "not an https URL"
     case .redirectRefused(let target): "redirect to another origin refused: \(target.prefix(200))"
     case .backingOff(let until): "failed its size or digest recently, not fetched again before \(until)"
@@ -121,85 +140,114 @@ public enum ModelTransferError: Error, Equatable, Sendable, CustomStringConverti
 
 /// Follows the customer's over-the-air manifest (see `RolloutRule` for the device rule): for
 /// each of this build's flows it downloads the model the rule picks into
-/// `<downloads>/<flowName>/<modelVersion>.mlmodel`, where `ModelResolver` looks, and removes
-/// downloads the rule no longer picks and every retracted one.
+/// `<models>/<flowName>/<modelVersion>.mlmodel`, where `ModelResolver` looks, and retires
+/// downloads the rule no longer picks, retracted ones and those of flows that left the
+/// manifest (see `DownloadsFolder`).
 ///
 /// It never leaves a flow without a model: a download goes to a temporary file beside its final
 /// name and is renamed into place only with the published size and SHA-256; the model in use
-/// is removed only after its replacement is in place, or when it is retracted; the bundled
-/// model is never touched. No network, a bad manifest, a wrong digest or a full disk leave
-/// everything as it was.
-public struct ModelUpdater: Sendable {
-  public let channel: ModelChannel
-  public let configuration: CustomerConfiguration
-  public let downloadsDirectory: URL
-  public let installID: String
-  /// Where the highest manifest revision this install has accepted is kept (`ota-revision`),
-  /// beside the install id.
-  public let stateDirectory: URL
-  public let sdkVersion: String
-  public let maximumSpecificationVersion: Int
-  /// Seconds the server may stay silent during a request.
-  public let timeout: TimeInterval
-  /// Seconds one transfer (the manifest, or one model) may take in all.
-  public let resourceTimeout: TimeInterval
-  /// The time, for expiry and back-off.
-  public let now: @Sendable () -> Date
+/// is retired only after its replacement is in place, or when it is retracted, and its file is
+/// kept until a later launch; the bundled model is never touched. No network, a bad manifest,
+/// a wrong digest or a full disk leave everything as it was.
+struct ModelUpdater: Sendable {
+  let channel: ModelChannel
+  let configuration: CustomerConfiguration
+  let installID: String
+  /// Where the models go, where the revision floor is kept, and how transfers run.
+  let settings: ModelUpdateConfiguration
+  let sdkVersion: String
+  let maximumSpecificationVersion: Int
+  /// This launch of the app: a model it retires is deleted by an update of a later one.
+  let launchID: String
+  /// The time, for expiry, back-off and the check interval.
+  let now: @Sendable () -> Date
 
   /// How long a model whose download did not match the manifest's size or SHA-256 is not
   /// fetched again.
-  public static let failedDownloadBackoff: TimeInterval = 24 * 60 * 60
+  static let failedDownloadBackoff: TimeInterval = 24 * 60 * 60
   /// The file in `stateDirectory` with the highest revision accepted.
-  public static let revisionFileName = "ota-revision"
+  static let revisionFileName = "ota-revision"
   /// The file in `stateDirectory` with the SHA-256 of the accepted revision's payload: the
   /// same revision served again with other content is refused.
-  public static let payloadFileName = "ota-revision-payload"
+  static let payloadFileName = "ota-revision-payload"
+  /// This process's launch.
+  static let currentLaunch = UUID().uuidString
 
-  public var manifestURL: URL { channel.manifestURL }
+  var manifestURL: URL { channel.manifestURL }
+  var downloadsDirectory: URL { settings.modelsDirectory }
+  /// Where the highest manifest revision this install has accepted is kept (`ota-revision`),
+  /// beside the install id.
+  var stateDirectory: URL { settings.stateDirectory }
+  private var folder: DownloadsFolder { DownloadsFolder(directory: downloadsDirectory, launchID: launchID) }
 
-  /// - Parameter stateDirectory: by default `downloadsDirectory`.
-  public init(
-    channel: ModelChannel, configuration: CustomerConfiguration, downloadsDirectory: URL, installID: String,
-    stateDirectory: URL? = nil, sdkVersion: String = contextSDKVersion,
+  init(
+    channel: ModelChannel, configuration: CustomerConfiguration, installID: String,
+    settings: ModelUpdateConfiguration = ModelUpdateConfiguration(), sdkVersion: String = contextSDKVersion,
     maximumSpecificationVersion: Int = ModelResolver.supportedSpecificationVersion,
-    timeout: TimeInterval = 15,
-    resourceTimeout: TimeInterval = 300, now: @escaping @Sendable () -> Date = { Date() }
+    launchID: String = ModelUpdater.currentLaunch, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.channel = channel
     self.configuration = configuration
-    self.downloadsDirectory = downloadsDirectory
     self.installID = installID
-    self.stateDirectory = stateDirectory ?? downloadsDirectory
+    self.settings = settings
     self.sdkVersion = sdkVersion
     self.maximumSpecificationVersion = maximumSpecificationVersion
-    self.timeout = timeout
-    self.resourceTimeout = resourceTimeout
+    self.launchID = launchID
     self.now = now
   }
 
-  public func update() async -> ModelUpdateReport {
+  func update() async -> ModelUpdateReport {
+    folder.deleteRetired(keepingFlows: Set(configuration.models.map(\.flowName)))
+    let cache = ManifestCache.read(in: downloadsDirectory, for: manifestURL)
+    if let due = cache?.nextCheck(interval: settings.minimumCheckInterval, now: now()) {
+      return ModelUpdateReport(check: .notDue(until: due))
+    }
     var report = ModelUpdateReport()
-    let data: Data
+    let response: BoundedDownload.Response
     do throws(ModelTransferError) {
-      data = try await BoundedDownload.get(
-        manifestURL, limit: ModelManifest.maximumManifestSize, timeout: timeout,
-        resourceTimeout: resourceTimeout)
+      response = try await BoundedDownload.get(
+        manifestURL, limit: ModelManifest.maximumManifestSize, policy: settings.transferPolicy,
+        ifNoneMatch: cache?.conditionalTag)
     } catch {
       report.error = .manifestNotFetched(url: manifestURL, error)
       return report
     }
+    let notModified = response.status == 304
+    report.check = notModified ? .notModified : .fetched
+    let data = notModified ? cache?.manifest ?? Data() : response.body
+    var answered = ManifestCache(url: manifestURL.absoluteString, checkedAt: now().timeIntervalSince1970)
     let manifest: ModelManifest
     do throws(ModelUpdateError) { manifest = try accept(data) } catch {
+      // Nothing changes on the device, the cache included: the next update checks again.
       report.error = error
       return report
     }
+    (answered.entityTag, answered.manifest) = (notModified ? cache?.entityTag : response.entityTag, data)
     report.revision = manifest.revision
     sweepTemporaryFiles()
-    for bundled in configuration.models {
-      guard let flow = manifest.flows[bundled.flowName] else { continue }
-      report.flows[bundled.flowName] = await follow(flow, bundled: bundled)
-    }
+    report.flows = await follow(manifest)
+    if !report.flows.values.contains(where: \.isInterrupted) { answered.write(in: downloadsDirectory) }
     return report
+  }
+
+  /// Each flow of this build: the manifest's rule, or, for a flow the manifest no longer
+  /// lists, its bundled model. Stops at a cancellation.
+  private func follow(_ manifest: ModelManifest) async -> [String: ModelUpdateReport.FlowResult] {
+    var results: [String: ModelUpdateReport.FlowResult] = [:]
+    for bundled in configuration.models {
+      if Task.isCancelled {
+        results[bundled.flowName] = ModelUpdateReport.FlowResult(
+          error: .model(flowName: bundled.flowName, modelVersion: bundled.modelVersion, .cancelled))
+        continue
+      }
+      guard let flow = manifest.flows[bundled.flowName] else {
+        let retired = folder.versions(ofFlow: bundled.flowName).filter { folder.retire($0, ofFlow: bundled.flowName) }
+        if !retired.isEmpty { results[bundled.flowName] = ModelUpdateReport.FlowResult(retired: retired) }
+        continue
+      }
+      results[bundled.flowName] = await follow(flow, bundled: bundled)
+    }
+    return results
   }
 
   /// The manifest in `data`, once every check of the channel passed; for the signed channel
@@ -304,7 +352,7 @@ public struct ModelUpdater: Sendable {
   /// transfer may last (so not another update's, running now).
   private func sweepTemporaryFiles() {
     let fileManager = FileManager.default
-    let cutoff = now().addingTimeInterval(-resourceTimeout)
+    let cutoff = now().addingTimeInterval(-settings.transferTimeout)
     for bundled in configuration.models {
       let directory = downloadsDirectory.appendingPathComponent(bundled.flowName, isDirectory: true)
       for name in (try? fileManager.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -320,20 +368,20 @@ public struct ModelUpdater: Sendable {
   }
 
   private func follow(_ flow: ModelManifest.Flow, bundled: FlowModel) async -> ModelUpdateReport.FlowResult {
-    let directory = downloadsDirectory.appendingPathComponent(bundled.flowName, isDirectory: true)
+    let name = bundled.flowName
     var result = ModelUpdateReport.FlowResult()
     // Retracted models go first, whatever else happens.
-    for model in flow.models where model.status == "retracted" {
-      if remove(version: model.modelVersion, in: directory) { result.deleted.append(model.modelVersion) }
+    for model in flow.models where model.status == .retracted {
+      if folder.retire(model.modelVersion, ofFlow: name) { result.retired.append(model.modelVersion) }
     }
-    let present = downloadedVersions(in: directory)
+    let present = folder.versions(ofFlow: name).filter { !folder.isRetired($0, ofFlow: name) }
     if flow.paused {
-      // Nothing new; the device keeps what it runs, and drops downloads no newer than the
+      // Nothing new; the device keeps what it runs, and retires downloads no newer than the
       // bundled model, which the resolver would never choose.
       for version in present where version <= bundled.modelVersion {
-        if remove(version: version, in: directory) { result.deleted.append(version) }
+        if folder.retire(version, ofFlow: name) { result.retired.append(version) }
       }
-      result.deleted.sort()
+      result.retired.sort()
       result.version = present.filter { $0 > bundled.modelVersion }.max()
       return result
     }
@@ -341,50 +389,58 @@ public struct ModelUpdater: Sendable {
       for: flow, bundledVersion: bundled.modelVersion, sdkVersion: sdkVersion,
       maximumSpecificationVersion: maximumSpecificationVersion, installID: installID)
     if let choice {
-      let file = directory.appendingPathComponent("\(choice.modelVersion).mlmodel")
-      let installed = (try? SHA256Digest.hex(ofFileAt: file)) == choice.sha256
       do throws(ModelTransferError) {
-        if !installed {
-          if let failure = FailedDownload.read(forVersion: choice.modelVersion, in: directory),
-            failure.sha256 == choice.sha256,
-            now().timeIntervalSince1970 < failure.failedAt + Self.failedDownloadBackoff
-          {
-            throw .backingOff(until: FailedDownload.timestamp(failure.failedAt + Self.failedDownloadBackoff))
-          }
-          do throws(ModelTransferError) { try await download(choice, to: file) } catch {
-            switch error {
-            case .digest, .size:
-              FailedDownload(sha256: choice.sha256, failedAt: now().timeIntervalSince1970).write(
-                forVersion: choice.modelVersion, in: directory)
-            default: break
-            }
-            throw error
-          }
-          result.downloaded = choice.modelVersion
-        }
-        try? FileManager.default.removeItem(
-          at: FailedDownload.url(forVersion: choice.modelVersion, in: directory))
-        let record = VerifiedDownload(
-          modelVersion: choice.modelVersion, sha256: choice.sha256,
-          minimumSDKVersion: choice.minimumSDKVersion)
-        if VerifiedDownload.read(forVersion: choice.modelVersion, in: directory) != record {
-          do { try record.write(in: directory) } catch { throw .install(error.localizedDescription) }
-        }
+        result.downloaded = try await install(choice, flowName: name)
       } catch {
-        result.error = .model(flowName: bundled.flowName, modelVersion: choice.modelVersion, error)
+        result.error = .model(flowName: name, modelVersion: choice.modelVersion, error)
         result.version = present.filter { $0 > bundled.modelVersion && $0 != choice.modelVersion }.max()
         return result
       }
       result.version = choice.modelVersion
     }
-    // Only now that the chosen model is in place (or the bundled one is chosen): the rest goes,
-    // outdated downloads and files that are not the chosen model's bytes alike. This is the
-    // one place downloads are deleted; `ModelResolver` only reads.
-    for version in downloadedVersions(in: directory) where version != choice?.modelVersion {
-      if remove(version: version, in: directory) { result.deleted.append(version) }
+    // Only now that the chosen model is in place (or the bundled one is chosen): the rest is
+    // retired, outdated downloads and files that are not the chosen model's bytes alike. This
+    // is the one place downloads are retired; `ModelResolver` only reads.
+    for version in folder.versions(ofFlow: name) where version != choice?.modelVersion {
+      if folder.retire(version, ofFlow: name) { result.retired.append(version) }
     }
-    result.deleted.sort()
+    result.retired.sort()
     return result
+  }
+
+  /// Puts `choice` in place with its verified record, downloading it unless its file holds the
+  /// published bytes already; the downloaded version, if it was downloaded. A download that
+  /// failed its size or digest is not fetched again for `failedDownloadBackoff`.
+  private func install(_ choice: ModelManifest.Model, flowName: String) async throws(ModelTransferError) -> Int? {
+    let directory = folder.flowDirectory(flowName)
+    let file = directory.appendingPathComponent("\(choice.modelVersion).mlmodel")
+    var downloaded: Int?
+    if (try? SHA256Digest.hex(ofFileAt: file)) != choice.sha256 {
+      if let failure = FailedDownload.read(forVersion: choice.modelVersion, in: directory),
+        failure.sha256 == choice.sha256,
+        now().timeIntervalSince1970 < failure.failedAt + Self.failedDownloadBackoff
+      {
+        throw .backingOff(until: FailedDownload.timestamp(failure.failedAt + Self.failedDownloadBackoff))
+      }
+      do throws(ModelTransferError) { try await download(choice, to: file) } catch {
+        switch error {
+        case .digest, .size:
+          FailedDownload(sha256: choice.sha256, failedAt: now().timeIntervalSince1970).write(
+            forVersion: choice.modelVersion, in: directory)
+        default: break
+        }
+        throw error
+      }
+      downloaded = choice.modelVersion
+    }
+    try? FileManager.default.removeItem(at: FailedDownload.url(forVersion: choice.modelVersion, in: directory))
+    folder.reinstate(choice.modelVersion, ofFlow: flowName)
+    let record = VerifiedDownload(
+      modelVersion: choice.modelVersion, sha256: choice.sha256, minimumSDKVersion: choice.minimumSDKVersion)
+    if VerifiedDownload.read(forVersion: choice.modelVersion, in: directory) != record {
+      do { try record.write(in: directory) } catch { throw .install(error.localizedDescription) }
+    }
+    return downloaded
   }
 
   /// Downloads to a temporary file beside `file` — cut off as soon as more than the manifest's
@@ -407,8 +463,7 @@ public struct ModelUpdater: Sendable {
       throw .install(error.localizedDescription)
     }
     do throws(ModelTransferError) {
-      _ = try await BoundedDownload.get(
-        url, limit: model.size, timeout: timeout, resourceTimeout: resourceTimeout, into: handle)
+      _ = try await BoundedDownload.get(url, limit: model.size, policy: settings.transferPolicy, into: handle)
     } catch {
       try? handle.close()
       throw error
@@ -428,24 +483,17 @@ public struct ModelUpdater: Sendable {
     guard digest == model.sha256 else { throw .digest(found: digest, expected: model.sha256) }
     if rename(temporary.path, file.path) != 0 { throw .install(String(cString: strerror(errno))) }
   }
+}
 
-  /// Downloaded versions of a flow: `<version>.mlmodel` regular files.
-  private func downloadedVersions(in directory: URL) -> [Int] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-    return names.compactMap { name in
-      guard name.hasSuffix(".mlmodel"), let version = Int(name.dropLast(".mlmodel".count)), version > 0,
-        String(version) + ".mlmodel" == name
-      else { return nil }
-      return version
-    }.sorted()
-  }
-
-  /// Removes a download with its records.
-  private func remove(version: Int, in directory: URL) -> Bool {
-    let file = directory.appendingPathComponent("\(version).mlmodel")
-    try? FileManager.default.removeItem(at: VerifiedDownload.url(forVersion: version, in: directory))
-    try? FileManager.default.removeItem(at: FailedDownload.url(forVersion: version, in: directory))
-    return (try? FileManager.default.removeItem(at: file)) != nil
+extension ModelUpdateReport.FlowResult {
+  /// Whether the flow's transfer was cut short (cancelled, no network): the next update tries
+  /// again without waiting for the check interval.
+  var isInterrupted: Bool {
+    guard case .model(_, _, let error) = error else { return false }
+    switch error {
+    case .cancelled, .network: return true
+    default: return false
+    }
   }
 }
 

@@ -11,22 +11,22 @@ import Foundation
 ///   (and above the model bundled in its own build), has a specification version the SDK
 ///   reads, and has bucket < `rolloutPercent`. Otherwise it uses the bundled model.
 /// - A `retracted` entry the device has downloaded is deleted.
-public enum RolloutRule {
-  public static func bucket(salt: String, installID: String) -> Int {
+enum RolloutRule {
+  static func bucket(salt: String, installID: String) -> Int {
     let digest = SHA256Digest.hex(of: Data("\(salt):\(installID)".utf8))
     let first = UInt32(digest.prefix(8), radix: 16) ?? 0
     return Int(first % 100)
   }
 
   /// The model the device takes for `flow`, nil for the bundled one.
-  public static func choice(
+  static func choice(
     for flow: ModelManifest.Flow, bundledVersion: Int, sdkVersion: String, maximumSpecificationVersion: Int,
     installID: String
   ) -> ModelManifest.Model? {
     guard !flow.paused else { return nil }
     let floor = max(flow.bundledVersion, bundledVersion)
     return flow.models.filter { model in
-      model.status == "active" && model.modelVersion > floor
+      model.status == .active && model.modelVersion > floor
         && SemanticVersionOrder.isAtMost(model.minimumSDKVersion, sdkVersion)
         && model.specificationVersion <= maximumSpecificationVersion
         && bucket(salt: model.salt, installID: installID) < model.rolloutPercent

@@ -9,9 +9,9 @@ import Foundation
 /// SHA-256 of a downloaded model, to accept exactly the published bytes. CryptoKit on Apple
 /// platforms; elsewhere (Linux) the system's libcrypto, so the SDK needs no package dependency.
 /// Both stream the file in blocks: models can be large.
-public struct SHA256Digest: Sendable {
+struct SHA256Digest: Sendable {
   /// Lower-case hex digest of the file's bytes, read `readSize` bytes at a time.
-  public static func hex(ofFileAt url: URL, readSize: Int = 64 * 1024) throws -> String {
+  static func hex(ofFileAt url: URL, readSize: Int = 64 * 1024) throws -> String {
     let handle = try FileHandle(forReadingFrom: url)
     defer { try? handle.close() }
     var hasher = Hasher()
@@ -19,7 +19,7 @@ public struct SHA256Digest: Sendable {
     return hasher.finalizeHex()
   }
 
-  public static func hex(of data: Data) -> String {
+  static func hex(of data: Data) -> String {
     var hasher = Hasher()
     hasher.update(data)
     return hasher.finalizeHex()

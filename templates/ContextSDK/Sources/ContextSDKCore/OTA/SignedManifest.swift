@@ -9,12 +9,12 @@ import Foundation
 /// A public key this build trusts to sign its over-the-air manifests, as `customer.json` pins
 /// it: the raw 32-byte Ed25519 key in base64, and its key id, the lower-case hex SHA-256 of
 /// those 32 bytes.
-public struct TrustedKey: Codable, Equatable, Sendable {
-  public let keyID: String
+struct TrustedKey: Codable, Equatable, Sendable {
+  let keyID: String
   /// Standard base64 (RFC 4648 §4, with padding) of the raw 32-byte Ed25519 public key.
-  public let publicKey: String
+  let publicKey: String
 
-  public init(keyID: String, publicKey: String) {
+  init(keyID: String, publicKey: String) {
     self.keyID = keyID
     self.publicKey = publicKey
   }
@@ -31,9 +31,9 @@ public struct TrustedKey: Codable, Equatable, Sendable {
 
 /// Ed25519 signature verification (RFC 8032): CryptoKit on Apple platforms, the system's
 /// libcrypto on Linux.
-public enum Ed25519 {
+enum Ed25519 {
   /// Whether `signature` (64 bytes) is `publicKey`'s (32 raw bytes) signature of `message`.
-  public static func isValidSignature(_ signature: Data, of message: Data, publicKey: Data) -> Bool {
+  static func isValidSignature(_ signature: Data, of message: Data, publicKey: Data) -> Bool {
     guard publicKey.count == 32, signature.count == 64 else { return false }
     #if canImport(CryptoKit)
       guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
@@ -70,13 +70,13 @@ public enum Ed25519 {
 /// Each signature is Ed25519 over DSSE's pre-authentication encoding of the payload type and
 /// the payload bytes. The device believes the payload only when a signature whose `keyid` is a
 /// pinned key verifies; signatures by other keys are ignored.
-public enum SignedManifest {
-  public static let payloadType = "application/vnd.contextsdk.ota-manifest+json"
+enum SignedManifest {
+  static let payloadType = "application/vnd.contextsdk.ota-manifest+json"
 
   /// DSSE's pre-authentication encoding, what is signed:
   /// `"DSSEv1" SP len(type) SP type SP len(payload) SP payload`, lengths as ASCII decimal byte
   /// counts.
-  public static func preAuthenticationEncoding(payloadType: String, payload: Data) -> Data {
+  static func preAuthenticationEncoding(payloadType: String, payload: Data) -> Data {
     let type = Data(payloadType.utf8)
     var encoding = Data("DSSEv1 \(type.count) ".utf8)
     encoding.append(type)
@@ -97,7 +97,7 @@ public enum SignedManifest {
 
   /// The payload of `envelope`, once its type is the manifest's and a signature by one of
   /// `trustedKeys` verifies; nothing of the payload is read before.
-  public static func verifiedPayload(of envelope: Data, trustedKeys: [TrustedKey]) throws(ModelManifest.Problem) -> Data
+  static func verifiedPayload(of envelope: Data, trustedKeys: [TrustedKey]) throws(ModelManifest.Problem) -> Data
   {
     let decoded: Envelope
     do { decoded = try JSONDecoder().decode(Envelope.self, from: envelope) } catch { throw .notAnEnvelope }

@@ -1,7 +1,7 @@
 /// The signals (model input features) this SDK computes, each with the SDK version that
 /// introduced it: a model may use only signals introduced at or before the SDK that runs it.
-public enum SDKSignals {
-  public static let introduced: [String: String] = introducedSignals()
+enum SDKSignals {
+  static let introduced: [String: String] = introducedSignals()
 }
 
 private func introducedSignals() -> [String: String] {
