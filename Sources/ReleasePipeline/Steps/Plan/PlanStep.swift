@@ -45,6 +45,7 @@ package struct PlanStep: RequiredStep {
         manifestURL: channels[customer.id].flatMap { context.options.manifestURL(channel: $0) },
         signatureCheck: context.options.signatureCheck,
         archiveModificationTime: context.options.archiveModificationTime)
+      digest.trustedRoot = channels[customer.id] == nil ? nil : context.options.embeddedRoot
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,
         VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)
