@@ -110,4 +110,20 @@ final class RootRotationPublishTests: XCTestCase {
     // The retired key can no longer sign: it is not trusted.
     publish(workspace, leaked, code: 2)
   }
+
+  func testVerifyChecksTheRootChainDevicesFollow() throws {
+    let workspace = try rootedWorkspace()
+    let good = workspace.run(["ota", "verify", "dir:published"])
+    XCTAssertEqual(good.exitCode, 0, good.allOutput)
+    // A root above the committed ones that the root keys did not sign: devices refuse it and stop.
+    try Data(contentsOf: file(workspace, "root-1.json")).write(to: file(workspace, "root-2.json"))
+    let above = workspace.run(["ota", "verify", "dir:published"])
+    XCTAssertEqual(above.exitCode, 1, above.allOutput)
+    XCTAssertTrue(above.allOutput.contains("root-2.json"), above.allOutput)
+    try FileManager.default.removeItem(at: file(workspace, "root-2.json"))
+    try FileManager.default.removeItem(at: file(workspace, "root-1.json"))
+    let missing = workspace.run(["ota", "verify", "dir:published"])
+    XCTAssertEqual(missing.exitCode, 1, missing.allOutput)
+    XCTAssertTrue(missing.allOutput.contains("root-1.json"), missing.allOutput)
+  }
 }
