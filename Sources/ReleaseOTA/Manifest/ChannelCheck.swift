@@ -166,6 +166,8 @@ package struct ChannelCheck: Sendable {
         report.problems.append(Finding(location: location, message: "cannot be read: \(Self.reason(error))"))
         return .bad
       }
+      // Signed only by a key a rotation retired: devices no longer believe it; not counted.
+      if isSignedOnlyByRetiredKeys(data) { return .missing }
       guard let manifest = opened(data, location: location, customer: customer, into: &report) else {
         return .bad
       }

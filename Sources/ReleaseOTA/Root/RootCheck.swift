@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSigning
 
 extension ChannelCheck {
   /// The channel's root documents as devices follow them: `root-1.json` … `root-<n>.json` up
@@ -44,5 +45,18 @@ extension ChannelCheck {
         return
       }
     }
+  }
+}
+
+extension ChannelCheck {
+  /// Whether `data` verifies with a manifest key the root chain retired and with no trusted key.
+  func isSignedOnlyByRetiredKeys(_ data: Data) -> Bool {
+    guard let retired = chain?.retiredManifestKeys, !retired.isEmpty,
+      (try? DSSEEnvelope.verify(json: data, payloadType: SignedOTAChannel.payloadType, trustedKeys: trusted))
+        == nil
+    else { return false }
+    return
+      (try? DSSEEnvelope.verify(json: data, payloadType: SignedOTAChannel.payloadType, trustedKeys: retired))
+      != nil
   }
 }
