@@ -79,16 +79,23 @@ final class RootRotationEndToEndTests: XCTestCase {
     ).jsonData()
   }
 
-  func testALeakedManifestKeyIsRotatedOutWithNoAppRelease() throws {
+  private var server: StaticHTTPServer?
+
+  override func tearDown() {
+    server?.shutDown()
+    super.tearDown()
+  }
+
+  /// acme released with root 1 (2 of 3 root keys, manifest key `ci-old`), v74 rolled out to
+  /// 100 % (revision 2) and rolled back (revision 3); the channel's folder and revision 2's file.
+  private func rolledBackRelease() throws -> (directory: URL, offering: Data, publish: [String]) {
     workspace = try Workspace(manifest: EndToEndManifests.acme)
     published = workspace.file("published")
     try FileManager.default.createDirectory(at: published, withIntermediateDirectories: true)
     try FileManager.default.createDirectory(at: workspace.file("keys"), withIntermediateDirectories: true)
     let server = try StaticHTTPServer(directory: published)
-    defer { server.shutDown() }
-    let rootKeys = try (0..<3).map { try key("root-\($0)") }
-    let leaked = try key("ci-old")
-    let current = try key("ci-new")
+    self.server = server
+    for name in ["root-0", "root-1", "root-2", "ci-old", "ci-new"] { _ = try key(name) }
     try #"{"signing": {"root": "ota-root"}}"#.write(
       to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
     run([
@@ -98,6 +105,7 @@ final class RootRotationEndToEndTests: XCTestCase {
     ])
     try GitFixture.commitAll(workspace.root)
     let destination = ["--publish", "dir:published", "--public-url", server.baseURL]
+    let leaked = try stored("ci-old")
     run(["all", "--skip-tests", "--allow-dirty"] + destination, signer: leaked)
     let channel = try XCTUnwrap(try ReleaseStateFile.channels(workspace)["acme"])
     let directory = published.appendingPathComponent("ota/\(channel)")
@@ -108,6 +116,39 @@ final class RootRotationEndToEndTests: XCTestCase {
     run(["rollback", "acme", "onboarding_upsell", "74"])
     run(publish, signer: leaked)
     XCTAssertEqual(try devices().onV74, 0)
+    return (directory, offering, publish)
+  }
+
+  private func stored(_ name: String) throws -> SigningKey {
+    try SigningKey(pem: try String(contentsOf: workspace.file("keys/\(name).pem"), encoding: .utf8))
+  }
+
+  /// Root 3 naming `manifestKey` as the manifest key, signed by `signers`.
+  private func forgedRoot(after second: Data, manifestKey: SigningKey, signers: [SigningKey]) throws -> Data {
+    let envelope = try jsonObject(second, "root-2.json")
+    var root = try jsonObject(
+      try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(envelope["payload"] as? String))), "root")
+    root["version"] = 3
+    root["manifest"] = [
+      "keys": [
+        [
+          "keyID": manifestKey.keyID,
+          "publicKey": manifestKey.publicKey.rawRepresentation.base64EncodedString(),
+        ]
+      ],
+      "threshold": 1,
+    ]
+    return try DSSEEnvelope.sign(
+      payload: try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]),
+      payloadType: "application/vnd.contextsdk.ota-root+json", with: signers
+    ).jsonData()
+  }
+
+  func testALeakedManifestKeyIsRotatedOutWithNoAppRelease() throws {
+    let (directory, offering, publish) = try rolledBackRelease()
+    let rootKeys = try (0..<3).map { try stored("root-\($0)") }
+    let leaked = try stored("ci-old")
+    let current = try stored("ci-new")
 
     // 1. The leaked key signs v74 at 100 % as revision 2^53 − 1.
     let manifestType = "application/vnd.contextsdk.ota-manifest+json"
@@ -129,26 +170,11 @@ final class RootRotationEndToEndTests: XCTestCase {
     XCTAssertEqual(rotated.refused, 0)
 
     // 3. A next root each device must refuse.
-    let rootType = "application/vnd.contextsdk.ota-root+json"
     let secondRoot = try Data(contentsOf: directory.appendingPathComponent("root-2.json"))
     let third = directory.appendingPathComponent("root-3.json")
     var refusals: [Int] = []
     for signers in [[leaked], [rootKeys[0]], [rootKeys[0], rootKeys[0]]] {
-      var root = try jsonObject(
-        try XCTUnwrap(
-          Data(base64Encoded: try XCTUnwrap(try jsonObject(secondRoot, "root")["payload"] as? String))),
-        "root")
-      root["version"] = 3
-      root["manifest"] = [
-        "keys": [
-          ["keyID": leaked.keyID, "publicKey": leaked.publicKey.rawRepresentation.base64EncodedString()]
-        ], "threshold": 1,
-      ]
-      try DSSEEnvelope.sign(
-        payload: try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys]),
-        payloadType: rootType,
-        with: signers
-      ).jsonData().write(to: third)
+      try forgedRoot(after: secondRoot, manifestKey: leaked, signers: signers).write(to: third)
       try resigned(offering, revision: 9_007_199_254_740_991, type: manifestType, by: [leaked])
         .write(to: directory.appendingPathComponent("manifest.json"))
       let forged = try devices()

@@ -12,7 +12,7 @@ final class RootRotationTests: XCTestCase {
   private let rootKeys = ["11", "12", "13"].map { TestSigner(hex: String(repeating: $0, count: 32)) }
   private let leaked = TestSigner(hex: String(repeating: "21", count: 32))
   private let next = TestSigner(hex: String(repeating: "22", count: 32))
-  private let appID = "3F2B8C1E-6D4A-4E9B-9A51-0C7D2E8F4A10"
+  private let appID = "00000000-0000-4000-8000-000000000032"
 
   override func setUpWithError() throws {
     server = try LocalHTTPServer()
