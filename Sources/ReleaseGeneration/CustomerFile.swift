@@ -28,6 +28,9 @@ struct CustomerFile: Encodable {
   let customer: String?
   let trustedKeys: [PinnedKey]?
   let manifestURL: String?
+  /// The newest root document (its envelope's JSON), which the device follows to the
+  /// channel's current manifest keys; left out without a root.
+  let trustedRoot: String?
   let features: [String]
 
   init(_ input: GenerationInput, features: [Feature]) {
@@ -45,7 +48,9 @@ struct CustomerFile: Encodable {
       customer = input.customer.id
       trustedKeys = keys
       manifestURL = url
+      trustedRoot = input.trustedRoot
     } else {
+      trustedRoot = nil
       customer = nil
       trustedKeys = nil
       manifestURL = nil

@@ -50,6 +50,9 @@ public struct GenerationInput: Equatable, Sendable {
   /// The customer's signed manifest (`<public URL>/ota/<channel>/manifest.json`), followed only
   /// with `trustedKeys`; nil: none.
   public var manifestURL: String?
+  /// The newest root document of the signed channel (its DSSE envelope's JSON), with
+  /// `trustedKeys`; nil: the package trusts its pinned keys only.
+  public var trustedRoot: String?
   /// How a customer checks the release zip's signature, for the README's section "Checking
   /// the signature"; nil (no trusted keys): the README has no such section.
   public var signatureCheck: SignatureCheck?
@@ -63,7 +66,8 @@ public struct GenerationInput: Equatable, Sendable {
   public init(
     customer: Customer, version: String, sdkVersion: String, models: [EmbeddedModel],
     repositoryURL: String? = nil, modelManifestURL: String? = nil, trustedKeys: [PinnedKey]? = nil,
-    manifestURL: String? = nil, signatureCheck: SignatureCheck? = nil, signals: [String: String] = [:],
+    manifestURL: String? = nil, signatureCheck: SignatureCheck? = nil, trustedRoot: String? = nil,
+    signals: [String: String] = [:],
     releaseNotes: [ReleaseNote] = []
   ) {
     self.customer = customer
@@ -75,6 +79,7 @@ public struct GenerationInput: Equatable, Sendable {
     self.modelManifestURL = modelManifestURL
     self.trustedKeys = trustedKeys
     self.manifestURL = manifestURL
+    self.trustedRoot = trustedRoot
     self.signatureCheck = signatureCheck
     self.signals = signals
     self.releaseNotes = releaseNotes

@@ -55,6 +55,9 @@ package struct ReleaseConfiguration: Equatable {
   /// `signing.trustedKeys`: the public keys (PEM files, relative to this file) releases and
   /// manifests are signed for; read by `TrustedKeys.load`.
   package var trustedKeys: [String]?
+  /// `signing.root`: the directory of the channel's root documents (`<n>.json`, relative to
+  /// this file); when set, its newest root's manifest keys are the trusted keys.
+  package var root: String?
   /// `signing.allowedSignersURL`: where customers read the `allowed_signers` line of the
   /// trusted keys (an https URL), named in every signed package's README.
   package var allowedSignersURL: String?
@@ -86,7 +89,7 @@ package struct ReleaseConfiguration: Equatable {
     "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
     "manifestExpiry", "legacyManifests", "packageURL",
   ]
-  static let signingKeys = ["trustedKeys", "allowedSignersURL"]
+  static let signingKeys = ["trustedKeys", "allowedSignersURL", "root"]
 
   package static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
     let document = try JSONDocument.parse(data, file: displayPath)
@@ -164,6 +167,9 @@ extension ReleaseConfiguration: JSONValueDecodable {
           case "trustedKeys":
             trustedKeys = value.array(expected: "an array of public key files (.pub)")?.compactMap(
               \.nonEmptyString)
+          case "root":
+            self.root = value.string(
+              expected: "a directory of root documents, e.g. ota-root", where: { !$0.isEmpty })
           case "allowedSignersURL":
             allowedSignersURL = value.string(
               expected: "an https URL", rule: { Self.allowedSignersURLProblem($0) })

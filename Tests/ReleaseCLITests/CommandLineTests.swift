@@ -72,7 +72,7 @@ final class CommandLineTests: XCTestCase {
       (["all", "--dry-run=yes"], "--dry-run: takes no value"),
       (["bump", "huge"], "bump: expected one of major, minor, patch; found \"huge\""),
       (["verify"], "verify: expected a zip, a release directory"),
-      (["ota"], "ota: expected a subcommand, status, publish, evaluate or verify; found nothing"),
+      (["ota"], "ota: expected a subcommand, status, publish, evaluate, verify or root; found nothing"),
       (["ota", "status", "--dry-run"], "--dry-run: unknown option for 'release ota status'"),
       (["ota", "publish", "acme"], "'acme': 'release ota publish' takes no arguments"),
     ]

@@ -159,6 +159,7 @@ extension ReleaseOptions {
       required: false,
       services: services)
     signing = SigningSetup(trusted: trusted.keys, signers: signers.keys)
+    rootChain = trusted.chain
     signing.adoptUnsignedIndexes = parsed.flag(Options.adoptUnsignedIndex)
     allowedSignersURL = configuration.allowedSignersURL
   }

@@ -119,6 +119,21 @@ enum Options {
       "re-sign every signed channel's manifest as published at the destination with a new expiry, as its next revision"
   )
 
+  // Root documents of the signed channel.
+  static let rootKey = Option.value(
+    "--root-key", "file", help: "a root public key (.pub) of the new root; repeatable", repeatable: true)
+  static let rootThreshold = Option.value(
+    "--threshold", "n", help: "how many root keys must sign the next root", default: "the previous root's")
+  static let manifestKey = Option.value(
+    "--manifest-key", "file", help: "a manifest public key (.pub) of the new root; repeatable",
+    repeatable: true)
+  static let manifestThreshold = Option.value(
+    "--manifest-threshold", "n", help: "how many manifest keys must sign a manifest",
+    default: "1, or the previous root's")
+  static let rootSigningKey = Option.value(
+    "--signing-key", "file", help: "a root private key (PKCS#8 PEM) signing the new root; repeatable",
+    repeatable: true)
+
   // Keys and share links.
   static let keyName = Option.value(
     "--name", "name", help: "file name of the pair, without .pem / .pub", default: "signing")

@@ -81,6 +81,8 @@ package struct ChannelCheck: Sendable {
   /// `--min-revision`: a pointer below it is a problem (one moved back to an older revision,
   /// which still verifies).
   let minimumRevision: Int?
+  /// The committed root documents (`signing.root`), checked as published; nil without.
+  package var chain: RootChain?
 
   package init(reader: ChannelReader, trusted: [PublicKey], now: Date, minimumRevision: Int? = nil) {
     self.reader = reader
@@ -91,6 +93,7 @@ package struct ChannelCheck: Sendable {
 
   package func check(customer: String, channel: String) -> Report {
     var report = Report(customer: customer, channel: channel)
+    if let chain { checkRoots(chain, channel: channel, into: &report) }
     let pointerKey = SignedOTAChannel.pointerKey(channel: channel)
     let pointerLocation = reader.location(of: pointerKey)
     guard
@@ -163,6 +166,8 @@ package struct ChannelCheck: Sendable {
         report.problems.append(Finding(location: location, message: "cannot be read: \(Self.reason(error))"))
         return .bad
       }
+      // Signed only by a key a rotation retired: devices no longer believe it; not counted.
+      if isSignedOnlyByRetiredKeys(data) { return .missing }
       guard let manifest = opened(data, location: location, customer: customer, into: &report) else {
         return .bad
       }

@@ -76,6 +76,9 @@ package struct ReleaseOptions: Equatable, Sendable {
   /// The keys packages pin and the private keys this run signs with (`signing.trustedKeys`,
   /// `--signing-key`, `RELEASE_SIGNING_KEY`); the steps that sign say when a key is missing.
   package var signing = SigningSetup()
+  /// The channel's root documents (`signing.root`), whose newest manifest keys are
+  /// `signing.trusted`; nil with `signing.trustedKeys`.
+  package var rootChain: RootChain?
   /// Where the vendor publishes the `allowed_signers` line of the trusted keys
   /// (`signing.allowedSignersURL`), named in every signed package's README; nil: the README
   /// says to ask for the line.
@@ -140,6 +143,13 @@ extension ReleaseOptions {
     return signing.trusted.map {
       PinnedKey(keyID: $0.keyID, publicKey: $0.rawRepresentation.base64EncodedString())
     }
+  }
+
+  /// The newest root document's envelope, as every package of the signed channel embeds it;
+  /// nil without a root or without the signed channel.
+  package var embeddedRoot: String? {
+    guard hasSignedChannel, let chain = rootChain else { return nil }
+    return String(decoding: chain.envelopes[chain.envelopes.count - 1], as: UTF8.self)
   }
 
   /// How a customer checks a release zip's signature, shown in every package's README: the

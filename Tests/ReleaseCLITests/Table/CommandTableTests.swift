@@ -20,7 +20,7 @@ final class CommandTableTests: XCTestCase {
   }
 
   func testEveryCommandsHelpListsEveryOptionItAccepts() throws {
-    XCTAssertEqual(commands.count, 17)
+    XCTAssertEqual(commands.count, 18)
     for command in commands {
       let help = command.help
       XCTAssertFalse(command.options.isEmpty, command.path)

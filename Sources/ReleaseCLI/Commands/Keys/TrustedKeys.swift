@@ -1,12 +1,14 @@
 import Foundation
 import ReleaseCore
+import ReleaseOTA
 import ReleaseSettings
 import ReleaseSigning
 
 /// The public keys releases and over-the-air manifests are signed for:
 /// `release.config.json`'s `signing.trustedKeys`, each a SubjectPublicKeyInfo PEM file (as
 /// `openssl pkey -pubout` and `release keys generate` write it), its path relative to the
-/// configuration file.
+/// configuration file; or, with `signing.root`, the manifest keys of the channel's newest root
+/// document.
 struct TrustedKeys: Equatable {
   /// One trusted key and the file it came from (as the configuration names it).
   struct Entry: Equatable {
@@ -16,6 +18,8 @@ struct TrustedKeys: Equatable {
 
   /// In the configuration's order; a key listed twice counts once.
   let entries: [Entry]
+  /// The root documents the keys come from (`signing.root`); nil with `signing.trustedKeys`.
+  var chain: RootChain? = nil
 
   var keys: [PublicKey] { entries.map(\.key) }
 
@@ -28,6 +32,8 @@ struct TrustedKeys: Equatable {
     case missingFile(configuration: String, index: Int, file: String)
     case unreadable(configuration: String, index: Int, file: String)
     case notPublicKey(configuration: String, index: Int, file: String, reason: KeyError)
+    /// `signing.root` names a directory whose root documents do not form a chain.
+    case root(configuration: String, reason: String)
 
     var description: String {
       switch self {
@@ -36,6 +42,8 @@ struct TrustedKeys: Equatable {
           "\(Self.key(configuration, index)) \(file): no such file; make a key pair with 'release keys generate keys'"
       case .unreadable(let configuration, let index, let file):
         return "\(Self.key(configuration, index)) \(file): cannot be read"
+      case .root(let configuration, let reason):
+        return "\(configuration): signing.root: \(reason)"
       case .notPublicKey(let configuration, let index, let file, let reason):
         return
           "\(Self.key(configuration, index)) \(file): not an Ed25519 public key (\(reason)); expected a PEM file as 'openssl pkey -pubout' or 'release keys generate' writes it"
@@ -51,6 +59,7 @@ struct TrustedKeys: Equatable {
   /// needs keys says so). Stops at the first file that cannot be used.
   static func load(_ configuration: ReleaseConfiguration, services: Services) throws(LoadError) -> TrustedKeys
   {
+    if configuration.root != nil { return try loadRoot(configuration, services: services) }
     let base = services.resolve(configuration.path).deletingLastPathComponent()
     var entries: [Entry] = []
     for (index, file) in (configuration.trustedKeys ?? []).enumerated() {
@@ -72,6 +81,32 @@ struct TrustedKeys: Equatable {
       if !entries.contains(where: { $0.key == key }) { entries.append(Entry(key: key, file: file)) }
     }
     return TrustedKeys(entries: entries)
+  }
+
+  /// The newest root's manifest keys, each named by the root document that lists it.
+  private static func loadRoot(_ configuration: ReleaseConfiguration, services: Services) throws(LoadError)
+    -> TrustedKeys
+  {
+    let path = configuration.path
+    guard configuration.trustedKeys == nil else {
+      throw .root(
+        configuration: path,
+        reason:
+          "set with signing.trustedKeys; expected one of them: the root's manifest keys are the trusted keys, so remove signing.trustedKeys"
+      )
+    }
+    let (url, display) = RootDirectory.location(configuration, services: services)
+    let chain: RootChain?
+    do { chain = try RootDirectory.load(url, display: display) } catch {
+      throw .root(configuration: path, reason: error.description)
+    }
+    guard let chain else {
+      throw .root(
+        configuration: path,
+        reason: "\(display)/1.json: no such file; make the first root with 'release ota root init'")
+    }
+    let file = RootDirectory.file(display, version: chain.current.version)
+    return TrustedKeys(entries: chain.current.manifest.keys.map { Entry(key: $0, file: file) }, chain: chain)
   }
 
   /// `load`, its errors as bad input (exit 2, one line).

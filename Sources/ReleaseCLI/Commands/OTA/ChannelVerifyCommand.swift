@@ -64,8 +64,9 @@ enum ChannelVerifyCommand {
 
     // One instant for every check and summary of the run.
     let now = services.clock.now()
-    let check = ChannelCheck(
+    var check = ChannelCheck(
       reader: reader, trusted: trusted.keys, now: now, minimumRevision: options.minimumRevision)
+    check.chain = trusted.chain
     var failed: [String] = []
     var problems = 0
     for (customer, channel) in channels {

@@ -173,6 +173,7 @@ enum OTACommand {
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
     EvaluateCommand.command,
     ChannelVerifyCommand.command,
+    RootCommand.command,
   ]
 
   /// Only the manifests and their models, from the work tree as it is: no build, no tags.

@@ -278,7 +278,8 @@ enum VerifyCommand {
           customer: customer, version: record.version, sdkVersion: template.sdkVersion, models: models,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL,
           trustedKeys: manifestURL == nil ? nil : options.pinnedKeys, manifestURL: manifestURL,
-          signatureCheck: options.signatureCheck, signals: signals,
+          signatureCheck: options.signatureCheck,
+          trustedRoot: manifestURL == nil ? nil : options.embeddedRoot, signals: signals,
           releaseNotes: notes.notes)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),

@@ -32,7 +32,7 @@ package struct GenerateStep: CustomerStep {
       customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
       models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
       trustedKeys: job.digest.trustedKeys, manifestURL: job.digest.manifestURL,
-      signatureCheck: job.digest.signatureCheck,
+      signatureCheck: job.digest.signatureCheck, trustedRoot: job.digest.trustedRoot,
       signals: inputs.signals.introduced.mapValues(\.description),
       releaseNotes: job.releaseNotes.notes)
   }

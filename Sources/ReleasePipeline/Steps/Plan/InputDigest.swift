@@ -32,6 +32,9 @@ package struct InputDigest: Codable, Equatable, Sendable {
   /// The signed channel's manifest URL (`<public URL>/ota/<channel>/manifest.json`); nil
   /// without one.
   var manifestURL: String? = nil
+  /// The newest root document the package embeds (customer.json's `trustedRoot`); nil
+  /// without one, and then left out of every digest.
+  var trustedRoot: String? = nil
   /// How the package's README tells the customer to check the zip's signature (the trusted
   /// keys' fingerprints, the signer identity, where the `allowed_signers` line is published);
   /// nil without trusted keys, and then left out of every digest.
@@ -92,6 +95,7 @@ package struct InputDigest: Codable, Equatable, Sendable {
     var trustedKeys: [PinnedKey]?
     var manifestURL: String?
     var signatureCheck: SignatureCheck?
+    var trustedRoot: String?
   }
 
   package var source: String {
@@ -100,7 +104,7 @@ package struct InputDigest: Codable, Equatable, Sendable {
         SourceParts(
           entry: entry, models: models, template: template, sdkVersion: sdkVersion,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL, trustedKeys: trustedKeys,
-          manifestURL: manifestURL, signatureCheck: signatureCheck)))
+          manifestURL: manifestURL, signatureCheck: signatureCheck, trustedRoot: trustedRoot)))
   }
 
   var build: String { SHA256Digest.hex(of: StableJSON.canonical(self)) }
@@ -118,6 +122,7 @@ package struct InputDigest: Codable, Equatable, Sendable {
     if modelManifestURL != earlier.modelManifestURL { changes.append("over-the-air manifest URL") }
     if trustedKeys != earlier.trustedKeys { changes.append("trusted keys") }
     if manifestURL != earlier.manifestURL { changes.append("signed manifest URL") }
+    if trustedRoot != earlier.trustedRoot { changes.append("root document") }
     if signatureCheck != earlier.signatureCheck { changes.append("signature check (README)") }
     if tool != earlier.tool { changes.append("tool version") }
     if toolchain != earlier.toolchain { changes.append("toolchain") }

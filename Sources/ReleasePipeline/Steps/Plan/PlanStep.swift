@@ -35,6 +35,7 @@ package struct PlanStep: RequiredStep {
       var digest = Self.inputDigest(
         of: customer, features: features, inputs, toolchain: toolchain, channel: channels[customer.id],
         context)
+      digest.trustedRoot = channels[customer.id] == nil ? nil : context.options.embeddedRoot
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,
         VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)

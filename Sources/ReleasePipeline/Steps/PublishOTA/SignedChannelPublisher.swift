@@ -27,6 +27,8 @@ import ReleaseSystem
 final class SignedChannelPublisher {
   let channels: [String: String]
   let trusted: [PublicKey]
+  /// The channel's root documents (`signing.root`), published to every channel; nil without.
+  let chain: RootChain?
   let signers: [SigningKey]
   /// When every manifest this run signs expires.
   let expires: Date
@@ -51,6 +53,7 @@ final class SignedChannelPublisher {
       from: context.services.resolve(options.statePath), displayPath: options.statePath
     ).channels
     trusted = options.signing.trusted
+    chain = options.rootChain
     signers = options.signing.signers
     expires = context.services.clock.now().addingTimeInterval(options.manifestExpiry)
     self.rollouts = rollouts
@@ -62,6 +65,9 @@ final class SignedChannelPublisher {
     var object: StoredObject
     var manifest: OTAManifest
     var payloadSHA256: String
+    /// Signed only by manifest keys an earlier root listed and the current one retired (a
+    /// leaked key's manifest): replaced by the next publish, its revision not counted.
+    var retired = false
   }
 
   /// The pointer of `channel` on `store`, opened: nil when there is none. Throws an
@@ -69,9 +75,16 @@ final class SignedChannelPublisher {
   func read(_ customer: String, channel: String, on store: ObjectStore) throws -> Pointer? {
     let key = SignedOTAChannel.pointerKey(channel: channel)
     guard let object = try store.read(key) else { return nil }
-    let opened = try SignedOTAChannel.open(
-      object.data, trusted: trusted, customer: customer, location: location(key, store))
-    return Pointer(object: object, manifest: opened.manifest, payloadSHA256: opened.payloadSHA256)
+    do {
+      let opened = try SignedOTAChannel.open(
+        object.data, trusted: trusted, customer: customer, location: location(key, store))
+      return Pointer(object: object, manifest: opened.manifest, payloadSHA256: opened.payloadSHA256)
+    } catch let error as OTAPublishError {
+      guard let retired = chain?.retiredManifestKeys, !retired.isEmpty,
+        let opened = try? RetiredManifest.open(object.data, retired: retired, customer: customer)
+      else { throw error }
+      return Pointer(object: object, manifest: opened, payloadSHA256: "", retired: true)
+    }
   }
 
   /// Runs `body` for the customer's channel; an `OTAPublishError` refuses that channel only
@@ -91,14 +104,17 @@ final class SignedChannelPublisher {
   /// not above the revision rollouts.json records (the line is kept when not).
   func admits(_ customer: String, on store: ObjectStore) throws -> Bool {
     guard let channel = channels[customer] else { return true }
-    return try forChannel { _ = try current(customer, channel: channel, on: store) }
+    return try forChannel {
+      try publishRoots(channel: channel, to: store)
+      _ = try current(customer, channel: channel, on: store)
+    }
   }
 
   /// The pointer, refused when it is newer than the published revision.
   private func current(_ customer: String, channel: String, on store: ObjectStore) throws -> Pointer? {
     let pointer = try read(customer, channel: channel, on: store)
     let known = rollouts.published[customer]?.revision ?? 0
-    if let pointer, pointer.manifest.revision > known {
+    if let pointer, !pointer.retired, pointer.manifest.revision > known {
       throw OTAPublishError.stalePublisher(
         location: location(SignedOTAChannel.pointerKey(channel: channel), store),
         found: pointer.manifest.revision, known: known, rolloutsPath: rolloutsPath)
@@ -118,7 +134,11 @@ final class SignedChannelPublisher {
     let intact = pointer.map { isPublished($0, known) } ?? (known == nil)
     if intact, let pointer, SignedOTAChannel.offersTheSame(pointer.manifest, as: desired) { return nil }
     let revision = try publish(desired, channel: channel, customer: customer, over: pointer, to: store)
-    if !intact, let known {
+    if let pointer, pointer.retired {
+      note(
+        "\(customer)'s signed manifest held revision \(pointer.manifest.revision) signed only by retired keys: replaced with the work tree's state as revision \(revision)"
+      )
+    } else if !intact, let known {
       note(
         "\(customer)'s signed manifest \(departure(pointer, from: known)) (moved back or wiped): published the work tree's state as revision \(revision)"
       )
@@ -153,7 +173,7 @@ final class SignedChannelPublisher {
   /// Whether the pointer is the revision rollouts.json records, with its payload's digest
   /// where one is recorded.
   private func isPublished(_ pointer: Pointer, _ known: RolloutState.PublishedRevision?) -> Bool {
-    guard let known, pointer.manifest.revision == known.revision else { return false }
+    guard !pointer.retired, let known, pointer.manifest.revision == known.revision else { return false }
     return known.payloadSHA256.map { $0 == pointer.payloadSHA256 } ?? true
   }
 
@@ -170,8 +190,11 @@ final class SignedChannelPublisher {
     guard let object = try store.read(key) else { throw changed("missing") }
     let opened: (manifest: OTAManifest, keyIDs: [String], payloadSHA256: String)
     do {
+      // Its content is checked against the recorded digest; a rotation since may have retired
+      // the key that signed it.
       opened = try SignedOTAChannel.open(
-        object.data, trusted: trusted, customer: customer, location: fileLocation)
+        object.data, trusted: trusted + (chain?.retiredManifestKeys ?? []), customer: customer,
+        location: fileLocation)
     } catch let error as OTAPublishError { throw changed(error.message) }
     guard opened.manifest.revision == known.revision else {
       throw changed("holds revision \(opened.manifest.revision), not the \(known.revision) its name says")
@@ -190,7 +213,7 @@ final class SignedChannelPublisher {
     _ content: OTAManifest, channel: String, customer: String, over pointer: Pointer?, to store: ObjectStore
   ) throws -> Int {
     let pointerKey = SignedOTAChannel.pointerKey(channel: channel)
-    let read = pointer?.manifest.revision ?? 0
+    let read = pointer.map { $0.retired ? 0 : $0.manifest.revision } ?? 0
     let floor = max(read, rollouts.published[customer]?.revision ?? 0)
     var next = try nextRevision(channel: channel, above: floor, on: store)
     var signed = try sign(content, revision: next, channel: channel, store: store)
@@ -291,5 +314,33 @@ final class SignedChannelPublisher {
     }
   }
 
+  /// Every root document as `ota/<channel>/root-<n>.json`, create-only: one that went missing
+  /// is restored; another document under a root's name refuses the channel (devices would
+  /// refuse it and never reach the newer roots).
+  private func publishRoots(channel: String, to store: ObjectStore) throws {
+    guard let chain else { return }
+    for (index, envelope) in chain.envelopes.enumerated() {
+      let key = RootChain.publishedKey(channel: channel, version: index + 1)
+      guard try PublishOTAStep.createRevision(envelope, key: key, in: store) else {
+        throw OTAPublishError.unverifiedManifest(
+          location: location(key, store),
+          reason:
+            "holds another document than root document \(index + 1); remove it so the committed one is published"
+        )
+      }
+    }
+  }
+
   private func location(_ key: String, _ store: ObjectStore) -> String { "\(store.displayName)/\(key)" }
+}
+
+/// A manifest envelope signed by a retired manifest key: read only to say what it held.
+enum RetiredManifest {
+  static func open(_ data: Data, retired: [PublicKey], customer: String) throws -> OTAManifest {
+    let verified = try DSSEEnvelope.verify(
+      json: data, payloadType: SignedOTAChannel.payloadType, trustedKeys: retired)
+    return try OTAManifest.published(
+      verified.payload, customer: customer, location: "a retired key's manifest",
+      schemaVersion: SignedOTAChannel.schemaVersion)
+  }
 }

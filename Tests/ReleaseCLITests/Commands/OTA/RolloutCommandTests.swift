@@ -231,7 +231,7 @@ final class RolloutCommandTests: XCTestCase {
       ),
       (
         ["ota", "stat"],
-        "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status, publish, evaluate or verify"
+        "ota: 'stat' is not a subcommand (did you mean 'status'?); expected status, publish, evaluate, verify or root"
       ),
     ]
     let before = Workspace.snapshot(workspace.root)

@@ -15,14 +15,19 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
   let trustedKeys: [TrustedKey]?
   /// The signed manifest, `ota/<channel>/manifest.json`.
   let manifestURL: String?
+  /// The newest root document of the signed channel when the package was built (its DSSE
+  /// envelope's JSON): the device follows newer ones to the channel's current manifest keys
+  /// (`RootChain`). Nil: the pinned `trustedKeys` only.
+  let trustedRoot: String?
   /// The features this build includes (`att`, `conversion`): the ones the customer licenses.
   public let features: [String]
 
   init(
     appID: String, bundleIdentifiers: [String], sdkVersion: String, models: [FlowModel],
     modelManifestURL: String? = nil, customer: String? = nil, trustedKeys: [TrustedKey]? = nil,
-    manifestURL: String? = nil, features: [String] = []
+    manifestURL: String? = nil, features: [String] = [], trustedRoot: String? = nil
   ) {
+    self.trustedRoot = trustedRoot
     self.appID = appID
     self.bundleIdentifiers = bundleIdentifiers
     self.sdkVersion = sdkVersion
@@ -39,7 +44,9 @@ public struct CustomerConfiguration: Codable, Equatable, Sendable {
   /// build that pins none follows the legacy unsigned manifest, if it has one.
   var channel: ModelChannel? {
     if let trustedKeys {
-      guard !trustedKeys.isEmpty, let customer, let text = manifestURL, let url = URL(string: text) else { return nil }
+      guard !trustedKeys.isEmpty, let customer, let text = manifestURL, let url = URL(string: text) else {
+        return nil
+      }
       return .signed(manifestURL: url, customer: customer, trustedKeys: trustedKeys)
     }
     guard let text = modelManifestURL, let url = URL(string: text) else { return nil }

@@ -73,6 +73,8 @@ public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
   /// The manifest cannot be followed: not signed by a pinned key, for another customer or app,
   /// expired, older than one accepted, of another format, or with a bad entry.
   case manifestRejected(url: URL, ManifestProblem)
+  /// A root document of the channel (`root-<n>.json`) was refused (`RootChain`).
+  case rootRejected(url: URL, reason: String)
   /// A flow's chosen model could not be downloaded or installed.
   case model(flowName: String, modelVersion: Int, ModelTransferError)
 
@@ -85,6 +87,7 @@ public enum ModelUpdateError: Error, Equatable, Sendable, CustomStringConvertibl
     case .manifestNotFetched(let url, let error): "manifest \(url.absoluteString): \(error)"
     case .manifestNotDecoded(let url, let reason): "manifest \(url.absoluteString): \(reason)"
     case .manifestRejected(let url, let problem): "manifest \(url.absoluteString): \(problem)"
+    case .rootRejected(let url, let reason): "root \(url.absoluteString): \(reason)"
     case .model(let flowName, let modelVersion, let error): "\(flowName) v\(modelVersion): \(error)"
     }
   }
@@ -203,6 +206,11 @@ struct ModelUpdater: Sendable {
       return ModelUpdateReport(check: .notDue(until: due))
     }
     var report = ModelUpdateReport()
+    let root: TrustedRoot?
+    do throws(ModelUpdateError) { root = try await RootChain.current(for: self) } catch {
+      report.error = error
+      return report
+    }
     let response: BoundedDownload.Response
     do throws(ModelTransferError) {
       response = try await BoundedDownload.get(
@@ -217,7 +225,7 @@ struct ModelUpdater: Sendable {
     let data = notModified ? cache?.manifest ?? Data() : response.body
     var answered = ManifestCache(url: manifestURL.absoluteString, checkedAt: now().timeIntervalSince1970)
     let manifest: ModelManifest
-    do throws(ModelUpdateError) { manifest = try accept(data) } catch {
+    do throws(ModelUpdateError) { manifest = try accept(data, root: root) } catch {
       // Nothing changes on the device, the cache included: the next update checks again.
       report.error = error
       return report
@@ -252,7 +260,7 @@ struct ModelUpdater: Sendable {
 
   /// The manifest in `data`, once every check of the channel passed; for the signed channel
   /// its revision is then recorded as accepted. Nothing on the device changes before.
-  private func accept(_ data: Data) throws(ModelUpdateError) -> ModelManifest {
+  private func accept(_ data: Data, root: TrustedRoot?) throws(ModelUpdateError) -> ModelManifest {
     switch channel {
     case .legacyUnsigned:
       let manifest = try decode(data)
@@ -262,11 +270,15 @@ struct ModelUpdater: Sendable {
         throw .manifestRejected(url: manifestURL, problem)
       }
       return manifest
-    case .signed(_, let customer, let trustedKeys):
+    case .signed(_, let customer, let pinnedKeys):
+      let trustedKeys = root?.manifest.keys ?? pinnedKeys
       let payload: Data
       do throws(ModelManifest.Problem) {
         payload = try SignedManifest.verifiedPayload(of: data, trustedKeys: trustedKeys)
       } catch { throw .manifestRejected(url: manifestURL, error) }
+      if let root, !root.meetsManifestThreshold(data) {
+        throw .manifestRejected(url: manifestURL, .untrustedKeys)
+      }
       let manifest = try decode(payload)
       if let problem = manifest.problem(forAppID: configuration.appID, customer: customer) {
         throw .manifestRejected(url: manifestURL, problem)
@@ -287,6 +299,7 @@ struct ModelUpdater: Sendable {
       if manifest.revision > accepted.revision || accepted.payloadSHA256 == nil {
         try recordAccepted(AcceptedRevision(revision: manifest.revision, payloadSHA256: digest))
       }
+      RevisionSigners.record(manifest.revision, of: data, keys: trustedKeys, in: stateDirectory)
       return manifest
     }
   }
