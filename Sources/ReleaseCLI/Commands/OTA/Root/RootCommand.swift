@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseOTA
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 

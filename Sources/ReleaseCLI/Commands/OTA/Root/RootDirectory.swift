@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleaseOTA
+import ReleaseSettings
 
 /// The channel's root documents as committed: `<dir>/1.json`, `<dir>/2.json`, … (`signing.root`
 /// in release.config.json, relative to that file), read up to the first number missing and

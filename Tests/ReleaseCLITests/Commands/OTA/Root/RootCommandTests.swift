@@ -7,6 +7,7 @@ import ReleaseTestSupport
 import XCTest
 
 @testable import ReleaseCLI
+@testable import ReleaseSettings
 
 /// `release ota root init|rotate|show`, and the root's manifest keys as the trusted keys.
 final class RootCommandTests: XCTestCase {
