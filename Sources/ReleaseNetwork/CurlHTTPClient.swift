@@ -105,6 +105,17 @@ public struct CurlHTTPClient: HTTPClient {
     transfer.maximumBodySize = request.maximumResponseSize
     transfer.displayLocation = NetworkError.displayString(for: request.url)
 
+    let headerList = try setHeaders(of: request, on: handle)
+    try setOptions(of: request, on: handle, uploadSize: transfer.uploadSize)
+    try setCallbacks(on: handle, to: transfer)
+
+    let (code, detail) = withExtendedLifetime((transfer, headerList)) { handle.perform() }
+    return try outcome(of: request, code: code, detail: detail, handle: handle, transfer: transfer)
+  }
+
+  /// The request's headers and, when it is signed, its AWS SigV4 signing; the list returned
+  /// must outlive the transfer.
+  private func setHeaders(of request: HTTPRequest, on handle: CurlEasyHandle) throws -> CurlHeaderList {
     var headerLines = request.headers.map { "\($0.key): \($0.value)" }
     if let signing = request.signing {
       try handle.set(CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):\(signing.service)")
@@ -121,7 +132,11 @@ public struct CurlHTTPClient: HTTPClient {
     try handle.set(CURLOPT_EXPECT_100_TIMEOUT_MS, 100)
     let headerList = CurlHeaderList(headerLines)
     try handle.set(CURLOPT_HTTPHEADER, pointer: headerList.pointer)
+    return headerList
+  }
 
+  /// The URL, allowed protocols, size limit, redirects, timeouts and method.
+  private func setOptions(of request: HTTPRequest, on handle: CurlEasyHandle, uploadSize: Int64) throws {
     try handle.set(CURLOPT_URL, request.url.absoluteString)
     try handle.set(CURLOPT_PROTOCOLS_STR, "http,https,file")
     try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, request.redirectProtocols)
@@ -146,10 +161,13 @@ public struct CurlHTTPClient: HTTPClient {
     case .head: try handle.set(CURLOPT_NOBODY, 1)
     case .put:
       try handle.set(CURLOPT_UPLOAD, 1)
-      try handle.set(CURLOPT_INFILESIZE_LARGE, offset: transfer.uploadSize)
+      try handle.set(CURLOPT_INFILESIZE_LARGE, offset: uploadSize)
     case .delete: try handle.set(CURLOPT_CUSTOMREQUEST, "DELETE")
     }
+  }
 
+  /// The header, write and read callbacks, all on `transfer`.
+  private func setCallbacks(on handle: CurlEasyHandle, to transfer: CurlTransfer) throws {
     let context = Unmanaged.passUnretained(transfer).toOpaque()
     try handle.set(CURLOPT_HEADERFUNCTION, callback: CurlTransfer.headerCallback)
     try handle.set(CURLOPT_HEADERDATA, pointer: context)
@@ -157,8 +175,12 @@ public struct CurlHTTPClient: HTTPClient {
     try handle.set(CURLOPT_WRITEDATA, pointer: context)
     try handle.set(CURLOPT_READFUNCTION, callback: CurlTransfer.readCallback)
     try handle.set(CURLOPT_READDATA, pointer: context)
+  }
 
-    let (code, detail) = withExtendedLifetime((transfer, headerList)) { handle.perform() }
+  /// What the attempt came to, once libcurl is done with it.
+  private func outcome(
+    of request: HTTPRequest, code: CURLcode, detail: String, handle: CurlEasyHandle, transfer: CurlTransfer
+  ) throws -> Outcome {
     if let localError = transfer.localError { throw localError }
     if transfer.errorBodyCut {
       // Stopped on purpose after the first bytes of an error document: the answer is its status.

@@ -75,28 +75,44 @@ package struct ArtifactChecks {
   private func problems(of archive: URL, name: String, releaseDirectory: URL, record: ReleaseRecord)
     -> [String]
   {
+    guard
+      let digests = digestProblems(
+        of: archive, name: name, releaseDirectory: releaseDirectory, record: record)
+    else { return ["\(name): cannot be read"] }
+    // The feature leak scan: the package holds nothing of a feature the customer does not have.
+    let shippedFeatures = record.features ?? expectedFeatures ?? []
+    let disabled = features.features.filter { !shippedFeatures.contains($0.name) }
+    return digests + modelListProblems(of: record) + featureListProblems(of: record, shipped: shippedFeatures)
+      + contentProblems(of: archive, name: name, record: record, disabled: disabled)
+      + modelSetProblems(name: name, record: record)
+  }
+
+  /// The archive's SHA-256 and size against release.json and its `.sha256` file; nil when the
+  /// archive cannot be read.
+  private func digestProblems(of archive: URL, name: String, releaseDirectory: URL, record: ReleaseRecord)
+    -> [String]?
+  {
+    guard let (sha256, size) = try? SHA256Digest.hexAndSize(ofFileAt: archive) else { return nil }
     var problems: [String] = []
-
-    if let (sha256, size) = try? SHA256Digest.hexAndSize(ofFileAt: archive) {
-      if sha256 != record.artifact.sha256 {
-        problems.append("\(name): sha256 \(sha256), expected \(record.artifact.sha256) from release.json")
-      }
-      if size != record.artifact.size {
-        problems.append("\(name): \(size) bytes, expected \(record.artifact.size) from release.json")
-      }
-      let checksumFile = releaseDirectory.appendingPathComponent(name + ".sha256")
-      let line = (try? String(contentsOf: checksumFile, encoding: .utf8)) ?? ""
-      if line != "\(sha256)  \(name)\n" {
-        problems.append("\(name).sha256: does not match the archive (expected \"\(sha256)  \(name)\")")
-      }
-    } else {
-      problems.append("\(name): cannot be read")
-      return problems
+    if sha256 != record.artifact.sha256 {
+      problems.append("\(name): sha256 \(sha256), expected \(record.artifact.sha256) from release.json")
     }
+    if size != record.artifact.size {
+      problems.append("\(name): \(size) bytes, expected \(record.artifact.size) from release.json")
+    }
+    let checksumFile = releaseDirectory.appendingPathComponent(name + ".sha256")
+    let line = (try? String(contentsOf: checksumFile, encoding: .utf8)) ?? ""
+    if line != "\(sha256)  \(name)\n" {
+      problems.append("\(name).sha256: does not match the archive (expected \"\(sha256)  \(name)\")")
+    }
+    return problems
+  }
 
-    // Each model release.json names must be the store's model of that flow and version: the
-    // foreign-model scan below trusts these hashes, so a release.json that calls another
-    // customer's model by this customer's name must not get past here.
+  /// Each model release.json names must be the store's model of that flow and version: the
+  /// foreign-model scan trusts these hashes, so a release.json that calls another customer's
+  /// model by this customer's name must not get past here. No file or model listed twice.
+  private func modelListProblems(of record: ReleaseRecord) -> [String] {
+    var problems: [String] = []
     for model in record.models {
       let reference = ModelReference(flowName: model.flowName, version: model.modelVersion)
       guard let storeHash = store.hashes[reference] else {
@@ -116,9 +132,12 @@ package struct ArtifactChecks {
     for duplicate in Self.duplicates(record.models.map(\.entry)) {
       problems.append("release.json: models lists \(duplicate) more than once")
     }
+    return problems
+  }
 
-    // The feature leak scan: the package holds nothing of a feature the customer does not have.
-    let shippedFeatures = record.features ?? expectedFeatures ?? []
+  /// The features release.json lists are the template's, and the manifest's when at hand.
+  private func featureListProblems(of record: ReleaseRecord, shipped shippedFeatures: [String]) -> [String] {
+    var problems: [String] = []
     for unknown in shippedFeatures where features.feature(named: unknown) == nil {
       problems.append(
         "release.json: features lists \(unknown.quotedForMessage), which is not a feature of \(features.displayPath)"
@@ -129,26 +148,23 @@ package struct ArtifactChecks {
         "release.json: features are \(listed.joined(separator: ", ")); the manifest gives \(expectedFeatures.joined(separator: ", ")) for \(record.customer.id)"
       )
     }
-    let disabled = features.features.filter { !shippedFeatures.contains($0.name) }
+    return problems
+  }
 
+  /// Every entry of the archive: under the top-level directory, listed in release.json with its
+  /// digest, of no disabled feature, no foreign model; and every listed file in the archive.
+  private func contentProblems(of archive: URL, name: String, record: ReleaseRecord, disabled: [Feature])
+    -> [String]
+  {
     let top = record.artifact.topLevelDirectory + "/"
     let listed = Dictionary(record.files.map { ($0.path, $0) }) { first, _ in first }
     let modelEntries = Dictionary(record.models.map { ($0.entry, $0) }) { first, _ in first }
+    var problems: [String] = []
     var seen = Set<String>()
     do {
       try ZipReader.forEachFile(in: archive) { entry, data in
-        // The files that name modules are read whole for the leak scan (the archive's size is
-        // already bounded by the safety checks); the data can be streamed only once.
         let namesModules = Self.filesNamingModules.contains { entry.path == top + $0 }
-        var contents = Data()
-        let sha256: String
-        let size: Int64
-        if namesModules {
-          try data.forEachBlock { contents.append(contentsOf: $0) }
-          (sha256, size) = (SHA256Digest.hex(of: contents), Int64(contents.count))
-        } else {
-          (sha256, size) = try data.sha256AndSize()
-        }
+        let (sha256, size, contents) = try Self.digest(of: data, keepingContents: namesModules)
         // Every file is scanned for foreign models, wherever it sits: an archive of another
         // customer's package (another top-level directory) must name the model it leaks.
         let foreign = store.byHash[sha256].flatMap { model in
@@ -163,42 +179,15 @@ package struct ArtifactChecks {
         }
         let path = String(entry.path.dropFirst(top.count))
         seen.insert(path)
-        if let owner = features.owner(of: path), disabled.contains(owner) {
-          problems.append(
-            "\(name): \(path) belongs to feature \(owner.name.quotedForMessage), which \(record.customer.id) does not have"
-          )
-        }
-        if namesModules {
-          let text = String(decoding: contents, as: UTF8.self)
-          for feature in disabled where text.contains(feature.module) {
-            problems.append(
-              "\(name): \(path) names \(feature.module), the module of feature \(feature.name.quotedForMessage), which \(record.customer.id) does not have"
-            )
-          }
-        }
-        if let listedFile = listed[path] {
-          if listedFile.sha256 != sha256 || listedFile.size != size {
-            problems.append(
-              "\(name): \(path) has sha256 \(sha256.prefix(12))…, expected \(listedFile.sha256.prefix(12))… from release.json"
-            )
-          }
-        } else {
-          problems.append("\(name): \(path) is not listed in release.json")
-        }
+        problems += featureLeakProblems(
+          name: name, path: path, contents: contents, record: record, disabled: disabled)
+        problems += Self.listingProblems(
+          name: name, path: path, sha256: sha256, size: size, listed: listed[path])
         if let foreign {
           problems.append("\(name): \(path) is \(foreign), a model this customer does not ship")
         }
-        if path.hasSuffix(".mlmodel") {
-          if let model = modelEntries[path] {
-            if model.sha256 != sha256 {
-              problems.append(
-                "\(name): \(path) is not \(model.flowName) v\(model.modelVersion) (sha256 differs)")
-            }
-          } else {
-            problems.append(
-              "\(name): \(path) is a model release.json does not list for \(record.customer.id)")
-          }
-        }
+        problems += Self.modelEntryProblems(
+          name: name, path: path, sha256: sha256, model: modelEntries[path], customerID: record.customer.id)
       }
     } catch {
       problems.append("\(name): \(error)")
@@ -206,17 +195,77 @@ package struct ArtifactChecks {
     for missing in listed.keys.sorted() where !seen.contains(missing) {
       problems.append("\(name): \(missing) is listed in release.json but not in the archive")
     }
-    if let expectedModels {
-      let shipped = Set(record.models.map { ModelReference(flowName: $0.flowName, version: $0.modelVersion) })
-      if shipped != expectedModels {
-        let describe = { (set: Set<ModelReference>) in set.sorted().map(\.description).joined(separator: ", ")
-        }
+    return problems
+  }
+
+  /// An entry's SHA-256 and size, and its whole contents when `keep`: the files that name
+  /// modules are read whole for the leak scan (the archive's size is already bounded by the
+  /// safety checks); the data can be streamed only once.
+  private static func digest(of data: ZipFileData, keepingContents keep: Bool) throws
+    -> (sha256: String, size: Int64, contents: Data?)
+  {
+    guard keep else {
+      let (sha256, size) = try data.sha256AndSize()
+      return (sha256, size, nil)
+    }
+    var contents = Data()
+    try data.forEachBlock { contents.append(contentsOf: $0) }
+    return (SHA256Digest.hex(of: contents), Int64(contents.count), contents)
+  }
+
+  /// A file of a disabled feature, or a module name of one in a file that names modules.
+  private func featureLeakProblems(
+    name: String, path: String, contents: Data?, record: ReleaseRecord, disabled: [Feature]
+  ) -> [String] {
+    var problems: [String] = []
+    if let owner = features.owner(of: path), disabled.contains(owner) {
+      problems.append(
+        "\(name): \(path) belongs to feature \(owner.name.quotedForMessage), which \(record.customer.id) does not have"
+      )
+    }
+    if let contents {
+      let text = String(decoding: contents, as: UTF8.self)
+      for feature in disabled where text.contains(feature.module) {
         problems.append(
-          "\(name): ships \(describe(shipped)); the manifest names \(describe(expectedModels)) for \(record.customer.id)"
+          "\(name): \(path) names \(feature.module), the module of feature \(feature.name.quotedForMessage), which \(record.customer.id) does not have"
         )
       }
     }
     return problems
+  }
+
+  /// The entry against its line in release.json's files.
+  private static func listingProblems(
+    name: String, path: String, sha256: String, size: Int64, listed: ReleaseRecord.File?
+  ) -> [String] {
+    guard let listed else { return ["\(name): \(path) is not listed in release.json"] }
+    guard listed.sha256 != sha256 || listed.size != size else { return [] }
+    return [
+      "\(name): \(path) has sha256 \(sha256.prefix(12))…, expected \(listed.sha256.prefix(12))… from release.json"
+    ]
+  }
+
+  /// A `.mlmodel` entry against its line in release.json's models.
+  private static func modelEntryProblems(
+    name: String, path: String, sha256: String, model: ReleaseRecord.Model?, customerID: String
+  ) -> [String] {
+    guard path.hasSuffix(".mlmodel") else { return [] }
+    guard let model else {
+      return ["\(name): \(path) is a model release.json does not list for \(customerID)"]
+    }
+    guard model.sha256 != sha256 else { return [] }
+    return ["\(name): \(path) is not \(model.flowName) v\(model.modelVersion) (sha256 differs)"]
+  }
+
+  /// The models release.json lists against the ones the manifest names, when at hand.
+  private func modelSetProblems(name: String, record: ReleaseRecord) -> [String] {
+    guard let expectedModels else { return [] }
+    let shipped = Set(record.models.map { ModelReference(flowName: $0.flowName, version: $0.modelVersion) })
+    guard shipped != expectedModels else { return [] }
+    let describe = { (set: Set<ModelReference>) in set.sorted().map(\.description).joined(separator: ", ") }
+    return [
+      "\(name): ships \(describe(shipped)); the manifest names \(describe(expectedModels)) for \(record.customer.id)"
+    ]
   }
 
   /// What the release's signature (`<zip>.sig` beside the zip, made at publish time) says.

@@ -70,156 +70,147 @@ enum VerifyCommand {
 
   static func run(_ options: VerifyOptions, _ invocation: CommandInvocation) throws {
     let services = invocation.services
-    let manifestPath = options.manifestPath
-    let modelsPath = options.modelsPath
-    let statePath = options.statePath
     let releases = try options.paths.flatMap { try findReleases($0, services: services) }
-
-    let store = DirectoryModelStore(
-      root: services.resolve(modelsPath), displayName: modelsPath,
-      maximumModelSize: options.maximumModelSize)
-    // Read once: every release is regenerated from the same template, and its features.json
-    // says which features a customer entry may name.
-    let templates = options.templatesPath
-    let template: PackageTemplate
-    do { template = try PackageTemplate.load(services.resolve(templates), displayPath: templates) } catch let
-      failure as ValidationFailure
-    {
-      throw failure
-    } catch {
-      throw ReleaseError.invalidInput("\(error)")
-    }
-    let manifest: Manifest
-    do {
-      manifest = try ManifestLoader.load(
-        contentsOf: services.resolve(manifestPath), displayPath: manifestPath, store: store,
-        features: template.features)
-    } catch let error as DirectoryModelStoreError {
-      throw ReleaseError.invalidInput(error.description)
-    }
-    // A store entry that is no model file is bad input (exit 2), named, before anything is read.
-    let storeModels: StoreModels
-    do { storeModels = try StoreModels(store) } catch let error as DirectoryModelStoreError {
-      throw ReleaseError.invalidInput(error.description)
-    }
-    let output = services.output
-    let configuration = options.configuration
-    var urls = ReleaseOptions()
-    urls.publicURL = options.publicURL
-    // The keys packages pin and whether they keep the legacy manifest: both in every package.
-    urls.signing = SigningSetup(
-      trusted: try TrustedKeys.loadForCommand(configuration, services: services).keys)
-    urls.legacyManifests = configuration.legacyManifests ?? true
-    // With trusted keys, the README says how to check the zip's signature.
-    urls.allowedSignersURL = configuration.allowedSignersURL
-    let reproduction = Reproduction(
-      store: store, template: template, templatesPath: templates,
-      repositoryTemplate: configuration.packageURL
-        ?? configuration.destinations?.compactMap { destination -> String? in
-          guard destination.hasPrefix("git:") else { return nil }
-          return String(destination.dropFirst(4))
-        }.first, options: urls,
-      signals: try SignalCatalog.load(from: template, templatesPath: templates).introduced.mapValues(
-        \.description),
-      state: try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath),
-      sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
-        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath),
-      root: services.root)
-
-    let templateWords = PackageContentScans.TemplateWords(template)
+    let inputs = try VerifyInputs.load(options, services: services)
+    let reproduction = try Reproduction(options, inputs: inputs, services: services)
     var failed = 0
     for release in releases {
-      let directory = release.directory
-      let record: ReleaseRecord
-      do {
-        record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-      } catch {
-        // One unreadable release.json fails that release; the others are still verified.
-        output.write(line: "verify \(directory.path)", to: .standardOutput)
-        output.write(line: "  FAIL \(error)", to: .standardError)
+      if !verify(release, inputs: inputs, reproduction: reproduction, options: options, services: services) {
         failed += 1
-        continue
       }
-      output.write(
-        line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
-      var problems: [String] = []
-      // What the code under check printed when it failed.
-      var printed: [String] = []
-      if let named = release.namedArchive, named != record.artifact.file {
-        problems.append("\(named): release.json beside it describes \(record.artifact.file), not this file")
-      }
-      let customer = manifest.customer(matching: record.customer.id)
-      if customer == nil {
-        problems.append("\(record.customer.id): not a customer in \(manifestPath)")
-      } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
-        problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
-      }
-      let scans = PackageContentScans(
-        customerID: record.customer.id, manifest: manifest, templateWords: templateWords)
-      let checks = ArtifactChecks(
-        store: storeModels, features: template.features, customer: customer, scans: scans)
-      problems += checks.problems(releaseDirectory: directory, record: record)
-      switch ArtifactChecks.signature(
-        releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)
-      {
-      case .unsigned:
-        if let problem = missingSignature(directory, record: record, trusted: options.trustedKeys) {
-          problems.append(problem)
-        }
-      case .unchecked(let file):
-        output.write(
-          line:
-            "  note \(file) not checked: \(options.configuration.path) trusts no key (signing.trustedKeys)",
-          to: .standardOutput)
-      case .signed(let file, let key):
-        output.write(
-          line: "  ok  \(file): signed by key \(key.keyID) (\(key.sshFingerprint))", to: .standardOutput)
-      case .failed(let problem): problems.append(problem)
-      }
-      // Before any of its code runs: the package must be exactly what the template makes.
-      if problems.isEmpty, let customer {
-        problems += reproduction.problems(record: record, customer: customer, releaseDirectory: directory)
-      }
-      if problems.isEmpty {
-        output.write(
-          line:
-            "  ok  archive safe; sha256 and size match; \(record.files.count) files accounted for; models exactly "
-            + record.models.map { "\($0.flowName) v\($0.modelVersion)" }.joined(separator: ", ")
-            + "; no other of the store's \(storeModels.count) models inside"
-            + (record.features.map { "; features \($0.joined(separator: ", ")) and no other feature's code" }
-              ?? ""),
-          to: .standardOutput)
-        if options.build {
-          do {
-            try buildAndConsume(
-              directory: directory, record: record, services: services,
-              timeLimit: options.timeout)
-          } catch let failure as BuildFailure {
-            problems.append(failure.message)
-            printed = failure.output
-          } catch {
-            problems.append("\(error)")
-          }
-        }
-      }
-      for problem in problems { output.write(line: "  FAIL \(problem)", to: .standardError) }
-      if !printed.isEmpty {
-        // The package's own output: under GitHub Actions fenced like a build log, so it runs
-        // no workflow command.
-        let indented = printed.map { "    \($0)" }
-        if services.environment["GITHUB_ACTIONS"] == "true" {
-          GitHubActionsReporter.writeFenced(indented, output: output, stream: .standardError)
-        } else {
-          output.write(lines: indented, to: .standardError)
-        }
-      }
-      if !problems.isEmpty { failed += 1 }
     }
-    output.write(
+    services.output.write(
       line:
         "\(releases.count - failed) of \(releases.count) release\(releases.count == 1 ? "" : "s") verified",
       to: .standardOutput)
     if failed > 0 { throw ReleaseError.stepFailed(step: "verify", reason: Failed(count: failed).description) }
+  }
+
+  /// Verifies one release, writing what it finds: its contents compared with release.json and
+  /// the manifest, then its package reproduced from the inputs, then built and run. Whether
+  /// it passed.
+  private static func verify(
+    _ release: ReleaseLocation, inputs: VerifyInputs, reproduction: Reproduction, options: VerifyOptions,
+    services: Services
+  ) -> Bool {
+    let output = services.output
+    let directory = release.directory
+    let record: ReleaseRecord
+    do {
+      record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
+    } catch {
+      // One unreadable release.json fails that release; the others are still verified.
+      output.write(line: "verify \(directory.path)", to: .standardOutput)
+      output.write(line: "  FAIL \(error)", to: .standardError)
+      return false
+    }
+    output.write(
+      line: "verify \(record.customer.id) \(record.version) (\(directory.path))", to: .standardOutput)
+    let customer = inputs.manifest.customer(matching: record.customer.id)
+    var problems = compare(
+      release, record: record, customer: customer, inputs: inputs, options: options, output: output)
+    // Before any of its code runs: the package must be exactly what the template makes.
+    if problems.isEmpty, let customer {
+      problems += reproduction.problems(record: record, customer: customer, releaseDirectory: directory)
+    }
+    // What the code under check printed when it failed.
+    var printed: [String] = []
+    if problems.isEmpty {
+      (problems, printed) = build(
+        directory, record: record, inputs: inputs, options: options, services: services)
+    }
+    report(problems, printed: printed, services: services)
+    return problems.isEmpty
+  }
+
+  /// The release against its manifest entry, release.json and its signature.
+  private static func compare(
+    _ release: ReleaseLocation, record: ReleaseRecord, customer: Customer?, inputs: VerifyInputs,
+    options: VerifyOptions, output: OutputStreaming
+  ) -> [String] {
+    let directory = release.directory
+    var problems: [String] = []
+    if let named = release.namedArchive, named != record.artifact.file {
+      problems.append("\(named): release.json beside it describes \(record.artifact.file), not this file")
+    }
+    let manifestPath = options.manifestPath
+    if customer == nil {
+      problems.append("\(record.customer.id): not a customer in \(manifestPath)")
+    } else if customer?.appID.lowercased() != record.customer.appID.lowercased() {
+      problems.append("\(record.customer.id): app_id \(record.customer.appID) differs from \(manifestPath)")
+    }
+    let scans = PackageContentScans(
+      customerID: record.customer.id, manifest: inputs.manifest, templateWords: inputs.templateWords)
+    let checks = ArtifactChecks(
+      store: inputs.storeModels, features: inputs.template.features, customer: customer, scans: scans)
+    problems += checks.problems(releaseDirectory: directory, record: record)
+    problems += signatureProblems(directory, record: record, options: options, output: output)
+    return problems
+  }
+
+  /// The zip's signature: a problem when it fails or is missing though the release was
+  /// published signed; a line of its own when it is checked or cannot be.
+  private static func signatureProblems(
+    _ directory: URL, record: ReleaseRecord, options: VerifyOptions, output: OutputStreaming
+  ) -> [String] {
+    switch ArtifactChecks.signature(
+      releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)
+    {
+    case .unsigned:
+      return missingSignature(directory, record: record, trusted: options.trustedKeys).map { [$0] } ?? []
+    case .unchecked(let file):
+      output.write(
+        line:
+          "  note \(file) not checked: \(options.configuration.path) trusts no key (signing.trustedKeys)",
+        to: .standardOutput)
+    case .signed(let file, let key):
+      output.write(
+        line: "  ok  \(file): signed by key \(key.keyID) (\(key.sshFingerprint))", to: .standardOutput)
+    case .failed(let problem): return [problem]
+    }
+    return []
+  }
+
+  /// The contents passed: says so, then, unless `--no-build`, builds and runs the package.
+  /// The problem and what the code under check printed, when it failed.
+  private static func build(
+    _ directory: URL, record: ReleaseRecord, inputs: VerifyInputs, options: VerifyOptions, services: Services
+  ) -> (problems: [String], printed: [String]) {
+    services.output.write(
+      line:
+        "  ok  archive safe; sha256 and size match; \(record.files.count) files accounted for; models exactly "
+        + record.models.map { "\($0.flowName) v\($0.modelVersion)" }.joined(separator: ", ")
+        + "; no other of the store's \(inputs.storeModels.count) models inside"
+        + (record.features.map { "; features \($0.joined(separator: ", ")) and no other feature's code" }
+          ?? ""),
+      to: .standardOutput)
+    guard options.build else { return ([], []) }
+    do {
+      try buildAndConsume(
+        directory: directory, record: record, services: services,
+        timeLimit: options.timeout)
+    } catch let failure as BuildFailure {
+      return ([failure.message], failure.output)
+    } catch {
+      return (["\(error)"], [])
+    }
+    return ([], [])
+  }
+
+  /// The release's problems, then what the code under check printed.
+  private static func report(_ problems: [String], printed: [String], services: Services) {
+    let output = services.output
+    for problem in problems { output.write(line: "  FAIL \(problem)", to: .standardError) }
+    if !printed.isEmpty {
+      // The package's own output: under GitHub Actions fenced like a build log, so it runs
+      // no workflow command.
+      let indented = printed.map { "    \($0)" }
+      if services.environment["GITHUB_ACTIONS"] == "true" {
+        GitHubActionsReporter.writeFenced(indented, output: output, stream: .standardError)
+      } else {
+        output.write(lines: indented, to: .standardError)
+      }
+    }
   }
 
   /// With trusted keys, a release whose receipt says it was published signed and whose `.sig`
@@ -251,6 +242,39 @@ enum VerifyCommand {
     let state: ReleaseState
     let sdkChangelog: [String: [String]]
     let root: URL
+
+    /// As `release all` would make the packages: with the options' URLs and keys, the
+    /// configuration's repository, the template's signals and the state's recorded releases.
+    init(_ options: VerifyOptions, inputs: VerifyInputs, services: Services) throws {
+      let configuration = options.configuration
+      let templates = options.templatesPath
+      var urls = ReleaseOptions()
+      urls.publicURL = options.publicURL
+      // The keys packages pin and whether they keep the legacy manifest: both in every package.
+      urls.signing = SigningSetup(
+        trusted: try TrustedKeys.loadForCommand(configuration, services: services).keys)
+      urls.legacyManifests = configuration.legacyManifests ?? true
+      // With trusted keys, the README says how to check the zip's signature.
+      urls.allowedSignersURL = configuration.allowedSignersURL
+      self.store = inputs.store
+      self.template = inputs.template
+      self.templatesPath = templates
+      self.repositoryTemplate =
+        configuration.packageURL
+        ?? configuration.destinations?.compactMap { destination -> String? in
+          guard destination.hasPrefix("git:") else { return nil }
+          return String(destination.dropFirst(4))
+        }.first
+      self.options = urls
+      self.signals = try SignalCatalog.load(from: inputs.template, templatesPath: templates).introduced
+        .mapValues(
+          \.description)
+      self.state = try ReleaseState.load(
+        from: services.resolve(options.statePath), displayPath: options.statePath)
+      self.sdkChangelog = try CustomerReleaseNotes.sdkChangelog(
+        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath)
+      self.root = services.root
+    }
 
     func problems(record: ReleaseRecord, customer: Customer, releaseDirectory: URL) -> [String] {
       var problems = ReproductionCheck.recordProblems(record, customer: customer, version: record.version)

@@ -32,8 +32,6 @@ package struct CheckOTAStep: Step {
 
   package func run(_ inputs: ReleaseInputs, _ context: ReleaseContext) throws -> OTAPlan {
     let manifest = inputs.manifest
-    let store = inputs.modelStore
-    let catalog = inputs.signals
     let options = context.options
     if releaseRun { try OTADestination.checkSeparation(options) }
     let rollouts = try RolloutState.load(
@@ -42,6 +40,36 @@ package struct CheckOTAStep: Step {
     var offered: [ModelReference: RolloutChange.OfferedModel] = [:]
     // One line each, every problem of the run.
     var problems: [Diagnostic] = []
+    checkOffers(rollouts, inputs, options: options, offered: &offered, problems: &problems)
+    let stores = try OTADestination.stores(inputs.publishTargets, context, releaseRun: releaseRun)
+    checkDestinations(rollouts, inputs, options: options, stores: stores, problems: &problems)
+    // The signed channel needs a private key whose public half is trusted: refused before
+    // anything is built or uploaded. A dry run shows the refusal and goes on (a release run
+    // has shown its own, `ReleaseSignature.checkCanSign`).
+    if !stores.isEmpty, options.hasSignedChannel, !options.signing.canSign {
+      if !options.dryRun { throw ReleaseError.usage(Self.missingSigner) }
+      if !releaseRun {
+        context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
+      }
+    }
+    // A published legacy pointer that is not this customer's manifest as this tool writes it
+    // would stop the publish halfway: found here, nothing is published (or built). A signed
+    // channel's pointer is judged by the publish, channel by channel (`SignedChannelPublisher`):
+    // one bad channel never blocks another's publish.
+    try checkPublishedPointers(stores, manifest: manifest, options: options, problems: &problems)
+    if !problems.isEmpty { throw ValidationFailure(problems) }
+    return OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
+  }
+
+  /// Every model `rollouts` offers: in the store, running on the SDK being released, with
+  /// metadata that agrees with its place; each read once into `offered`.
+  private func checkOffers(
+    _ rollouts: RolloutState, _ inputs: ReleaseInputs, options: ReleaseOptions,
+    offered: inout [ModelReference: RolloutChange.OfferedModel], problems: inout [Diagnostic]
+  ) {
+    let manifest = inputs.manifest
+    let store = inputs.modelStore
+    let catalog = inputs.signals
     for customer in manifest.customers {
       for (flowName, flow) in (rollouts.customers[customer.id] ?? [:]).sorted(by: { $0.key < $1.key }) {
         func problem(_ message: String) {
@@ -79,7 +107,14 @@ package struct CheckOTAStep: Step {
         }
       }
     }
-    let stores = try OTADestination.stores(inputs.publishTargets, context, releaseRun: releaseRun)
+  }
+
+  /// Somewhere devices can read the channel from: a public destination when releases go to a
+  /// private one, an object store when anything is offered.
+  private func checkDestinations(
+    _ rollouts: RolloutState, _ inputs: ReleaseInputs, options: ReleaseOptions, stores: [ObjectStore],
+    problems: inout [Diagnostic]
+  ) {
     let privateDestination = inputs.publishTargets.first {
       if case .s3 = $0.destination { return true }
       return false
@@ -101,19 +136,12 @@ package struct CheckOTAStep: Step {
             "models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
         ))
     }
-    // The signed channel needs a private key whose public half is trusted: refused before
-    // anything is built or uploaded. A dry run shows the refusal and goes on (a release run
-    // has shown its own, `ReleaseSignature.checkCanSign`).
-    if !stores.isEmpty, options.hasSignedChannel, !options.signing.canSign {
-      if !options.dryRun { throw ReleaseError.usage(Self.missingSigner) }
-      if !releaseRun {
-        context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
-      }
-    }
-    // A published legacy pointer that is not this customer's manifest as this tool writes it
-    // would stop the publish halfway: found here, nothing is published (or built). A signed
-    // channel's pointer is judged by the publish, channel by channel (`SignedChannelPublisher`):
-    // one bad channel never blocks another's publish.
+  }
+
+  /// The published legacy pointers, each as this tool writes it.
+  private func checkPublishedPointers(
+    _ stores: [ObjectStore], manifest: Manifest, options: ReleaseOptions, problems: inout [Diagnostic]
+  ) throws {
     for store in stores where !options.hasSignedChannel || options.legacyManifests {
       for customer in manifest.customers {
         let key = OTAManifest.pointerKey(customer.id)
@@ -126,8 +154,6 @@ package struct CheckOTAStep: Step {
         }
       }
     }
-    if !problems.isEmpty { throw ValidationFailure(problems) }
-    return OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
   }
 }
 
