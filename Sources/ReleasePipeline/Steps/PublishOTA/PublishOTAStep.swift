@@ -71,12 +71,24 @@ package struct PublishOTAStep: Step {
       }
     }
     return ota.stores.flatMap { store in
-      (options.hasSignedChannel && !options.legacyManifests
-        ? []
-        : customers(input).map { "would publish \(OTAManifest.pointerKey($0.id)) to \(store.displayName)" })
+      customers(input).map { legacyPlan(for: $0, to: store, input, context) }
         + signed.map { "would publish \($0)'s signed manifest to \(store.displayName)" }
         + ota.offered.keys.sorted().map { "would upload \($0) as ota/models/… to \(store.displayName)" }
     }
+  }
+
+  /// What the run would do with the customer's legacy manifest: publish it, or (in a signed run
+  /// that no longer wants it) retract its offers in a last revision.
+  private func legacyPlan(
+    for customer: Customer, to store: ObjectStore, _ input: Input, _ context: ReleaseContext
+  )
+    -> String
+  {
+    let pointer = OTAManifest.pointerKey(customer.id)
+    if !context.options.hasSignedChannel || wantsLegacyManifest(customer, input, context) {
+      return "would publish \(pointer) to \(store.displayName)"
+    }
+    return "would retract every offer of \(pointer), if it still offers any, at \(store.displayName)"
   }
 
   package func run(_ input: Input, _ context: ReleaseContext) throws {

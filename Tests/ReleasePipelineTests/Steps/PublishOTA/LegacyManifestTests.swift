@@ -82,6 +82,35 @@ extension SignedChannelPublishTests {
     XCTAssertEqual(try payload(pointer(workspace), key.publicKey)["revision"] as? Int, 1)
   }
 
+  /// The dry run's plan names the legacy manifest only where the run would publish it, and
+  /// says when its last revision would retract it instead.
+  func testTheDryRunNamesTheLegacyManifestOnlyWhereItIsPublished() throws {
+    let key = try SigningKey.generate()
+    let workspace = try signedWorkspace(key)
+    func plan() -> String {
+      let run = workspace.run(
+        ["ota", "publish", "--publish", "dir:published", "--dry-run"],
+        environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
+      XCTAssertEqual(run.exitCode, 0, run.allOutput)
+      return run.allOutput
+    }
+    let legacyLine = "would publish ota/acme/models.json to"
+    let never = plan()
+    XCTAssertFalse(never.contains(legacyLine), never)
+    XCTAssertTrue(never.contains("would publish acme's signed manifest to"), never)
+
+    try record(workspace, version: "1.0.0", pinnedKeys: false)
+    XCTAssertTrue(plan().contains(legacyLine))
+
+    try FileManager.default.removeItem(at: workspace.file("dist/acme/1.0.0"))
+    try record(workspace, version: "1.1.0", pinnedKeys: true)
+    let pinned = plan()
+    XCTAssertFalse(pinned.contains(legacyLine), pinned)
+    XCTAssertTrue(
+      pinned.contains("would retract every offer of ota/acme/models.json, if it still offers any, at"), pinned
+    )
+  }
+
   func testLegacyManifestsFalseRetractsThemForEveryCustomer() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
