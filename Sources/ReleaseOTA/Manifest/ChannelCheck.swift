@@ -148,41 +148,8 @@ package struct ChannelCheck: Sendable {
   ) {
     let pointerLocation = reader.location(of: SignedOTAChannel.pointerKey(channel: channel))
     var highest: Int?
-    /// What is at `manifest-<number>.json`: nothing, a file with a problem (reported), or a
-    /// good one.
-    enum RevisionFile {
-      case missing
-      case bad
-      case good(OTAManifest)
-    }
     func revisionFile(_ number: Int) -> RevisionFile {
-      let key = SignedOTAChannel.revisionKey(channel: channel, revision: number)
-      let location = reader.location(of: key)
-      let data: Data
-      do {
-        guard let read = try reader.read(key, maximumSize: Self.maximumManifestSize) else { return .missing }
-        data = read
-      } catch {
-        report.problems.append(Finding(location: location, message: "cannot be read: \(Self.reason(error))"))
-        return .bad
-      }
-      // Signed only by a key a rotation retired: devices no longer believe it; not counted.
-      if isSignedOnlyByRetiredKeys(data) { return .missing }
-      guard let manifest = opened(data, location: location, customer: customer, into: &report) else {
-        return .bad
-      }
-      guard manifest.revision == number else {
-        report.problems.append(
-          Finding(
-            location: location,
-            message:
-              "holds revision \(manifest.revision), expected \(number) as its name says: a revision file replaced by another"
-          ))
-        return .bad
-      }
-      report.revisionFiles += 1
-      highest = max(highest ?? number, number)
-      return .good(manifest)
+      self.revisionFile(number, channel: channel, customer: customer, highest: &highest, into: &report)
     }
 
     // The newest files first, at most `revisionWindow` of them: a pointer at any revision is
@@ -223,6 +190,47 @@ package struct ChannelCheck: Sendable {
             "holds revision \(pointer.revision), below the highest revision file (manifest-\(highest).json); expected \(highest): an older manifest replayed as the pointer, or a publish that did not finish"
         ))
     }
+  }
+
+  /// What is at `manifest-<number>.json`: nothing, a file with a problem (reported), or a
+  /// good one.
+  private enum RevisionFile {
+    case missing
+    case bad
+    case good(OTAManifest)
+  }
+
+  /// Reads and checks the revision file `number`; a good one counts, and raises `highest`.
+  private func revisionFile(
+    _ number: Int, channel: String, customer: String, highest: inout Int?, into report: inout Report
+  ) -> RevisionFile {
+    let key = SignedOTAChannel.revisionKey(channel: channel, revision: number)
+    let location = reader.location(of: key)
+    let data: Data
+    do {
+      guard let read = try reader.read(key, maximumSize: Self.maximumManifestSize) else { return .missing }
+      data = read
+    } catch {
+      report.problems.append(Finding(location: location, message: "cannot be read: \(Self.reason(error))"))
+      return .bad
+    }
+    // Signed only by a key a rotation retired: devices no longer believe it; not counted.
+    if isSignedOnlyByRetiredKeys(data) { return .missing }
+    guard let manifest = opened(data, location: location, customer: customer, into: &report) else {
+      return .bad
+    }
+    guard manifest.revision == number else {
+      report.problems.append(
+        Finding(
+          location: location,
+          message:
+            "holds revision \(manifest.revision), expected \(number) as its name says: a revision file replaced by another"
+        ))
+      return .bad
+    }
+    report.revisionFiles += 1
+    highest = max(highest ?? number, number)
+    return .good(manifest)
   }
 
   // MARK: Models
