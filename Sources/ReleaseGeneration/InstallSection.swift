@@ -34,23 +34,11 @@ public enum InstallSection {
     return .lines([
       .literal("Add the package to your `Package.swift`:"),
       .literal(""),
-      .literal("```swift"),
-      .literal("dependencies: ["),
-      .concatenating([
-        .literal("  .package(url: "), .swiftCode(SwiftEmitter.stringLiteral(url)), .literal(", from: "),
-        .swiftCode(SwiftEmitter.stringLiteral(input.version)), .literal("),"),
-      ]),
-      .literal("],"),
-      .literal("targets: ["),
-      .literal("  .target("),
-      .literal("    name: \"YourApp\","),
-      .concatenating([
-        .literal("    dependencies: [.product(name: \"ContextSDK\", package: "),
-        .swiftCode(SwiftEmitter.stringLiteral(identity)), .literal(")]"),
-      ]),
-      .literal("  ),"),
-      .literal("]"),
-      .literal("```"),
+      manifestSnippet(
+        dependency: .concatenating([
+          .literal("  .package(url: "), .swiftCode(SwiftEmitter.stringLiteral(url)), .literal(", from: "),
+          .swiftCode(SwiftEmitter.stringLiteral(input.version)), .literal("),"),
+        ]), package: identity),
       .literal(""),
       .literal("In Xcode, choose File › Add Package Dependencies…, enter"),
       .concatenating([
@@ -79,24 +67,33 @@ public enum InstallSection {
       .literal("  folder, and add the `ContextSDK` library to your app's target."),
       .literal("- In a `Package.swift` beside that folder:"),
       .literal(""),
+      manifestSnippet(
+        dependency: .concatenating([
+          .literal("  .package(path: "), .swiftCode(SwiftEmitter.stringLiteral(folder)), .literal("),"),
+        ]), package: folder),
+      .literal(""),
+      .literal("A newer release comes as a new zip: replace the folder with the new one."),
+    ])
+  }
+
+  /// The app's `Package.swift` lines that add the SDK: `dependency` (the `.package(…)` line)
+  /// and the `ContextSDK` product of the package whose identity is `package`.
+  private static func manifestSnippet(dependency: MarkdownText, package: String) -> MarkdownText {
+    .lines([
       .literal("```swift"),
       .literal("dependencies: ["),
-      .concatenating([
-        .literal("  .package(path: "), .swiftCode(SwiftEmitter.stringLiteral(folder)), .literal("),"),
-      ]),
+      dependency,
       .literal("],"),
       .literal("targets: ["),
       .literal("  .target("),
       .literal("    name: \"YourApp\","),
       .concatenating([
         .literal("    dependencies: [.product(name: \"ContextSDK\", package: "),
-        .swiftCode(SwiftEmitter.stringLiteral(folder)), .literal(")]"),
+        .swiftCode(SwiftEmitter.stringLiteral(package)), .literal(")]"),
       ]),
       .literal("  ),"),
       .literal("]"),
       .literal("```"),
-      .literal(""),
-      .literal("A newer release comes as a new zip: replace the folder with the new one."),
     ])
   }
 }
