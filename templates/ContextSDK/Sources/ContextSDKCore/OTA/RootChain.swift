@@ -78,7 +78,7 @@ enum RevisionSigners {
   /// Records the distinct `keys` whose signatures of `envelope` verify, for `revision`; the
   /// same revision accepted again adds its signers.
   static func record(_ revision: Int, of envelope: Data, keys: [TrustedKey], in directory: URL) {
-    guard let signers = RootEnvelope(envelope)?.signers(among: keys), !signers.isEmpty else { return }
+    guard let signers = DSSEEnvelope(envelope)?.signers(among: keys), !signers.isEmpty else { return }
     var all = signers
     if let known = read(in: directory), known.revision == revision {
       all.formUnion(known.keyIDs)

@@ -85,7 +85,29 @@ enum SignedManifest {
     return encoding
   }
 
-  private struct Envelope: Decodable {
+  /// The payload of `envelope`, once its type is the manifest's and a signature by one of
+  /// `trustedKeys` verifies; nothing of the payload is read before.
+  static func verifiedPayload(of envelope: Data, trustedKeys: [TrustedKey]) throws(ModelManifest.Problem) -> Data
+  {
+    guard let decoded = DSSEEnvelope(envelope) else { throw .notAnEnvelope }
+    guard decoded.payloadType == payloadType else { throw .payloadType(decoded.payloadType) }
+    guard let payload = decoded.payload else { throw .notAnEnvelope }
+    guard !decoded.signatures.isEmpty else { throw .unsigned }
+    var pinnedFound = false
+    for signature in decoded.signatures {
+      // Only pinned keys count; a signature by any other key is ignored.
+      guard let key = trustedKeys.first(where: { $0.keyID == signature.keyID }), key.rawKey != nil else { continue }
+      pinnedFound = true
+      if decoded.isValid(signature.signature, by: key) { return payload }
+    }
+    throw pinnedFound ? .badSignature : .untrustedKeys
+  }
+}
+
+/// A DSSE envelope as the device reads it, what manifests and root documents arrive in:
+/// standard base64 with padding only, anything else is not base64.
+struct DSSEEnvelope {
+  private struct Wire: Decodable {
     struct Signature: Decodable {
       let keyid: String
       let sig: String
@@ -95,27 +117,38 @@ enum SignedManifest {
     let signatures: [Signature]?
   }
 
-  /// The payload of `envelope`, once its type is the manifest's and a signature by one of
-  /// `trustedKeys` verifies; nothing of the payload is read before.
-  static func verifiedPayload(of envelope: Data, trustedKeys: [TrustedKey]) throws(ModelManifest.Problem) -> Data
-  {
-    let decoded: Envelope
-    do { decoded = try JSONDecoder().decode(Envelope.self, from: envelope) } catch { throw .notAnEnvelope }
-    guard decoded.payloadType == payloadType else { throw .payloadType(decoded.payloadType) }
-    guard let payload = Data(base64Encoded: decoded.payload) else { throw .notAnEnvelope }
-    let signatures = decoded.signatures ?? []
-    guard !signatures.isEmpty else { throw .unsigned }
-    let message = preAuthenticationEncoding(payloadType: decoded.payloadType, payload: payload)
-    var pinnedFound = false
-    for signature in signatures {
-      // Only pinned keys count; a signature by any other key is ignored.
-      guard let key = trustedKeys.first(where: { $0.keyID == signature.keyid }), let raw = key.rawKey else { continue }
-      pinnedFound = true
-      if let bytes = Data(base64Encoded: signature.sig), Ed25519.isValidSignature(bytes, of: message, publicKey: raw) {
-        return payload
+  let payloadType: String
+  /// Nil when the payload is not base64.
+  let payload: Data?
+  /// Each signature's key id and bytes (nil when not base64), as listed.
+  let signatures: [(keyID: String, signature: Data?)]
+  /// What is signed: the pre-authentication encoding of the type and payload.
+  private let message: Data?
+
+  /// Nil when `data` is not an envelope's JSON.
+  init?(_ data: Data) {
+    guard let wire = try? JSONDecoder().decode(Wire.self, from: data) else { return nil }
+    payloadType = wire.payloadType
+    payload = Data(base64Encoded: wire.payload)
+    signatures = (wire.signatures ?? []).map { ($0.keyid, Data(base64Encoded: $0.sig)) }
+    message = payload.map { SignedManifest.preAuthenticationEncoding(payloadType: wire.payloadType, payload: $0) }
+  }
+
+  /// Whether `signature` is `key`'s Ed25519 signature of this envelope.
+  func isValid(_ signature: Data?, by key: TrustedKey) -> Bool {
+    guard let signature, let message, let raw = key.rawKey else { return false }
+    return Ed25519.isValidSignature(signature, of: message, publicKey: raw)
+  }
+
+  /// The ids of the distinct `keys` whose signature of this envelope verifies.
+  func signers(among keys: [TrustedKey]) -> Set<String> {
+    var signers: Set<String> = []
+    for signature in signatures where !signers.contains(signature.keyID) {
+      if let key = keys.first(where: { $0.keyID == signature.keyID }), isValid(signature.signature, by: key) {
+        signers.insert(key.keyID)
       }
     }
-    throw pinnedFound ? .badSignature : .untrustedKeys
+    return signers
   }
 }
 

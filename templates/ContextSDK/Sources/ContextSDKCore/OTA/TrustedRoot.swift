@@ -51,7 +51,7 @@ struct TrustedRoot: Equatable, Sendable {
   /// The root embedded in the package (an envelope's JSON text). The package itself is what
   /// the device trusts, so its signatures are not checked here; its content is.
   init?(embedded text: String) {
-    guard let envelope = RootEnvelope(Data(text.utf8)), let root = Self.decode(envelope.payload) else {
+    guard let payload = DSSEEnvelope(Data(text.utf8))?.payload, let root = Self.decode(payload) else {
       return nil
     }
     self = root
@@ -83,8 +83,8 @@ struct TrustedRoot: Equatable, Sendable {
   /// signed by this root's threshold of its root keys and by the new root's threshold of its
   /// own, each key counted once however many signatures it has.
   func next(from data: Data) throws(Refusal) -> TrustedRoot {
-    guard let envelope = RootEnvelope(data), envelope.payloadType == Self.payloadType,
-      let next = Self.decode(envelope.payload)
+    guard let envelope = DSSEEnvelope(data), envelope.payloadType == Self.payloadType,
+      let payload = envelope.payload, let next = Self.decode(payload)
     else { throw .malformed }
     guard next.version == version + 1 else { throw .wrongVersion(found: next.version, expected: version + 1) }
     let byPrevious = envelope.signers(among: root.keys).count
@@ -100,50 +100,7 @@ struct TrustedRoot: Equatable, Sendable {
 
   /// Whether `data` (a manifest envelope) is signed by this root's threshold of manifest keys.
   func meetsManifestThreshold(_ data: Data) -> Bool {
-    guard let envelope = RootEnvelope(data) else { return false }
+    guard let envelope = DSSEEnvelope(data) else { return false }
     return envelope.signers(among: manifest.keys).count >= manifest.threshold
-  }
-}
-
-/// A DSSE envelope read as the device reads manifests (standard base64 with padding only).
-struct RootEnvelope {
-  private struct Wire: Decodable {
-    struct Signature: Decodable {
-      let keyid: String
-      let sig: String
-    }
-    let payloadType: String
-    let payload: String
-    let signatures: [Signature]?
-  }
-
-  let payloadType: String
-  let payload: Data
-  private let signatures: [(keyID: String, signature: Data)]
-
-  init?(_ data: Data) {
-    guard let wire = try? JSONDecoder().decode(Wire.self, from: data),
-      let payload = Data(base64Encoded: wire.payload)
-    else { return nil }
-    payloadType = wire.payloadType
-    self.payload = payload
-    signatures = (wire.signatures ?? []).compactMap { entry in
-      Data(base64Encoded: entry.sig).map { (entry.keyid, $0) }
-    }
-  }
-
-  /// The ids of the distinct `keys` whose signature of this envelope verifies.
-  func signers(among keys: [TrustedKey]) -> Set<String> {
-    let message = SignedManifest.preAuthenticationEncoding(payloadType: payloadType, payload: payload)
-    var signers: Set<String> = []
-    for signature in signatures where !signers.contains(signature.keyID) {
-      guard let key = keys.first(where: { $0.keyID == signature.keyID }), let raw = key.rawKey else {
-        continue
-      }
-      if Ed25519.isValidSignature(signature.signature, of: message, publicKey: raw) {
-        signers.insert(key.keyID)
-      }
-    }
-    return signers
   }
 }
