@@ -6,10 +6,7 @@ import XCTest
 /// served again with other content, revisions past the largest JSON carries exactly, an
 /// `expires` a little behind the device's clock (skew) or too far ahead, and the file that
 /// keeps what it accepted, in the format before the payload's digest was kept too.
-final class ManifestAcceptanceTests: XCTestCase {
-  private var server: LocalHTTPServer!
-  private var downloads: URL!
-  private var state: URL!
+final class ManifestAcceptanceTests: DeviceTestCase {
   private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
   private let configuration = CustomerConfiguration(
@@ -20,18 +17,6 @@ final class ManifestAcceptanceTests: XCTestCase {
         flowId: 1, flowName: "example_flow", modelVersion: 3, sha256: "", inputNames: ["x"],
         specificationVersion: 4, resourceName: "example_flow_v3.mlmodel")
     ])
-
-  override func setUpWithError() throws {
-    server = try LocalHTTPServer()
-    downloads = FileManager.default.temporaryDirectory.appendingPathComponent("ota-\(UUID().uuidString)")
-    state = FileManager.default.temporaryDirectory.appendingPathComponent("ota-state-\(UUID().uuidString)")
-  }
-
-  override func tearDownWithError() throws {
-    server.stop()
-    try? FileManager.default.removeItem(at: downloads)
-    try? FileManager.default.removeItem(at: state)
-  }
 
   /// A manifest offering nothing, at `revision`, expiring `expires` seconds after `now`;
   /// `paused` changes the content and nothing else.

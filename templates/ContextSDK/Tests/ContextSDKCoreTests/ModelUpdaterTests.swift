@@ -9,13 +9,9 @@ import XCTest
 /// or oversized download, a model too new for this SDK, a server that is down. The device's
 /// install id is in bucket 9 of the salt used (computed with Python, see RolloutRuleTests), so
 /// a 100% offer always reaches it and a 5% one never does.
-final class ModelUpdaterTests: XCTestCase {
+final class ModelUpdaterTests: DeviceTestCase {
   private let salt = "0123456789abcdef0123456789abcdef"
   let device = "device-42"
-  var server: LocalHTTPServer!
-  var downloads: URL!
-  /// Where the install id would be, with the highest revision accepted.
-  var state: URL!
 
   let configuration = CustomerConfiguration(
     appID: "0000000A-0000-4000-8000-00000000000B", bundleIdentifiers: ["com.example.app"], sdkVersion: "2.4.0",
@@ -28,18 +24,6 @@ final class ModelUpdaterTests: XCTestCase {
   /// Two distinct small Core ML files.
   let v74 = CoreMLTestModel.bytes(specificationVersion: 4)
   let v75 = CoreMLTestModel.bytes(specificationVersion: 3)
-
-  override func setUpWithError() throws {
-    server = try LocalHTTPServer()
-    downloads = FileManager.default.temporaryDirectory.appendingPathComponent("ota-\(UUID().uuidString)")
-    state = FileManager.default.temporaryDirectory.appendingPathComponent("ota-state-\(UUID().uuidString)")
-  }
-
-  override func tearDownWithError() throws {
-    server.stop()
-    try? FileManager.default.removeItem(at: downloads)
-    try? FileManager.default.removeItem(at: state)
-  }
 
   /// The tool's manifest as plain JSON values, its URLs on this test's server.
   private func toolManifest() throws -> [String: Any] {

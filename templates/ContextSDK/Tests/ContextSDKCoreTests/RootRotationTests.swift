@@ -4,27 +4,12 @@ import XCTest
 
 /// The device following the channel's root documents: a leaked manifest key rotated out by
 /// the offline root keys, and root documents it must refuse.
-final class RootRotationTests: XCTestCase {
-  private var server: LocalHTTPServer!
-  private var downloads: URL!
-  private var state: URL!
+final class RootRotationTests: DeviceTestCase {
   private let now = Date(timeIntervalSince1970: 1_800_000_000)
   private let rootKeys = ["11", "12", "13"].map { TestSigner(hex: String(repeating: $0, count: 32)) }
   private let leaked = TestSigner(hex: String(repeating: "21", count: 32))
   private let next = TestSigner(hex: String(repeating: "22", count: 32))
   private let appID = "00000000-0000-4000-8000-000000000032"
-
-  override func setUpWithError() throws {
-    server = try LocalHTTPServer()
-    downloads = FileManager.default.temporaryDirectory.appendingPathComponent("ota-\(UUID().uuidString)")
-    state = FileManager.default.temporaryDirectory.appendingPathComponent("ota-state-\(UUID().uuidString)")
-  }
-
-  override func tearDownWithError() throws {
-    server.stop()
-    try? FileManager.default.removeItem(at: downloads)
-    try? FileManager.default.removeItem(at: state)
-  }
 
   private func keys(_ signers: [TestSigner]) -> String {
     signers.map { #"{"keyID": "\#($0.keyID)", "publicKey": "\#($0.publicKey.base64EncodedString())"}"# }
