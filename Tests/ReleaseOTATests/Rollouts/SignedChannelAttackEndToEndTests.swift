@@ -46,25 +46,12 @@ final class SignedChannelAttackEndToEndTests: XCTestCase {
     return result
   }
 
-  /// Scripts/ota-devices for every device: how many resolve onboarding_upsell to v74, and how
-  /// many refused the manifest (each on a line of its own, with its model on the next).
-  private func devices(_ channel: Channel) throws -> (onV74: Int, refused: Int, lines: [String]) {
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation(
-        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
-        [
-          "acme", "--devices", String(Self.devices), "--list", "--work", Self.probeWork.path, "--downloads",
-          channel.workspace.file("ota-devices/devices").path,
-        ], in: channel.workspace.root, timeLimit: 900))
-    let lines = result.standardOutput.split(separator: "\n").map(String.init).filter {
-      $0.hasPrefix("install-")
-    }
-    let fields = lines.map { $0.split(separator: " ").map(String.init) }
-    let resolved = fields.filter { $0.count == 4 && $0[1] == "onboarding_upsell" }
-    XCTAssertEqual(resolved.count, Self.devices, "every device's model is listed, refused or not")
-    let refused = fields.filter { $0.count > 1 && $0[1] == "error" }.count
-    XCTAssertEqual(result.exitCode, refused == 0 ? 0 : 1, result.standardError)
-    return (resolved.filter { $0[2] == "74" }.count, refused, lines)
+  /// Scripts/ota-devices for every device; it exits 1 when any device refused its update.
+  private func devices(_ channel: Channel, line: UInt = #line) throws -> OTADeviceRun {
+    let run = try OTADeviceRun(
+      channel.workspace, devices: Self.devices, probeWork: Self.probeWork, line: line)
+    XCTAssertEqual(run.exitCode, run.refused == 0 ? 0 : 1, run.standardError, line: line)
+    return run
   }
 
   private func payloadRevision(_ url: URL) throws -> Int? {

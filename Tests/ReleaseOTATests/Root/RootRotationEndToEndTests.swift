@@ -37,24 +37,9 @@ final class RootRotationEndToEndTests: XCTestCase {
     return result
   }
 
-  /// Scripts/ota-devices for every device: how many resolve onboarding_upsell to v74, and how
-  /// many refused (the manifest or a root).
-  private func devices() throws -> (onV74: Int, refused: Int, lines: [String]) {
-    let result = try SystemProcessRunner().run(
-      ProcessInvocation(
-        RepositoryRoot.url.appendingPathComponent("Scripts/ota-devices").path,
-        [
-          "acme", "--devices", String(Self.devices), "--list", "--work", Self.probeWork.path, "--downloads",
-          workspace.file("ota-devices/devices").path,
-        ], in: workspace.root, timeLimit: 900))
-    let lines = result.standardOutput.split(separator: "\n").map(String.init).filter {
-      $0.hasPrefix("install-")
-    }
-    let fields = lines.map { $0.split(separator: " ").map(String.init) }
-    let resolved = fields.filter { $0.count == 4 && $0[1] == "onboarding_upsell" }
-    XCTAssertEqual(resolved.count, Self.devices, "every device's model is listed, refused or not")
-    let refused = fields.filter { $0.count > 1 && $0[1] == "error" }.count
-    return (resolved.filter { $0[2] == "74" }.count, refused, lines)
+  /// Scripts/ota-devices for every device.
+  private func devices(line: UInt = #line) throws -> OTADeviceRun {
+    try OTADeviceRun(workspace, devices: Self.devices, probeWork: Self.probeWork, line: line)
   }
 
   private func key(_ name: String) throws -> SigningKey {
