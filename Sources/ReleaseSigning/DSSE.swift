@@ -144,7 +144,7 @@ public struct DSSEEnvelope: Equatable, Sendable {
   /// DSSE's pre-authentication encoding, what is signed:
   /// `"DSSEv1" SP len(type) SP type SP len(payload) SP payload`, lengths as ASCII decimal byte
   /// counts.
-  static func preAuthenticationEncoding(payloadType: String, payload: Data) -> Data {
+  public static func preAuthenticationEncoding(payloadType: String, payload: Data) -> Data {
     let type = Data(payloadType.utf8)
     var encoding = Data("DSSEv1 \(type.count) ".utf8)
     encoding.append(type)

@@ -29,7 +29,7 @@ enum DeviceEnvelope {
       return
         "the payload is not standard base64 with padding, the only form devices decode (found URL-safe or unpadded base64); devices refuse it"
     }
-    let message = preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
+    let message = DSSEEnvelope.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
     for signature in envelope.signatures ?? [] {
       guard let key = trusted.first(where: { $0.keyID == signature.keyid }),
         let bytes = Data(base64Encoded: signature.sig)
@@ -38,16 +38,5 @@ enum DeviceEnvelope {
     }
     return
       "no signature by a trusted key that devices can check (each is missing, fails, or is not standard base64 with padding); devices refuse it"
-  }
-
-  /// DSSE's pre-authentication encoding, as the device builds it:
-  /// `"DSSEv1" SP len(type) SP type SP len(payload) SP payload`.
-  static func preAuthenticationEncoding(payloadType: String, payload: Data) -> Data {
-    let type = Data(payloadType.utf8)
-    var encoding = Data("DSSEv1 \(type.count) ".utf8)
-    encoding.append(type)
-    encoding.append(Data(" \(payload.count) ".utf8))
-    encoding.append(payload)
-    return encoding
   }
 }
