@@ -61,6 +61,31 @@ final class ChannelVerifyAttackTests: XCTestCase {
     )
   }
 
+  /// No signature of the payload whose URL-safe base64 differs from its standard one.
+  private struct NoURLUnsafeSignature: Error {}
+
+  /// The payload (followed by as many spaces as needed: the same JSON) and its signature by
+  /// `key` in URL-safe base64, which differs from the standard form: a signature's standard
+  /// base64 holds no '+' or '/' about one time in sixteen, and re-encoding it then changes
+  /// nothing.
+  private static func urlSafeSignature(of payload: String, key: SigningKey) throws -> (
+    payload: String, signature: String
+  ) {
+    let bytes = try XCTUnwrap(Data(base64Encoded: payload))
+    for spaces in 0..<64 {
+      let padded = bytes + Data(repeating: UInt8(ascii: " "), count: spaces)
+      let envelope = try DSSEEnvelope.sign(
+        payload: padded, payloadType: SignedOTAChannel.payloadType, with: [key])
+      let standard = try XCTUnwrap(envelope.signatures.first).signature.base64EncodedString()
+      if standard.contains(where: { $0 == "+" || $0 == "/" }) {
+        let urlSafe = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+          of: "/", with: "_")
+        return (padded.base64EncodedString(), urlSafe)
+      }
+    }
+    throw NoURLUnsafeSignature()
+  }
+
   /// The genuine envelope with its base64 re-encoded unpadded or URL-safe: the tool's DSSE
   /// verifier takes it (as the specification allows), devices do not.
   func testBase64DevicesDoNotDecodeIsAProblem() throws {
@@ -71,8 +96,7 @@ final class ChannelVerifyAttackTests: XCTestCase {
     let signature = try XCTUnwrap((envelope["signatures"] as? [[String: Any]])?.first?["sig"] as? String)
     let unpaddedPayload = payload.replacingOccurrences(of: "=", with: "")
     let unpaddedSignature = signature.replacingOccurrences(of: "=", with: "")
-    let urlSafeSignature = signature.replacingOccurrences(of: "+", with: "-").replacingOccurrences(
-      of: "/", with: "_")
+    let (resignedPayload, urlSafeSignature) = try Self.urlSafeSignature(of: payload, key: published.key)
     let signatureProblem = "\(pointer): no signature by a trusted key that devices can check"
     let cases: [(name: String, payload: String, signature: String, expected: String)] = [
       (
@@ -80,7 +104,7 @@ final class ChannelVerifyAttackTests: XCTestCase {
         "\(pointer): the payload is not standard base64 with padding, the only form devices decode (found URL-safe or unpadded base64); devices refuse it; expected an envelope of type \(SignedOTAChannel.payloadType) signed by a trusted key (key id \(published.key.keyID.prefix(16)))"
       ),
       ("signature unpadded", payload, unpaddedSignature, signatureProblem),
-      ("signature URL-safe", payload, urlSafeSignature, signatureProblem),
+      ("signature URL-safe", resignedPayload, urlSafeSignature, signatureProblem),
     ]
     for (name, payloadText, signatureText, expected) in cases {
       XCTAssertTrue(payloadText != payload || signatureText != signature, "\(name): re-encoded")
