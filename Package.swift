@@ -82,6 +82,15 @@ let package = Package(
         "ReleaseAlignment", "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest",
         "ReleaseModels", "ReleaseSigning", "ReleaseSystem",
       ]),
+    // The settings phase: release.config.json read once and merged with the command line and
+    // the environment, keys read, URL and destination policy checked, into typed settings per
+    // command.
+    .target(
+      name: "ReleaseSettings",
+      dependencies: [
+        "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
+      ]),
     // The engine of a run: options, context, the phases, `Pipeline` and the steps other parts
     // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
     // artifact checks, shard plans.
@@ -90,7 +99,7 @@ let package = Package(
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON",
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing",
-        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     // Building and testing customers' packages: warm build slots, compile keys and their test
     // binaries, the build step and the step that runs every customer's steps in parallel.
@@ -99,7 +108,7 @@ let package = Package(
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseCore", "ReleaseGeneration", "ReleaseJSON",
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
     // alignment and planning to tagging, the artifact list and the state write.
@@ -108,22 +117,16 @@ let package = Package(
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
         "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
-      ]),
-    // release.config.json: the project's settings, read and checked with every problem at once.
-    .target(
-      name: "ReleaseSettings",
-      dependencies: [
-        "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleasePublishing",
-        "ReleaseSystem",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     // `release bump`: the SDK version moved everywhere it appears, as one reviewable change.
     .target(
       name: "ReleaseBump",
       dependencies: [
-        "ReleaseCore", "ReleaseGeneration", "ReleasePipeline", "ReleasePublishing", "ReleaseSystem",
+        "ReleaseCore", "ReleaseGeneration", "ReleasePipeline", "ReleasePublishing", "ReleaseSettings",
+        "ReleaseSystem",
       ]),
-    // The command line: the command table, parsing, help, release.config.json, and each
+    // The command line: the command table, parsing, help, and each
     // command's run (release, bump, plan, verify, rollout and ota, keys, share).
     .target(
       name: "ReleaseCLI",
@@ -145,6 +148,13 @@ let package = Package(
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
+      name: "ReleaseSettingsTests",
+      dependencies: [
+        "ReleaseCore", "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSettings",
+        "ReleaseSigning",
+        "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
       name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests",
@@ -156,7 +166,7 @@ let package = Package(
       name: "ReleaseTestSupport",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow", "ReleaseNetwork",
-        "ReleasePipeline", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleasePipeline", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
     .testTarget(
@@ -186,6 +196,7 @@ let package = Package(
       dependencies: [
         "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSettings",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
@@ -193,13 +204,14 @@ let package = Package(
       dependencies: [
         "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration",
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePipelineTests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSettings",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(

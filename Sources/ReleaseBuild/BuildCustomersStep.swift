@@ -22,13 +22,13 @@ package struct BuildCustomersStep: Step {
       let features = job.features.map(\.name)
       let models = job.customer.customModels.map(\.reference.description)
       return
-        "would build \(job.id) \(job.version) (features \(features.joined(separator: ", ")); models \(models.joined(separator: ", "))) -> \(context.options.distPath)/\(job.id)/\(job.version)/\(job.archiveName)"
+        "would build \(job.id) \(job.version) (features \(features.joined(separator: ", ")); models \(models.joined(separator: ", "))) -> \(context.settings.inputs.distPath)/\(job.id)/\(job.version)/\(job.archiveName)"
     }
   }
 
   package func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
     let slots = BuildSlots(
-      root: context.cacheDirectory.appendingPathComponent("slots"), count: context.options.jobs,
+      root: context.cacheDirectory.appendingPathComponent("slots"), count: context.settings.build.jobs,
       moduleCache: BuildSlots.moduleCache(
         environment: context.services.environment, resolve: context.services.resolve))
     // A key is proven again in every run (its binary is only trusted after this run's proof), so
@@ -58,7 +58,7 @@ package struct BuildCustomersStep: Step {
     // keeps its build plan and modules (see BuildSlots). Only the first customer of a compile
     // key takes a slot unless every customer is built (`--full-build`): a worker done with its
     // set then joins another at once.
-    let everyCustomerBuilds = context.options.fullBuild
+    let everyCustomerBuilds = context.settings.build.fullBuild
     return pipeline.run(
       customers, context, affinity: \.slotAffinity,
       worthJoining: everyCustomerBuilds ? BuildSlots.customersWorthASwitch : 1

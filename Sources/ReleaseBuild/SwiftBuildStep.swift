@@ -25,14 +25,14 @@ struct SwiftBuildStep: CustomerStep {
   func run(_ source: GeneratedSource, for job: CustomerJob, _ context: ReleaseContext) throws -> TestedPackage
   {
     let log = job.scratchLog(in: context.cacheDirectory)
-    if context.options.fullBuild {
+    if context.settings.build.fullBuild {
       try inSlot(source, job, context, refreshBundles: true) { try swift($0, job, context) }
       return TestedPackage(
         source: source, testCount: TestCount.parse(log: log),
-        testedBy: context.options.skipTests ? nil : .swiftTest)
+        testedBy: context.settings.build.skipTests ? nil : .swiftTest)
     }
     let key = try CompileKey.of(package: source.directory, toolchain: toolchain, flags: flags)
-    if context.options.skipTests {
+    if context.settings.build.skipTests {
       try buildOnce(key, source, job, context)
       return TestedPackage(source: source, testCount: nil, testedBy: nil)
     }
@@ -191,7 +191,7 @@ struct SwiftBuildStep: CustomerStep {
     let invocation = ProcessInvocation(
       executable.path, [binary.dataTests.joined(separator: ",")], in: directory,
       environment: ChildEnvironment.withoutSecrets(context.services.environment),
-      logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.options.timeout,
+      logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.settings.build.timeout,
       timeLimitOption: "--timeout", shownAs: shown)
     let result = try context.services.processRunner.runWithOwnTemporaryDirectory(invocation)
     guard result.exitCode == 0 else {
@@ -231,12 +231,12 @@ struct SwiftBuildStep: CustomerStep {
   /// customer's time. Compiler errors and test failures both land in the log, whose tail is
   /// shown on failure.
   private func swift(_ slot: URL, _ job: CustomerJob, _ context: ReleaseContext) throws {
-    let action = context.options.skipTests ? "build" : "test"
+    let action = context.settings.build.skipTests ? "build" : "test"
     context.reporter.report(.customerProgress(id: job.id, step: "swift \(action)"))
     let invocation = ProcessInvocation(
       "swift", [action] + flags, in: slot,
       environment: ChildEnvironment.withoutSecrets(context.services.environment),
-      logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.options.timeout,
+      logFile: job.scratchLog(in: context.cacheDirectory), timeLimit: context.settings.build.timeout,
       timeLimitOption: "--timeout", shownAs: "swift \(action)")
     let result = try context.services.processRunner.runWithOwnTemporaryDirectory(invocation)
     guard result.exitCode == 0 else {

@@ -3,6 +3,7 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release bump major|minor|patch`: moves the SDK version everywhere it appears, as one
@@ -39,7 +40,7 @@ package struct VersionBump {
   let services: Services
   let statePath: String
   let templatesPath: String
-  let changelogPath = ReleaseOptions.sdkChangelogPath
+  let changelogPath = InputSettings.sdkChangelogPath
 
   package init(services: Services, statePath: String, templatesPath: String) {
     self.services = services

@@ -5,6 +5,7 @@ import ReleaseJSON
 import ReleaseManifest
 import ReleasePipeline
 import ReleaseReporting
+import ReleaseSettings
 import ReleaseSystem
 
 /// Entry point: parses the command line, runs the command, maps errors to exit codes.
@@ -102,10 +103,10 @@ package enum CommandLineInterface {
 
 /// `release all`, `customer` and `merge`: the release pipeline.
 enum ReleaseCommand {
-  /// Runs the pipeline with the reporters the options ask for (which also report the
+  /// Runs the pipeline with the reporters the settings ask for (which also report the
   /// command's errors from then on).
-  static func run(_ options: ReleaseOptions, _ invocation: CommandInvocation) throws {
-    invocation.reporter = ReporterFactory.make(options: options, services: invocation.services)
-    try ReleaseRun.run(options: options, services: invocation.services, reporter: invocation.reporter)
+  static func run(_ settings: RunSettings, _ invocation: CommandInvocation) throws {
+    invocation.reporter = ReporterFactory.make(settings: settings, services: invocation.services)
+    try ReleaseRun.run(settings: settings, services: invocation.services, reporter: invocation.reporter)
   }
 }

@@ -3,6 +3,7 @@ import ReleaseBuild
 import ReleaseCore
 import ReleasePipeline
 import ReleaseReporting
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release all`, `customer` and `merge`: the release pipeline, from loading the inputs to
@@ -13,19 +14,17 @@ package enum ReleaseRun {
   /// publishing. `record` keeps what the summary reports: the customers' latest results, and
   /// the run's lock once taken.
   static func pipeline(_ pipeline: Pipeline, _ record: inout RunRecord) throws {
-    let options = pipeline.context.options
+    let settings = pipeline.context.settings
     // A publishing run that must sign and cannot ends before anything is read or built; a dry
     // run (usually previewed where the CI secret is not) shows the refusal and goes on.
-    do { try ReleaseSignature.checkCanSign(options) } catch let error as ReleaseError where options.dryRun {
+    do { try ReleaseSignature.checkCanSign(settings) } catch let error as ReleaseError where settings.dryRun {
       pipeline.context.reporter.report(.wouldRefuse(step: PublishStep.stepName, error.lines))
     }
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
-    if !options.mergeSources.isEmpty {
-      try merge(inputs, pipeline, &record)
-    } else if let selection = options.shard {
-      try shard(selection, inputs, pipeline, &record)
-    } else {
-      try build(inputs, pipeline, &record)
+    switch settings.mode {
+    case .all, .customers: try build(inputs, pipeline, &record)
+    case .shard(let selection): try shard(selection, inputs, pipeline, &record)
+    case .merge(let sources): try merge(sources, inputs, pipeline, &record)
     }
   }
 
@@ -40,7 +39,7 @@ package enum ReleaseRun {
     let customers = try pipeline.run(BuildCustomersStep(), plan) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), inputs, ota: ota,
+      RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), inputs, ota: ota,
       tags: tags?.tags, pipeline)
   }
 
@@ -55,16 +54,18 @@ package enum ReleaseRun {
     record.lock = try pipeline.run(LockStep(), ())
     let customers = try pipeline.run(BuildCustomersStep(), shard.plan) ?? shard.plan.customers
     record.customers = customers
-    let results = RunResults(inputs: inputs, customers: customers, options: pipeline.context.options)
+    let results = RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings)
     try pipeline.checkArtifacts(results)
     try pipeline.run(WriteArtifactListStep(), results)
     try pipeline.run(WriteShardRecordStep(), .init(record: shard.record, customers: customers))
   }
 
   /// `release merge`: joins the shards' releases instead of building, then releases them.
-  private static func merge(_ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord) throws {
+  private static func merge(
+    _ sources: [String], _ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord
+  ) throws {
     let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
-    let origins = try pipeline.run(LoadShardsStep(), ())
+    let origins = try pipeline.run(LoadShardsStep(sources: sources), ())
     var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
     plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))
     let tags = try pipeline.run(TagCheckStep(), plan)
@@ -75,7 +76,7 @@ package enum ReleaseRun {
       try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), inputs, ota: ota,
+      RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), inputs, ota: ota,
       tags: tags?.tags, pipeline)
   }
 
@@ -95,15 +96,15 @@ package enum ReleaseRun {
     try pipeline.run(WriteStateStep(), results)
   }
 
-  package static func run(options: ReleaseOptions, services: Services, reporter: Reporter) throws {
-    let context = ReleaseContext(services: services, options: options, reporter: reporter)
+  package static func run(settings: RunSettings, services: Services, reporter: Reporter) throws {
+    let context = ReleaseContext(services: services, settings: settings, reporter: reporter)
     var record = RunRecord()
     // The reporters finish (dist/report.xml, the step summary) while the run still holds its
     // locks.
     defer { withExtendedLifetime(record.lock) { reporter.finish() } }
     let start = services.clock.monotonicSeconds()
     func summarize() {
-      let shipping = Set(RunResults.shipping(record.customers, options).shipping.map(\.id))
+      let shipping = Set(RunResults.shipping(record.customers, settings).shipping.map(\.id))
       let outcomes = record.customers.map {
         $0.outcome(relativeTo: services.root, shipped: shipping.contains($0.id))
       }
@@ -114,11 +115,11 @@ package enum ReleaseRun {
     } catch {
       // Past the lock step the run did work (input checks are behind it): the summary and
       // report.xml still say what was built before the step that failed.
-      if !options.dryRun && record.lock != nil { summarize() }
+      if !settings.dryRun && record.lock != nil { summarize() }
       throw error
     }
     // A dry run's plan lines already say everything; the summary is for runs that did work.
-    if options.dryRun { return }
+    if settings.dryRun { return }
     summarize()
     let failed = record.customers.filter { $0.isFailed || $0.status == .cancelled }
     if !failed.isEmpty { throw ReleaseError.customersFailed(failed.map(\.id)) }

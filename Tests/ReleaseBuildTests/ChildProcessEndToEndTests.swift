@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -218,7 +219,7 @@ final class ChildProcessEndToEndTests: XCTestCase {
       XCTAssertEqual(Set(seen.keys).subtracting(UntrustedBuildEnvironment.allowed), ["HOME", "TMPDIR"])
       XCTAssertNotEqual(seen["HOME"], planted["HOME"])
       XCTAssertTrue(seen["HOME"]?.hasPrefix(FileManager.default.temporaryDirectory.path) == true)
-      XCTAssertEqual(invocation.timeLimit, ReleaseOptions().timeout)
+      XCTAssertEqual(invocation.timeLimit, BuildSettings().timeout)
     }
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseArchive
 import ReleasePipeline
+import ReleaseSettings
 import ReleaseSystem
 
 /// A release in dist/ changed the way an attacker with write access to a restored cache would.

@@ -63,16 +63,6 @@ struct Arguments {
   /// Whether the option was given at all.
   func given(_ option: Option) -> Bool { flag(option) || options[option.name] != nil }
 
-  /// The option's value, else its release.config.json key's; with how messages name where it
-  /// came from (the flag, or `release.config.json: <key>:`).
-  func setting(_ option: Option, _ configuration: ReleaseConfiguration) -> (value: String?, origin: String) {
-    if let value = value(option) { return (value, option.name) }
-    if let key = option.configurationKey, let value = key.value(in: configuration) {
-      return (value, SettingOrigins.configuration(configuration.path, key: key.rawValue))
-    }
-    return (nil, option.name)
-  }
-
   /// A duration: seconds, or a number with s, m, h or d, e.g. `90s`, `20m`, `1h`, `7d`; at most
   /// `maximum` seconds (a day unless given), which messages name as `maximumText`.
   func duration(
@@ -82,24 +72,10 @@ struct Arguments {
     let name = option.name
     guard let text = value(option) else { return nil }
     let units: [(String, Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
-    if let seconds = Self.seconds(of: text, units: units, maximum: maximum) { return seconds }
+    if let seconds = DurationText.seconds(of: text, units: units, maximum: maximum) { return seconds }
     throw ReleaseError.usage(
       "\(name): expected a duration such as \(examples) (at most \(maximumText)), found \"\(text.prefix(40))\""
     )
-  }
-
-  /// `text` as a positive whole number followed by the suffix of the first of `units` it ends
-  /// with, in seconds (the number times that unit's seconds); nil when it is not one or is over
-  /// `maximum` seconds.
-  static func seconds(
-    of text: String, units: [(suffix: String, seconds: Double)], maximum: Double
-  ) -> Double? {
-    guard let unit = units.first(where: { text.hasSuffix($0.suffix) }) else { return nil }
-    let digits = text.dropLast(unit.suffix.count)
-    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Double(digits),
-      number > 0, number * unit.seconds <= maximum
-    else { return nil }
-    return number * unit.seconds
   }
 
   /// A size: bytes, or a number with KB, MB or GB (powers of 1024), e.g. `512MB`.

@@ -20,20 +20,6 @@ enum ConfigurationKey: String, Sendable {
   case publishPassed = "publish.publishPassed"
   case manifestExpiry = "publish.manifestExpiry"
   case otaDestination = "publish.otaDestination"
-
-  /// The key's value in `configuration`, as text (nil: the key is absent).
-  func value(in configuration: ReleaseConfiguration) -> String? {
-    switch self {
-    case .models: return configuration.models
-    case .destinations: return configuration.destinations?.joined(separator: " ")
-    case .s3Endpoint: return configuration.s3Endpoint
-    case .s3Region: return configuration.s3Region
-    case .publicURL: return configuration.publicURL
-    case .publishPassed: return configuration.publishPassed.map { $0 ? "true" : "false" }
-    case .manifestExpiry: return configuration.manifestExpiry
-    case .otaDestination: return configuration.otaDestination
-    }
-  }
 }
 
 /// One `--option <value>` or `--flag`.

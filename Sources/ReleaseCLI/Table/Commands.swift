@@ -1,4 +1,5 @@
 import ReleasePipeline
+import ReleaseSettings
 
 /// The command table: every command's description, in the order the overview lists them.
 extension Command {
@@ -14,7 +15,7 @@ extension Command {
         """,
       groups: [.inputs, .s3, .behaviour, .publishing, .signing],
       refusals: [Options.shards.name: shardsRefusal],
-      run: { try ReleaseCommand.run(try ReleaseOptions.all($0, $1), $1) }),
+      run: { try ReleaseCommand.run(try RunSettings.all($0, $1), $1) }),
     Command(
       name: "customer", synopsis: "customer <id>...", summary: "release the named customers (slug or app_id)",
       title: "build, test and archive the named customers",
@@ -27,7 +28,7 @@ extension Command {
       ],
       groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.shard), .publishing, .signing],
       refusals: [Options.shard.name: shardRefusal, Options.shards.name: shardsRefusal],
-      run: { try ReleaseCommand.run(try ReleaseOptions.customer($0, $1), $1) }
+      run: { try ReleaseCommand.run(try RunSettings.customer($0, $1), $1) }
     ),
     Command(
       name: "plan", synopsis: "plan --shards <n>", summary: "split the customers over n CI machines",
@@ -69,7 +70,7 @@ extension Command {
         Options.force.name: "a merge builds nothing; rebuild in the shards", Options.shard.name: shardRefusal,
         Options.shards.name: shardsRefusal,
       ],
-      run: { try ReleaseCommand.run(try ReleaseOptions.merge($0, $1), $1) }
+      run: { try ReleaseCommand.run(try RunSettings.merge($0, $1), $1) }
     ),
     Command(
       name: "verify", synopsis: "verify <path>...", summary: "check generated packages before they go out",

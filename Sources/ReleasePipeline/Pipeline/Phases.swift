@@ -4,6 +4,7 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
+import ReleaseSettings
 import ReleaseSystem
 
 // The values a run passes from phase to phase (after SwiftPM's build plan): each step takes
@@ -125,20 +126,20 @@ package struct RunResults: Sendable {
   package let shipping: [CustomerResult]
   private let publishPassed: Bool
 
-  package init(inputs: ReleaseInputs, customers: [CustomerResult], options: ReleaseOptions) {
+  package init(inputs: ReleaseInputs, customers: [CustomerResult], settings: RunSettings) {
     self.inputs = inputs
     self.customers = customers
-    (released, shipping) = Self.shipping(customers, options)
-    publishPassed = options.publishPassed
+    (released, shipping) = Self.shipping(customers, settings)
+    publishPassed = settings.publishing.publishPassed
   }
 
-  package static func shipping(_ customers: [CustomerResult], _ options: ReleaseOptions)
+  package static func shipping(_ customers: [CustomerResult], _ settings: RunSettings)
     -> (released: [CustomerResult], shipping: [CustomerResult])
   {
     let released = customers.filter {
-      $0.status == .succeeded || $0.status == .upToDate || (options.dryRun && $0.status == .pending)
+      $0.status == .succeeded || $0.status == .upToDate || (settings.dryRun && $0.status == .pending)
     }
-    return (released, released.count == customers.count || options.publishPassed ? released : [])
+    return (released, released.count == customers.count || settings.publishing.publishPassed ? released : [])
   }
 
   /// Why a step that works on `shipping` has nothing to do; nil when it has.

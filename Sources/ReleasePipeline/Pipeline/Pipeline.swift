@@ -27,7 +27,7 @@ package struct Pipeline: Sendable {
       context.reporter.report(.stepSkipped(step.name, reason: reason))
       return nil
     }
-    if context.options.dryRun && step.changesState {
+    if context.settings.dryRun && step.changesState {
       let lines = step.dryRunDescription(input, context)
       if !lines.isEmpty { context.reporter.report(.dryRun(step: step.name, lines: lines)) }
       return nil
@@ -36,7 +36,7 @@ package struct Pipeline: Sendable {
     do {
       return try mappingErrors(of: step.name) { try step.run(input, context) }
     } catch let error as ReleaseError
-      where error.isInvalidInput && context.options.dryRun && step.isPreflightCheck
+      where error.isInvalidInput && context.settings.dryRun && step.isPreflightCheck
     {
       context.reporter.report(.wouldRefuse(step: step.name, error.lines))
       return nil
@@ -155,9 +155,9 @@ package struct CustomerPipeline: Sendable {
     let stop = Locked(false)
     // A customer that failed before building (a model that could not be fetched) stops the
     // others too under --fail-fast.
-    if context.options.failFast && customers.contains(where: \.isFailed) { stop.set(true) }
+    if context.settings.build.failFast && customers.contains(where: \.isFailed) { stop.set(true) }
 
-    for worker in 0..<max(1, min(context.options.jobs, pending.count)) {
+    for worker in 0..<max(1, min(context.settings.build.jobs, pending.count)) {
       group.enter()
       DispatchQueue.global().async {
         defer { group.leave() }
@@ -170,7 +170,7 @@ package struct CustomerPipeline: Sendable {
             context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
           } else {
             result = runJob(result, context, finished: finished)
-            if result.isFailed && context.options.failFast { stop.set(true) }
+            if result.isFailed && context.settings.build.failFast { stop.set(true) }
             last = affinity(job)
           }
           results.withLock { $0[position] = result }

@@ -179,8 +179,9 @@ enum PlanDigest {
       customers: Dictionary(uniqueKeysWithValues: plan.jobs.map { ($0.id, $0.digest.build) }),
       storeModels: Dictionary(
         uniqueKeysWithValues: storeModels.hashes.map { ($0.key.description, $0.value) }),
-      manifest: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.manifestPath)),
-      state: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.options.statePath)),
+      manifest: try SHA256Digest.hex(
+        ofFileAt: context.services.resolve(context.settings.inputs.manifestPath)),
+      state: try SHA256Digest.hex(ofFileAt: context.services.resolve(context.settings.inputs.statePath)),
       tool: "\(ReleaseTool.name) \(ReleaseTool.version)", toolchain: plan.toolchain)
     return SHA256Digest.hex(of: StableJSON.canonical(parts))
   }

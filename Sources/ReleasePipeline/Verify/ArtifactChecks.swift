@@ -351,7 +351,7 @@ struct CheckArtifactsStep: Step {
   let name = "check artifacts"
 
   func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
-    if context.options.dryRun { return "dry run: nothing was built" }
+    if context.settings.dryRun { return "dry run: nothing was built" }
     return results.nothingShipsReason("checked")
   }
 

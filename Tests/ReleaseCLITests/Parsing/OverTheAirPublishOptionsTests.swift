@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -33,7 +34,7 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
       reporter: DiscardingReporter())
   }
 
-  func publishOptions(_ arguments: [String], root: URL) throws -> ReleaseOptions {
+  func publishOptions(_ arguments: [String], root: URL) throws -> RunSettings {
     try OTAPublishOptions(Arguments(arguments, command: publishCommand), invocation(root)).release
   }
 
@@ -57,17 +58,19 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
       #"{"publish": {"destinations": ["s3://sdk-releases/contextsdk", "dir:releases"], "otaDestination": "s3://sdk-ota/contextsdk", "s3Endpoint": "http://127.0.0.1:5000"}}"#
     )
     let configured = try publishOptions([], root: s3.url)
-    XCTAssertEqual(configured.publish.map(\.description), ["s3://sdk-ota/contextsdk"])
-    XCTAssertEqual(configured.publish, configured.otaDestination.map { [$0] })
+    XCTAssertEqual(configured.publishing.destinations.map(\.description), ["s3://sdk-ota/contextsdk"])
+    XCTAssertEqual(configured.publishing.destinations, configured.publishing.otaDestination.map { [$0] })
     // --publish still replaces it.
     XCTAssertEqual(
-      try publishOptions(["--publish", "dir:elsewhere"], root: s3.url).publish.map(\.description),
+      try publishOptions(["--publish", "dir:elsewhere"], root: s3.url).publishing.destinations.map(
+        \.description),
       ["elsewhere"])
 
     // Without otaDestination, a directory release destination gets the files beside the
     // releases, as a release run puts them.
     let directory = try root(#"{"publish": {"destinations": ["dir:releases"]}}"#)
-    XCTAssertEqual(try publishOptions([], root: directory.url).publish.map(\.description), ["releases"])
+    XCTAssertEqual(
+      try publishOptions([], root: directory.url).publishing.destinations.map(\.description), ["releases"])
   }
 
   func testAnS3ReleaseDestinationIsRefusedAsTheOverTheAirTarget() throws {
@@ -93,7 +96,8 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
     // Another bucket, or a prefix beside the releases', is the channel's own.
     for target in ["s3://sdk-ota/contextsdk", "s3://sdk-releases/ota"] {
       XCTAssertEqual(
-        try publishOptions(["--publish", target], root: releases.url).publish.map(\.description), [target])
+        try publishOptions(["--publish", target], root: releases.url).publishing.destinations.map(
+          \.description), [target])
     }
     // The evaluation publishes through the same rules.
     let evaluate = try Arguments(
@@ -125,16 +129,16 @@ final class OverTheAirPublishOptionsTests: XCTestCase {
       Arguments(
         arguments + ["--signing-key", "ota.pem", "--expires", "36h"], command: evaluateCommand),
       invocation(root.url))
-    let release = try XCTUnwrap(flagged.publish)
+    let release = try XCTUnwrap(flagged.settings.publish)
     XCTAssertEqual(release.signing.signers.map(\.keyID), [key.publicKey.keyID])
-    XCTAssertEqual(release.manifestExpiry, 36 * 3600)
+    XCTAssertEqual(release.channel.manifestExpiry, 36 * 3600)
     XCTAssertTrue(release.hasSignedChannel)
     // Without them: RELEASE_SIGNING_KEY and the default expiry, as 'ota publish' takes them.
     let fromEnvironment = try EvaluateOptions(
       Arguments(arguments, command: evaluateCommand),
       invocation(root.url, environment: ["RELEASE_SIGNING_KEY": key.pemEncoded]))
-    XCTAssertEqual(fromEnvironment.publish?.signing.signers.map(\.keyID), [key.publicKey.keyID])
-    XCTAssertEqual(fromEnvironment.publish?.manifestExpiry, ReleaseOptions().manifestExpiry)
+    XCTAssertEqual(fromEnvironment.settings.publish?.signing.signers.map(\.keyID), [key.publicKey.keyID])
+    XCTAssertEqual(fromEnvironment.settings.publish?.channel.manifestExpiry, ChannelSettings().manifestExpiry)
     XCTAssertEqual(
       refusal {
         try EvaluateOptions(

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -126,18 +127,18 @@ final class CommandTableTests: XCTestCase {
         ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--dry-run", "--refresh"],
         command: publish),
       invocation)
-    XCTAssertEqual(options.release.publish.count, 1)
-    XCTAssertEqual(options.release.publicURL, "https://sdk.example.com")
+    XCTAssertEqual(options.release.publishing.destinations.count, 1)
+    XCTAssertEqual(options.release.publishing.publicURL, "https://sdk.example.com")
     XCTAssertTrue(options.release.dryRun)
-    XCTAssertTrue(options.release.refresh)
-    XCTAssertTrue(options.release.legacyManifests)
-    XCTAssertEqual(options.release.manifestExpiry, 36 * 3600)
+    XCTAssertTrue(options.release.channel.refresh)
+    XCTAssertTrue(options.release.channel.legacyManifests)
+    XCTAssertEqual(options.release.channel.manifestExpiry, 36 * 3600)
     let flagged = try OTAPublishOptions(
       Arguments(
         ["--publish", "dir:out", "--public-url", "https://sdk.example.com", "--expires", "2d"],
         command: publish),
       invocation)
-    XCTAssertEqual(flagged.release.manifestExpiry, 2 * 86_400)
+    XCTAssertEqual(flagged.release.channel.manifestExpiry, 2 * 86_400)
     XCTAssertThrowsError(
       try OTAPublishOptions(
         Arguments(["--publish", "dir:out", "--expires", "30m"], command: publish), invocation)

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseManifest
+import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -58,14 +59,14 @@ final class CustomerPipelineTests: XCTestCase {
   }
 
   func context(jobs: Int, failFast: Bool, reporter: RecordingReporter) -> ReleaseContext {
-    var options = ReleaseOptions()
-    options.jobs = jobs
-    options.failFast = failFast
+    var settings = RunSettings()
+    settings.build.jobs = jobs
+    settings.build.failFast = failFast
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(),
       root: URL(fileURLWithPath: "/nonexistent"),
       environment: [:], output: CapturedOutput())
-    return ReleaseContext(services: services, options: options, reporter: reporter)
+    return ReleaseContext(services: services, settings: settings, reporter: reporter)
   }
 
   func testOneFailureDoesNotStopTheOthers() {

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseManifest
 import ReleaseReporting
+import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -164,31 +165,31 @@ final class RunResultsTests: XCTestCase {
     var customers = ["a", "b"].map(PhaseFixtures.pending)
     customers[0].status = .succeeded
     customers[1].status = .failed(step: "build and test", reason: "1 test failed")
-    var options = ReleaseOptions()
-    XCTAssertEqual(RunResults.shipping(customers, options).released.map(\.id), ["a"])
-    XCTAssertEqual(RunResults.shipping(customers, options).shipping.map(\.id), [])
-    options.publishPassed = true
-    XCTAssertEqual(RunResults.shipping(customers, options).shipping.map(\.id), ["a"])
+    var settings = RunSettings()
+    XCTAssertEqual(RunResults.shipping(customers, settings).released.map(\.id), ["a"])
+    XCTAssertEqual(RunResults.shipping(customers, settings).shipping.map(\.id), [])
+    settings.publishing.publishPassed = true
+    XCTAssertEqual(RunResults.shipping(customers, settings).shipping.map(\.id), ["a"])
   }
 
   func testUnderADryRunWhatWouldBeBuiltShips() {
-    var options = ReleaseOptions()
-    options.dryRun = true
+    var settings = RunSettings()
+    settings.dryRun = true
     XCTAssertEqual(
-      RunResults.shipping(["a", "b"].map(PhaseFixtures.pending), options).shipping.map(\.id), ["a", "b"])
+      RunResults.shipping(["a", "b"].map(PhaseFixtures.pending), settings).shipping.map(\.id), ["a", "b"])
   }
 }
 
 enum PhaseFixtures {
   static func context(dryRun: Bool = false, reporter: RecordingReporter) -> ReleaseContext {
-    var options = ReleaseOptions()
-    options.dryRun = dryRun
-    options.jobs = 1
+    var settings = RunSettings()
+    settings.dryRun = dryRun
+    settings.build.jobs = 1
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(),
       root: URL(fileURLWithPath: "/nonexistent"),
       environment: [:], output: CapturedOutput())
-    return ReleaseContext(services: services, options: options, reporter: reporter)
+    return ReleaseContext(services: services, settings: settings, reporter: reporter)
   }
 
   /// A customer the plan decided to build.

@@ -3,6 +3,7 @@ import ReleaseBump
 import ReleaseCore
 import ReleaseManifest
 import ReleasePipeline
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release bump major|minor|patch`'s options.
@@ -18,7 +19,7 @@ struct BumpOptions: Equatable {
       let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
       throw ReleaseError.usage("bump: expected one of major, minor, patch; found \(found)")
     }
-    let defaults = ReleaseOptions()
+    let defaults = InputSettings()
     self.part = part
     dryRun = parsed.flag(Options.dryRun)
     statePath = parsed.value(Options.state) ?? defaults.statePath

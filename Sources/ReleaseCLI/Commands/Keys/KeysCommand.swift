@@ -89,14 +89,9 @@ enum KeysCommand {
   static func allowedSigners(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     try refusePositionals(parsed, "keys allowed-signers")
     let identity = parsed.value(Options.identity) ?? defaultIdentity
-    let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
-    let trusted = try TrustedKeys.loadForCommand(configuration, services: invocation.services)
-    guard !trusted.entries.isEmpty else {
-      throw ReleaseError.invalidInput(
-        "keys allowed-signers: \(configuration.path) trusts no key (no signing.trustedKeys); \(SigningKeys.makeKeyHint) and list its .pub file there"
-      )
-    }
+    let trusted = try SettingsResolution(parsed, invocation).requiredTrustedKeys(
+      command: "keys allowed-signers",
+      expected: "(no signing.trustedKeys); \(SigningKeys.makeKeyHint) and list its .pub file there")
     var lines: [String] = []
     for entry in trusted.entries {
       let line: String
@@ -116,12 +111,9 @@ enum KeysCommand {
   static func check(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     try refusePositionals(parsed, "keys check")
     let services = invocation.services
-    let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: services)
-    let trusted = try TrustedKeys.loadForCommand(configuration, services: services)
-    let signing = try SigningKeys.resolveForCommand(
-      files: parsed.values(Options.signingKey), trusted: trusted, configuration: configuration.path,
-      required: true, services: services)
+    let resolution = try SettingsResolution(parsed, invocation)
+    let trusted = try resolution.trustedKeys()
+    let signing = try resolution.signingKeys(trusted: trusted, required: true)
     services.output.write(
       lines: signing.entries.map { entry in
         let file = trusted.entry(for: entry.key.publicKey)?.file ?? "?"

@@ -50,13 +50,7 @@ enum ChannelVerifyCommand {
   static func run(_ options: ChannelVerifyOptions, _ invocation: CommandInvocation) throws {
     let services = invocation.services
     let output = services.output
-    let configuration = options.configuration
-    let trusted = try TrustedKeys.loadForCommand(configuration, services: services)
-    guard !trusted.entries.isEmpty else {
-      throw ReleaseError.invalidInput(
-        "ota verify: \(configuration.path) trusts no key (found no signing.trustedKeys); expected the public keys channels are signed with"
-      )
-    }
+    let trusted = options.trusted
     let state = try ReleaseState.load(
       from: services.resolve(options.statePath), displayPath: options.statePath)
     let channels = try channels(options.customers, state: state, statePath: options.statePath)
@@ -163,8 +157,8 @@ struct ChannelVerifyOptions {
   /// `--min-revision`: the lowest revision a pointer may hold.
   var minimumRevision: Int?
   var statePath: String
-  /// release.config.json (or `--config`): the trusted keys and the S3 settings.
-  var configuration: ReleaseConfiguration
+  /// The keys channels are signed with (release.config.json's, or `--config`'s).
+  var trusted: TrustedKeys
   var s3Endpoint: String?
   var s3Region: String?
   var origins = SettingOrigins()
@@ -181,10 +175,11 @@ struct ChannelVerifyOptions {
     json = parsed.flag(Options.verifyJSON)
     minimumRevision = try parsed.integer(Options.minRevision, in: 1...SignedOTAChannel.maximumRevision)
     statePath = parsed.value(Options.state) ?? "release-state.json"
-    configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
-    (s3Endpoint, origins.s3Endpoint) = parsed.setting(Options.s3Endpoint, configuration)
-    (s3Region, origins.s3Region) = parsed.setting(Options.s3Region, configuration)
+    let resolution = try SettingsResolution(parsed, invocation)
+    (s3Endpoint, s3Region, origins) = resolution.s3()
+    trusted = try resolution.requiredTrustedKeys(
+      command: "ota verify",
+      expected: "(found no signing.trustedKeys); expected the public keys channels are signed with")
   }
 
   static func source(_ text: String, services: Services) throws -> Source {

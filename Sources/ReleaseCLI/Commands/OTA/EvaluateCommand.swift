@@ -73,10 +73,9 @@ enum EvaluateCommand {
   static func run(_ options: EvaluateOptions, _ invocation: CommandInvocation) throws {
     let services = invocation.services
     let output = services.output
-    let inputs = try OTAInputs.load(options.inputs, services: services)
-    let configuration = try ReleaseConfiguration.load(explicitPath: options.configPath, services: services)
-    let policies = configuration.rollouts ?? RolloutPolicyConfiguration()
-    try check(policies, against: inputs.manifest, configurationPath: configuration.path)
+    let inputs = try OTAInputs.load(options.settings.inputs, services: services)
+    let policies = options.settings.policies
+    try check(policies, against: inputs.manifest, configurationPath: options.settings.configurationPath)
     let today = OutcomeDate(utcDayOf: services.clock.now())
     if let since = options.since, since > today {
       throw ReleaseError.usage(
@@ -128,7 +127,7 @@ enum EvaluateCommand {
     _ options: EvaluateOptions, customers: [Customer], services: Services, today: OutcomeDate
   ) throws -> Outcomes {
     let (data, source) = try OutcomesSource.read(
-      options.outcomes, options: options.inputs, services: services)
+      options.outcomes, inputs: options.settings.inputs, services: services)
     var known: [String: Set<String>] = [:]
     for customer in customers {
       known[customer.id] = Set(
@@ -178,14 +177,14 @@ enum EvaluateCommand {
       // Outcomes and arguments were checked above: what fails now is carrying the decisions out.
       throw ReleaseError.stepFailed(step: "ota evaluate --apply", reason: error.lines.joined(separator: "; "))
     }
-    guard let release = options.publish else { return }
+    guard let release = options.settings.publish else { return }
     if options.dryRun {
       if release.hasSignedChannel, !release.signing.canSign {
         output.write(line: "dry run: would refuse: \(CheckOTAStep.missingSigner)", to: .standardError)
       }
       output.write(
         line:
-          "dry run: would publish the over-the-air manifests to \(release.publish.map(\.description).joined(separator: ", "))",
+          "dry run: would publish the over-the-air manifests to \(release.publishing.destinations.map(\.description).joined(separator: ", "))",
         to: .standardError)
     } else {
       try OTACommand.publish(release, invocation)
@@ -462,12 +461,8 @@ struct EvaluateOptions {
   var reportPath: String?
   var apply: Bool
   var dryRun: Bool
-  /// `--config`, for the policy.
-  var configPath: String?
-  /// The input paths and the model store.
-  var inputs: ReleaseOptions
-  /// With `--publish`: what `ota publish` would take (its destinations); nil without.
-  var publish: ReleaseOptions?
+  /// The inputs, the rollout policies and, with `--publish`, what `ota publish` would take.
+  var settings: EvaluateSettings
 
   static let groups = [
     OptionGroup(
@@ -512,13 +507,8 @@ struct EvaluateOptions {
         "\(Options.evaluatePublish.name): publishes what --apply changed; give --apply too (or run 'release ota publish')"
       )
     }
-    configPath = parsed.value(Options.config)
-    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
-    if publishing {
-      var release = try ReleaseOptions.overTheAir(parsed, services: invocation.services)
-      release.json = json
-      release.dryRun = dryRun
-      publish = release
-    }
+    settings = try SettingsResolution(parsed, invocation).evaluate(publishing: publishing)
+    settings.publish?.json = json
+    settings.publish?.dryRun = dryRun
   }
 }

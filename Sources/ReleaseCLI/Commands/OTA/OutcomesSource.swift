@@ -4,6 +4,7 @@ import ReleaseModels
 import ReleaseNetwork
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSystem
 
 /// Where `release ota evaluate --outcomes` reads the analytics export from: a file (relative
@@ -18,7 +19,7 @@ enum OutcomesSource {
   /// The file's bytes and how messages name it (a URL without its query, which may hold a
   /// presigned signature).
   static func read(
-    _ location: String, options: ReleaseOptions, services: Services
+    _ location: String, inputs: InputSettings, services: Services
   ) throws -> (data: Data, source: String) {
     let option = Options.outcomes.name
     let lower = location.lowercased()
@@ -47,8 +48,8 @@ enum OutcomesSource {
     if let (bucket, key) = ModelStoreLocation.s3Location(location), !key.isEmpty {
       source = location
       let client = try S3Settings.client(
-        bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
-        environment: services.environment, purpose: "\(option) \(location)", origins: options.origins,
+        bucket: bucket, endpoint: inputs.s3Endpoint, region: inputs.s3Region,
+        environment: services.environment, purpose: "\(option) \(location)", origins: inputs.origins,
         http: services.http)
       try download(source) { try client.get(key, to: temporary, maximumSize: maximumSize) }
     } else if !lower.hasPrefix("s3://"), let url = URL(string: location), url.host?.isEmpty == false {

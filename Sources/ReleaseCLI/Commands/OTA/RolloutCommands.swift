@@ -9,6 +9,7 @@ import ReleaseModels
 import ReleaseOTA
 import ReleasePipeline
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release rollout`, `release pause` and `release rollback`: change `rollouts.json` (under a
@@ -183,10 +184,10 @@ enum OTACommand {
 
   /// What `ota publish` does with `release` (its inputs and destinations); `ota evaluate
   /// --apply --publish` publishes through here.
-  static func publish(_ release: ReleaseOptions, _ invocation: CommandInvocation) throws {
-    invocation.reporter = ReporterFactory.make(options: release, services: invocation.services)
+  static func publish(_ release: RunSettings, _ invocation: CommandInvocation) throws {
+    invocation.reporter = ReporterFactory.make(settings: release, services: invocation.services)
     let context = ReleaseContext(
-      services: invocation.services, options: release, reporter: invocation.reporter)
+      services: invocation.services, settings: release, reporter: invocation.reporter)
     let pipeline = Pipeline(context)
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     let ota = try pipeline.run(CheckOTAStep(), inputs)
@@ -246,7 +247,7 @@ struct RolloutOptions: Equatable {
   var percent: Int?
   var dryRun: Bool
   /// The input paths and the model store.
-  var inputs: ReleaseOptions
+  var inputs: InputSettings
 
   static func positionals(withVersion: Bool) -> [Positional] {
     [
@@ -281,7 +282,7 @@ struct RolloutOptions: Equatable {
       percent = try parsed.integer(Options.percent, in: 0...100)
     }
     dryRun = parsed.flag(Options.dryRun)
-    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+    inputs = try SettingsResolution(parsed, invocation).inputs()
   }
 }
 
@@ -289,7 +290,7 @@ struct RolloutOptions: Equatable {
 struct OTAStatusOptions: Equatable {
   /// Only this customer (slug or app id); nil: every customer.
   var customer: String?
-  var inputs: ReleaseOptions
+  var inputs: InputSettings
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     guard parsed.positionals.count <= 1 else {
@@ -297,14 +298,14 @@ struct OTAStatusOptions: Equatable {
         "ota status: expected at most one customer, found \"\(parsed.positionals.joined(separator: " "))\"")
     }
     customer = parsed.positionals.first
-    inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
+    inputs = try SettingsResolution(parsed, invocation).inputs()
   }
 }
 
 /// `release ota publish`'s options: a release's, of which it takes the inputs and the
 /// destinations.
 struct OTAPublishOptions: Equatable {
-  var release: ReleaseOptions
+  var release: RunSettings
 
   static let groups = [
     OptionGroup(
@@ -337,16 +338,6 @@ struct OTAPublishOptions: Equatable {
       throw ReleaseError.usage(
         "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
     }
-    release = try ReleaseOptions.overTheAir(parsed, services: invocation.services)
-    if release.refresh && !release.hasSignedChannel {
-      throw ReleaseError.usage(
-        "\(Options.refresh.name): re-signs the signed channel, and this run has none; it needs release.config.json's signing.trustedKeys and a public URL (--public-url or publish.publicURL)"
-      )
-    }
-    if release.publish.isEmpty {
-      throw ReleaseError.usage(
-        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or name one in release.config.json as publish.otaDestination"
-      )
-    }
+    release = try SettingsResolution(parsed, invocation).otaPublish()
   }
 }

@@ -3,6 +3,7 @@ import ReleaseCore
 import ReleaseFlow
 import ReleasePipeline
 import ReleaseReporting
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release plan --shards N [--json]`: which customers each of N machines builds, without
@@ -10,21 +11,21 @@ import ReleaseSystem
 /// (which makes the same plan from the same inputs) and `release merge` on their dist/s.
 enum PlanCommand {
   static func run(_ request: PlanOptions, _ invocation: CommandInvocation) throws {
-    var options = request.release
+    var settings = request.release
     // Planning reads dist/ (what is up to date) and writes nothing but the cache of the
     // store's digests.
-    options.dryRun = true
-    options.publish = []
-    options.tag = false
+    settings.dryRun = true
+    settings.publishing.destinations = []
+    settings.publishing.tag = false
     let context = ReleaseContext(
-      services: invocation.services, options: options, reporter: DiscardingReporter())
+      services: invocation.services, settings: settings, reporter: DiscardingReporter())
     let pipeline = Pipeline(context)
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     let release = try pipeline.run(PlanStep(), .init(inputs: inputs))
     let plan = try ShardPlan.make(for: release, count: request.shards, context)
     let output = invocation.services.output
     let features = Dictionary(uniqueKeysWithValues: release.jobs.map { ($0.id, $0.features.map(\.name)) })
-    if options.json {
+    if settings.json {
       let document = JSONOutput(planDigest: plan.planDigest, shards: plan.shards, features: features)
       output.write(line: String(decoding: StableJSON.canonical(document), as: UTF8.self), to: .standardOutput)
       return
@@ -59,15 +60,15 @@ enum PlanCommand {
 /// customers are up to date (and so cost a shard nothing).
 struct PlanOptions: Equatable {
   var shards: Int
-  let release: ReleaseOptions
+  let release: RunSettings
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    try ReleaseOptions.refusingPositionals(parsed, command: "plan")
+    try RunSettings.refusingPositionals(parsed, command: "plan")
     guard let shards = try parsed.integer(Options.shards, in: 1...256) else {
       throw ReleaseError.usage("plan: --shards <n> is required (how many machines share the work)")
     }
     self.shards = shards
-    release = try ReleaseOptions(parsed, services: invocation.services)
+    release = try SettingsResolution(parsed, invocation).run(.all)
   }
 }
 

@@ -155,16 +155,18 @@ struct ShareOptions {
         ?? Double(maximum))
     json = parsed.flag(Options.shareJSON)
     let services = invocation.services
-    let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: services)
-    destination = try Self.destination(parsed, configuration)
+    destination = try SettingsResolution(parsed, invocation).shareDestination(
+      parsed.value(Options.destination))
+    if case .directory = destination {
+      throw ReleaseError.usage(Self.directoryRefusal(destination.description))
+    }
     if let text = parsed.value(Options.shareVersion) {
       guard let version = SemanticVersion(text) else {
         throw ReleaseError.usage("--version \(text.prefix(40)): expected a version such as 2.4.1")
       }
       self.version = version
     } else {
-      let statePath = parsed.value(Options.state) ?? ReleaseOptions().statePath
+      let statePath = parsed.value(Options.state) ?? InputSettings().statePath
       let state = try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath)
       guard let entry = state.customers[customer] else {
         let hint =
@@ -178,44 +180,6 @@ struct ShareOptions {
       }
       version = entry.version
     }
-  }
-
-  /// `--destination`, else the first s3:// destination of release.config.json, else its first
-  /// git: one. A directory is refused.
-  private static func destination(_ parsed: Arguments, _ configuration: ReleaseConfiguration) throws
-    -> PublishDestination
-  {
-    var origins = SettingOrigins()
-    let (endpoint, endpointOrigin) = parsed.setting(Options.s3Endpoint, configuration)
-    let (region, regionOrigin) = parsed.setting(Options.s3Region, configuration)
-    (origins.s3Endpoint, origins.s3Region) = (endpointOrigin, regionOrigin)
-    func parse(_ text: String, origin: String) throws -> PublishDestination {
-      do {
-        return try PublishDestination.parse(
-          text, s3Endpoint: endpoint, region: region, baseURL: nil, origins: origins)
-      } catch ReleaseError.usage(let message) where message.hasPrefix("--publish ") {
-        throw ReleaseError.usage(origin + message.dropFirst("--publish".count))
-      }
-    }
-    let chosen: PublishDestination
-    if let text = parsed.value(Options.destination) {
-      chosen = try parse(text, origin: Options.destination.name)
-    } else {
-      let key = ConfigurationKey.destinations.rawValue
-      let configured = try (configuration.destinations ?? []).enumerated().map { index, text in
-        try parse(text, origin: "\(configuration.path): \(key)[\(index)]:")
-      }
-      let s3 = configured.first { if case .s3 = $0 { return true } else { return false } }
-      let git = configured.first { if case .releasesRepositories = $0 { return true } else { return false } }
-      guard let found = s3 ?? git ?? configured.first else {
-        throw ReleaseError.usage(
-          "share: no destination; give --destination s3://<bucket>[/<prefix>], or publish.destinations in \(configuration.path)"
-        )
-      }
-      chosen = found
-    }
-    if case .directory = chosen { throw ReleaseError.usage(directoryRefusal(chosen.description)) }
-    return chosen
   }
 
   /// A customer's id as customers.json allows it: it names objects and paths, so nothing else.

@@ -33,20 +33,16 @@ struct VerifyOptions {
   var statePath: String
   /// Seconds each build or test of a package may take.
   var timeout: Double
-  /// As `release all` takes it (the flag, else release.config.json's): it is in every package.
-  var publicURL: String?
-  /// Its destinations name the releases repository that goes into generated READMEs.
-  var configuration: ReleaseConfiguration
-  /// The keys a zip's signature (`<zip>.sig` beside it) is checked against
-  /// (`signing.trustedKeys`); none: a signature is reported, not checked.
-  var trustedKeys: [PublicKey]
+  /// What packages embed from the settings as `release all` takes them, and the keys a zip's
+  /// signature is checked against.
+  var settings: VerifySettings
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     guard !parsed.positionals.isEmpty else {
       throw ReleaseError.usage(
         "verify: expected a zip, a release directory, a dist directory or a release.json; found none")
     }
-    let defaults = ReleaseOptions()
+    let defaults = InputSettings()
     paths = parsed.positionals
     build = !parsed.flag(Options.noBuild)
     manifestPath = parsed.value(Options.manifest) ?? defaults.manifestPath
@@ -54,11 +50,8 @@ struct VerifyOptions {
     maximumModelSize = try parsed.size(Options.maxModelSize) ?? defaults.maximumModelSize
     templatesPath = parsed.value(Options.templates) ?? defaults.templatesPath
     statePath = parsed.value(Options.state) ?? defaults.statePath
-    timeout = try parsed.duration(Options.timeout) ?? defaults.timeout
-    configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
-    publicURL = try ReleaseOptions.checkedPublicURL(parsed, configuration).value
-    trustedKeys = try TrustedKeys.loadForCommand(configuration, services: invocation.services).keys
+    timeout = try parsed.duration(Options.timeout) ?? BuildSettings().timeout
+    settings = try SettingsResolution(parsed, invocation).verify()
   }
 }
 
@@ -154,14 +147,15 @@ enum VerifyCommand {
     _ directory: URL, record: ReleaseRecord, options: VerifyOptions, output: OutputStreaming
   ) -> [String] {
     switch ArtifactChecks.signature(
-      releaseDirectory: directory, archive: record.artifact.file, trusted: options.trustedKeys)
+      releaseDirectory: directory, archive: record.artifact.file, trusted: options.settings.trustedKeys)
     {
     case .unsigned:
-      return missingSignature(directory, record: record, trusted: options.trustedKeys).map { [$0] } ?? []
+      return missingSignature(directory, record: record, trusted: options.settings.trustedKeys).map { [$0] }
+        ?? []
     case .unchecked(let file):
       output.write(
         line:
-          "  note \(file) not checked: \(options.configuration.path) trusts no key (signing.trustedKeys)",
+          "  note \(file) not checked: \(options.settings.configurationPath) trusts no key (signing.trustedKeys)",
         to: .standardOutput)
     case .signed(let file, let key):
       output.write(
@@ -236,8 +230,9 @@ enum VerifyCommand {
     let templatesPath: String
     /// The `git:` destination of release.config.json: its URL is in the package's README.
     let repositoryTemplate: String?
-    /// The public URL of release.config.json: the base of the over-the-air manifest URL.
-    let options: ReleaseOptions
+    /// What packages embed from the settings: the public URL, the pinned keys, the legacy
+    /// manifests, the allowed signers URL.
+    let settings: RunSettings
     let signals: [String: String]
     let state: ReleaseState
     let sdkChangelog: [String: [String]]
@@ -246,33 +241,19 @@ enum VerifyCommand {
     /// As `release all` would make the packages: with the options' URLs and keys, the
     /// configuration's repository, the template's signals and the state's recorded releases.
     init(_ options: VerifyOptions, inputs: VerifyInputs, services: Services) throws {
-      let configuration = options.configuration
       let templates = options.templatesPath
-      var urls = ReleaseOptions()
-      urls.publicURL = options.publicURL
-      // The keys packages pin and whether they keep the legacy manifest: both in every package.
-      urls.signing = SigningSetup(
-        trusted: try TrustedKeys.loadForCommand(configuration, services: services).keys)
-      urls.legacyManifests = configuration.legacyManifests ?? true
-      // With trusted keys, the README says how to check the zip's signature.
-      urls.allowedSignersURL = configuration.allowedSignersURL
       self.store = inputs.store
       self.template = inputs.template
       self.templatesPath = templates
-      self.repositoryTemplate =
-        configuration.packageURL
-        ?? configuration.destinations?.compactMap { destination -> String? in
-          guard destination.hasPrefix("git:") else { return nil }
-          return String(destination.dropFirst(4))
-        }.first
-      self.options = urls
+      self.repositoryTemplate = options.settings.releasesRepository
+      self.settings = options.settings.packages
       self.signals = try SignalCatalog.load(from: inputs.template, templatesPath: templates).introduced
         .mapValues(
           \.description)
       self.state = try ReleaseState.load(
         from: services.resolve(options.statePath), displayPath: options.statePath)
       self.sdkChangelog = try CustomerReleaseNotes.sdkChangelog(
-        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath)
+        at: services.resolve(InputSettings.sdkChangelogPath), displayPath: InputSettings.sdkChangelogPath)
       self.root = services.root
     }
 
@@ -290,8 +271,8 @@ enum VerifyCommand {
         let repositoryURL = repositoryTemplate.map {
           ReleasesRepository.url(template: $0, id: customer.id, root: root)
         }
-        let modelManifestURL = options.modelManifestURL(for: customer.id)
-        let manifestURL = state.channels[customer.id].flatMap { options.manifestURL(channel: $0) }
+        let modelManifestURL = settings.modelManifestURL(for: customer.id)
+        let manifestURL = state.channels[customer.id].flatMap { settings.manifestURL(channel: $0) }
         let features = template.features.features(of: customer)
         let notes = CustomerReleaseNotes(
           customer: customer, version: version, sdkVersion: sdk, models: facts,
@@ -301,9 +282,9 @@ enum VerifyCommand {
         let input = GenerationInput(
           customer: customer, version: record.version, sdkVersion: template.sdkVersion, models: models,
           repositoryURL: repositoryURL, modelManifestURL: modelManifestURL,
-          trustedKeys: manifestURL == nil ? nil : options.pinnedKeys, manifestURL: manifestURL,
-          signatureCheck: options.signatureCheck,
-          trustedRoot: manifestURL == nil ? nil : options.embeddedRoot, signals: signals,
+          trustedKeys: manifestURL == nil ? nil : settings.pinnedKeys, manifestURL: manifestURL,
+          signatureCheck: settings.signatureCheck,
+          trustedRoot: manifestURL == nil ? nil : settings.embeddedRoot, signals: signals,
           releaseNotes: notes.notes)
         problems += ReproductionCheck.archiveProblems(
           releaseDirectory.appendingPathComponent(record.artifact.file),

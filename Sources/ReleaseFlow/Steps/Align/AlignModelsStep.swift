@@ -18,11 +18,12 @@ package struct AlignModelsStep: RequiredStep {
   package init() {}
 
   package func run(_ inputs: LoadedInputs, _ context: ReleaseContext) throws -> ReleaseInputs {
-    let catalog = try SignalCatalog.load(from: inputs.template, templatesPath: context.options.templatesPath)
+    let catalog = try SignalCatalog.load(
+      from: inputs.template, templatesPath: context.settings.inputs.templatesPath)
     var aligned = inputs
     var problems = Self.featureProblems(inputs.template.features, catalog: catalog)
     problems += Self.checkModelFiles(
-      &aligned.models, catalog: catalog, modelsPath: context.options.modelsPath)
+      &aligned.models, catalog: catalog, modelsPath: context.settings.inputs.modelsPath)
     problems += Self.useProblems(inputs, catalog: catalog)
     if !problems.isEmpty { throw ValidationFailure(problems) }
     return ReleaseInputs(

@@ -32,7 +32,7 @@ package struct WriteArtifactListStep: Step {
   }
 
   package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
-    ["would list \(results.shipping.count * 3) files in \(context.options.distPath)/\(Self.fileName)"]
+    ["would list \(results.shipping.count * 3) files in \(context.settings.inputs.distPath)/\(Self.fileName)"]
   }
 
   package func run(_ results: RunResults, _ context: ReleaseContext) throws {

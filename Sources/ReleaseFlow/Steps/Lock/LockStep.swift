@@ -24,7 +24,7 @@ struct LockStep: Step {
     for directory in [dist] + customers.map({ dist.appendingPathComponent($0) }) {
       AtomicFile.removeAbandonedTemporaries(in: directory)
     }
-    let state = context.services.resolve(context.options.statePath)
+    let state = context.services.resolve(context.settings.inputs.statePath)
     AtomicFile.removeAbandonedTemporaries(in: state.deletingLastPathComponent(), of: state.lastPathComponent)
     return lock
   }

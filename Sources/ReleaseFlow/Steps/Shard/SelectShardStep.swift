@@ -1,5 +1,6 @@
 import Foundation
 import ReleasePipeline
+import ReleaseSettings
 import ReleaseSystem
 
 /// `release all --shard k/N`: after the plan of every customer, keeps only shard k's jobs
@@ -52,7 +53,7 @@ package struct WriteShardRecordStep: Step {
   }
 
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
-    ["would write \(context.options.distPath)/\(ShardRecord.fileName)"]
+    ["would write \(context.settings.inputs.distPath)/\(ShardRecord.fileName)"]
   }
 
   package func run(_ input: Input, _ context: ReleaseContext) throws {

@@ -17,7 +17,7 @@ struct WriteStateStep: Step {
 
   func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
     results.inputs.unrecorded(results.customers.map(\.job)).flatMap { job in
-      ["would record \(job.id) \(job.version) in \(context.options.statePath), with release notes:"]
+      ["would record \(job.id) \(job.version) in \(context.settings.inputs.statePath), with release notes:"]
         + job.releaseNotes.note.changes.flatMap { change in
           ["  \(change.summary)"] + (change.sdkChanges ?? []).map { "    \($0)" }
         }
@@ -42,16 +42,16 @@ struct WriteStateStep: Step {
   /// changed since this one read the file is not overwritten. Returns the state written.
   func run(_ results: RunResults, _ context: ReleaseContext) throws -> ReleaseState {
     let read = results.inputs.state
-    let url = context.services.resolve(context.options.statePath)
+    let url = context.services.resolve(context.settings.inputs.statePath)
     let lock = try ReleaseState.lock(url)
     return try withExtendedLifetime(lock) {
-      var current = try ReleaseState.load(from: url, displayPath: context.options.statePath)
+      var current = try ReleaseState.load(from: url, displayPath: context.settings.inputs.statePath)
       for job in results.shipping.map(\.job) {
         let now = current.customers[job.id]
         let ours = job.releaseNotes.recorded(after: read.customers[job.id], sourceDigest: job.digest.source)
         if now != read.customers[job.id] && now != ours, let now {
           throw StateError.changedMeanwhile(
-            path: context.options.statePath, customer: job.id, found: now.version.description,
+            path: context.settings.inputs.statePath, customer: job.id, found: now.version.description,
             expected: job.version.description)
         }
         current.customers[job.id] = ours

@@ -104,14 +104,14 @@ struct TagCheckStep: Step {
   }
 
   func skipReason(_ plan: ReleasePlan, _ context: ReleaseContext) -> String? {
-    context.options.tag ? nil : "no tags in this run (--tag or --publish)"
+    context.settings.publishing.tag ? nil : "no tags in this run (--tag or --publish)"
   }
 
   let isPreflightCheck = true
 
   func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> Checked {
     var plan = plan
-    let options = context.options
+    let settings = context.settings
     let repository = ReleaseTags.repository(context)
     let root = context.services.root.path
     guard repository.isWorkTree() else {
@@ -123,10 +123,10 @@ struct TagCheckStep: Step {
     do { head = try repository.head() } catch is GitRepository.GitError {
       throw ReleaseError.invalidInput("--tag: \(root) has no commit to tag yet; commit the project first")
     }
-    if !options.allowDirty {
+    if !settings.publishing.allowDirty {
       try ReleaseError.badInput(when: Self.gitRefusal()) { try repository.requireClean() }
       var unrecorded = plan.inputs.unrecorded(plan.jobs)
-      if options.publishPassed {
+      if settings.publishing.publishPassed {
         // Each customer ships when it is ready: one the commit does not record cannot be
         // tagged from it, so it does not ship in this run; the others do.
         let refused = Set(unrecorded.map(\.id))
@@ -135,7 +135,7 @@ struct TagCheckStep: Step {
           plan.customers[index].status = .failed(
             step: name,
             reason:
-              "\(options.statePath) at this commit does not record \(job.id) \(job.version); release it without --publish, commit the state, then publish"
+              "\(settings.inputs.statePath) at this commit does not record \(job.id) \(job.version); release it without --publish, commit the state, then publish"
           )
         }
         unrecorded = []
@@ -143,18 +143,20 @@ struct TagCheckStep: Step {
       if !unrecorded.isEmpty {
         let releases = unrecorded.map { "\($0.id) \($0.version)" }.joined(separator: ", ")
         throw ReleaseError.invalidInput(
-          "\(options.statePath) does not record \(releases) yet, and a tag must point at a commit that does: release without --tag/--publish (--no-publish), commit \(options.statePath), then tag from that commit; or pass --allow-dirty"
+          "\(settings.inputs.statePath) does not record \(releases) yet, and a tag must point at a commit that does: release without --tag/--publish (--no-publish), commit \(settings.inputs.statePath), then tag from that commit; or pass --allow-dirty"
         )
       }
     }
     // Every customer of the run while some are to build; else those that ship.
     let jobs =
       plan.customers.contains { $0.status == .pending }
-      ? plan.jobs : RunResults.shipping(plan.customers, options).shipping.map(\.job)
+      ? plan.jobs : RunResults.shipping(plan.customers, settings).shipping.map(\.job)
     let tags = try ReleaseError.badInput(when: Self.gitRefusal()) {
       try ReleaseTags.plan(jobs, plan.inputs, repository, head: head)
     }
-    if options.push, let remote = options.remote { try checkRemote(remote, plan: tags, repository) }
+    if settings.publishing.push, let remote = settings.publishing.remote {
+      try checkRemote(remote, plan: tags, repository)
+    }
     return Checked(plan: plan, tags: tags)
   }
 
@@ -224,7 +226,7 @@ struct TagStep: Step {
 
   /// Why a run does not tag, whether or not the check before building ran.
   static func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
-    if !context.options.tag { return "tags are made by publishing runs (--publish) or --tag" }
+    if !context.settings.publishing.tag { return "tags are made by publishing runs (--publish) or --tag" }
     return results.nothingShipsReason("tagged")
   }
 
@@ -234,7 +236,8 @@ struct TagStep: Step {
 
   func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     let plan = input.checked
-    let push = context.options.push ? " and push it to \(context.options.remote ?? "?")" : ""
+    let push =
+      context.settings.publishing.push ? " and push it to \(context.settings.publishing.remote ?? "?")" : ""
     return plan.create.map { "would tag \($0.name) on \(plan.head.prefix(12))\(push)" }
       + plan.inPlace.map { "\($0.name) already tags \($0.commit.prefix(12))" }
   }
@@ -257,7 +260,7 @@ struct TagStep: Step {
         created.isEmpty
           ? "tags already in place: \(plan.names.joined(separator: ", "))"
           : "tagged \(created.joined(separator: ", ")) on \(head.prefix(12))"))
-    if context.options.push, let remote = context.options.remote {
+    if context.settings.publishing.push, let remote = context.settings.publishing.remote {
       try repository.run(["push", "--quiet", "--", remote] + plan.names.map { "refs/tags/\($0)" })
       context.reporter.report(.info("pushed \(plan.names.count) tags to \(remote)"))
     }

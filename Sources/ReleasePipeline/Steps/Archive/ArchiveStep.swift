@@ -20,7 +20,7 @@ package struct ArchiveStep: CustomerStep {
     let zip = staging.appendingPathComponent(job.archiveName)
     let written = try ZipWriter.write(
       directory: tested.source.directory, topLevelName: job.customer.packageName, to: zip,
-      modificationTime: context.options.archiveModificationTime)
+      modificationTime: context.settings.build.archiveModificationTime)
     return ArchivedPackage(
       tested: tested, archive: .init(path: zip, sha256: written.sha256, size: written.size))
   }
@@ -30,25 +30,6 @@ package struct ArchiveStep: CustomerStep {
 package struct ArchivedPackage: Sendable {
   var tested: TestedPackage
   var archive: CustomerResult.Archive
-}
-
-/// The modification time of every archive entry (and of releases-repository commits).
-package enum SourceDateEpoch {
-  /// 2020-01-01T00:00:00Z. A constant rather than the wall clock so reruns are byte-identical;
-  /// `SOURCE_DATE_EPOCH` overrides it, as in other reproducible-build tools.
-  package static let defaultValue: Int64 = 1_577_836_800
-
-  /// `SOURCE_DATE_EPOCH` when set, else the default; anything but a whole number of seconds
-  /// is bad input rather than silently ignored.
-  package static func value(_ environment: [String: String]) throws -> Int64 {
-    guard let text = environment["SOURCE_DATE_EPOCH"] else { return defaultValue }
-    guard let seconds = Int64(text), seconds >= 0 else {
-      throw ReleaseError.usage(
-        "SOURCE_DATE_EPOCH: \"\(text.prefix(40))\" is not a whole number of seconds since 1970; expected e.g. \(defaultValue)"
-      )
-    }
-    return seconds
-  }
 }
 
 /// A generated package that built, and passed its tests unless `--skip-tests`.

@@ -4,6 +4,7 @@ import ReleaseGeneration
 import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
+import ReleaseSettings
 import ReleaseSystem
 
 /// Reads every input once and validates it all before any work starts: the state file, the
@@ -17,13 +18,13 @@ package struct LoadInputsStep: RequiredStep {
   package init() {}
 
   package func run(_: Void, _ context: ReleaseContext) throws -> LoadedInputs {
-    let options = context.options
+    let settings = context.settings
     let services = context.services
     let state = try ReleaseState.load(
-      from: services.resolve(options.statePath), displayPath: options.statePath)
+      from: services.resolve(settings.inputs.statePath), displayPath: settings.inputs.statePath)
     // Publish destinations first: a missing credential ends the run before any download or build.
-    let publishTargets = try PublishStep.targets(options, services)
-    let store = try ModelStoreLocation.open(options, services: services)
+    let publishTargets = try PublishStep.targets(settings, services)
+    let store = try ModelStoreLocation.open(settings.inputs, services: services)
     // The whole store is listed (stat only, nothing read) before anything else: an entry that
     // is no model file is bad input, found now rather than mid-run by the scan that hashes it.
     _ = try ReleaseError.badInput(when: Self.notYetReported) { try store.flowNames() }
@@ -31,18 +32,20 @@ package struct LoadInputsStep: RequiredStep {
     // customer entry may name.
     let template = try ReleaseError.badInput(when: Self.notYetReported) {
       let template = try PackageTemplate.load(
-        services.resolve(options.templatesPath), displayPath: options.templatesPath)
+        services.resolve(settings.inputs.templatesPath), displayPath: settings.inputs.templatesPath)
       try template.checkSDKVersion(expected: state.sdkVersion.description)
       return template
     }
     let manifest = try ReleaseError.badInput(when: Self.notYetReported) {
       try ManifestLoader.load(
-        contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
+        contentsOf: services.resolve(settings.inputs.manifestPath), displayPath: settings.inputs.manifestPath,
+        store: store,
         features: template.features)
     }
-    let selected = try select(options.selection, from: manifest)
+    let selected = try select(settings.mode.namedCustomers, from: manifest)
 
-    let (models, unavailable) = try Self.readModels(of: selected, store: store, storePath: options.modelsPath)
+    let (models, unavailable) = try Self.readModels(
+      of: selected, store: store, storePath: settings.inputs.modelsPath)
 
     return LoadedInputs(
       state: state, manifest: Manifest(path: manifest.path, customers: selected),
@@ -50,12 +53,12 @@ package struct LoadInputsStep: RequiredStep {
       publishTargets: publishTargets, sdkVersion: state.sdkVersion, template: template,
       models: models, unavailableModels: unavailable,
       sdkChangelog: try CustomerReleaseNotes.sdkChangelog(
-        at: services.resolve(ReleaseOptions.sdkChangelogPath), displayPath: ReleaseOptions.sdkChangelogPath))
+        at: services.resolve(InputSettings.sdkChangelogPath), displayPath: InputSettings.sdkChangelogPath))
   }
 
   /// Narrows the manifest to the customers named on the command line (by slug or app id).
-  private func select(_ selection: ReleaseOptions.Selection, from manifest: Manifest) throws -> [Customer] {
-    guard case .customers(let keys) = selection else { return manifest.customers }
+  private func select(_ named: [String]?, from manifest: Manifest) throws -> [Customer] {
+    guard let keys = named else { return manifest.customers }
     var chosen: [Customer] = []
     var unknown: [String] = []
     for key in keys {

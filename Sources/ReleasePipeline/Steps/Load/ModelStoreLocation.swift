@@ -4,48 +4,44 @@ import ReleaseManifest
 import ReleaseModels
 import ReleaseNetwork
 import ReleasePublishing
+import ReleaseSettings
 
 /// Opens the model store `--models` names: a directory (the default, `models`), an
 /// `http(s)://` URL or an `s3://bucket/prefix` location, the last two through
 /// `RemoteModelStore` with its cache under `--cache`.
 package enum ModelStoreLocation {
-  package static func isRemote(_ location: String) -> Bool {
-    let lower = location.lowercased()
-    return lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://")
-  }
-
-  static func open(_ options: ReleaseOptions, services: Services) throws -> ModelStore {
-    let location = options.modelsPath
-    guard isRemote(location) else {
+  static func open(_ inputs: InputSettings, services: Services) throws -> ModelStore {
+    let location = inputs.modelsPath
+    guard InputSettings.isRemoteStore(location) else {
       return DirectoryModelStore(
-        root: services.resolve(location), displayName: location, maximumModelSize: options.maximumModelSize)
+        root: services.resolve(location), displayName: location, maximumModelSize: inputs.maximumModelSize)
     }
-    let cache = services.resolve(options.cachePath).appendingPathComponent("models")
+    let cache = services.resolve(inputs.cachePath).appendingPathComponent("models")
     let source: RemoteModelStore.Source
     var displayName = location
     while displayName.hasSuffix("/") { displayName.removeLast() }
     if location.lowercased().hasPrefix("s3://") {
       guard let (bucket, prefix) = s3Location(displayName) else {
         throw ReleaseError.usage(
-          "\(options.origins.models) \(location): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
+          "\(inputs.origins.models) \(location): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
         )
       }
       let client = try S3Settings.client(
-        bucket: bucket, endpoint: options.s3Endpoint, region: options.s3Region,
+        bucket: bucket, endpoint: inputs.s3Endpoint, region: inputs.s3Region,
         environment: services.environment,
-        purpose: "\(options.origins.models) \(displayName)", origins: options.origins, http: services.http)
+        purpose: "\(inputs.origins.models) \(displayName)", origins: inputs.origins, http: services.http)
       source = .s3(client: client, prefix: prefix)
     } else {
       guard let base = URL(string: displayName), base.host?.isEmpty == false, base.query == nil,
         base.user == nil
       else {
         throw ReleaseError.usage(
-          "\(options.origins.models) \(location): expected an http(s) URL of a directory holding index.json")
+          "\(inputs.origins.models) \(location): expected an http(s) URL of a directory holding index.json")
       }
       // Models decide what ships: they come over TLS, or from this machine.
       if base.scheme?.lowercased() == "http", !LoopbackHost.contains(base.host ?? "") {
         throw ReleaseError.usage(
-          "\(options.origins.models) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+          "\(inputs.origins.models) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
         )
       }
       source = .http(base: base, client: services.http)
@@ -53,7 +49,7 @@ package enum ModelStoreLocation {
     do {
       return try RemoteModelStore(
         displayName: displayName, source: source, cacheDirectory: cache,
-        maximumModelSize: options.maximumModelSize)
+        maximumModelSize: inputs.maximumModelSize)
     } catch let error as RemoteModelStoreError {
       throw ReleaseError.invalidInputs(error.lines)
     }

@@ -17,10 +17,13 @@ package struct MergeOrigin: Sendable {
 package struct LoadShardsStep: RequiredStep {
   package let name = "load shards"
 
-  package init() {}
+  /// The shards' dist/ directories, as given (`release merge <dist>...`).
+  let sources: [String]
+
+  package init(sources: [String]) { self.sources = sources }
 
   package func run(_: Void, _ context: ReleaseContext) throws -> [String: MergeOrigin] {
-    let origins = try context.options.mergeSources.map { path in
+    let origins = try sources.map { path in
       let dist = context.services.resolve(path)
       return MergeOrigin(
         dist: dist, displayPath: path, record: try ShardRecord.load(from: dist, displayPath: path))
@@ -172,7 +175,7 @@ package struct CopyShardReleasesStep: Step {
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     input.plan.customers.filter { $0.status == .upToDate }.compactMap { result in
       input.origins[result.id].map {
-        "would copy \(result.id) \(result.job.version) from \($0.displayPath) to \(context.options.distPath)/"
+        "would copy \(result.id) \(result.job.version) from \($0.displayPath) to \(context.settings.inputs.distPath)/"
       }
     }
   }

@@ -3,6 +3,7 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
+import ReleaseSettings
 import ReleaseSystem
 
 /// The content-addressed identity of a customer's release, kept as named parts so a rebuild

@@ -35,13 +35,13 @@ package struct PlanStep: RequiredStep {
       var digest = Self.inputDigest(
         of: customer, features: features, inputs, toolchain: toolchain, channel: channels[customer.id],
         context)
-      digest.trustedRoot = channels[customer.id] == nil ? nil : context.options.embeddedRoot
+      digest.trustedRoot = channels[customer.id] == nil ? nil : context.settings.embeddedRoot
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,
         VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)
       {
         limitReached.append(
-          "\(context.options.statePath): customers.\(customer.id): \(last.0) cannot take another patch release (each part has at most 9 digits); release a new SDK version (release bump minor)"
+          "\(context.settings.inputs.statePath): customers.\(customer.id): \(last.0) cannot take another patch release (each part has at most 9 digits); release a new SDK version (release bump minor)"
         )
       }
       let version = VersionRule.nextVersion(
@@ -67,18 +67,18 @@ package struct PlanStep: RequiredStep {
     of customer: Customer, features: [Feature], _ inputs: ReleaseInputs, toolchain: String, channel: String?,
     _ context: ReleaseContext
   ) -> InputDigest {
-    let options = context.options
+    let settings = context.settings
     return InputDigest(
       customer: customer, features: features.map(\.name), models: inputs.models,
       templateDigest: inputs.template.digest(for: features),
       sdkVersion: inputs.sdkVersion, toolchain: toolchain,
-      repositoryURL: options.releasesRepository.map {
+      repositoryURL: settings.publishing.releasesRepository.map {
         ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
-      }, modelManifestURL: options.modelManifestURL(for: customer.id),
-      trustedKeys: options.pinnedKeys,
-      manifestURL: channel.flatMap { options.manifestURL(channel: $0) },
-      signatureCheck: options.signatureCheck,
-      archiveModificationTime: options.archiveModificationTime)
+      }, modelManifestURL: settings.modelManifestURL(for: customer.id),
+      trustedKeys: settings.pinnedKeys,
+      manifestURL: channel.flatMap { settings.manifestURL(channel: $0) },
+      signatureCheck: settings.signatureCheck,
+      archiveModificationTime: settings.build.archiveModificationTime)
   }
 
   /// Where `job` starts: up to date when its release is in dist/ (a merge's: the dist/ of the
@@ -92,7 +92,7 @@ package struct PlanStep: RequiredStep {
     let dist = origin?.dist ?? context.distDirectory
     let (record, reason) = decide(
       customer: customer, version: planned.version, lastReleased: last, digest: planned.digest, in: dist,
-      named: origin?.displayPath ?? context.options.distPath, context: context)
+      named: origin?.displayPath ?? context.settings.inputs.distPath, context: context)
     let missing = customer.customModels.compactMap { inputs.unavailableModels[$0.reference] }
     let status: CustomerResult.Status =
       !missing.isEmpty
@@ -122,7 +122,7 @@ package struct PlanStep: RequiredStep {
             action: $0.status == .upToDate ? .upToDate : $0.status == .pending ? .build : .fail,
             reason: $0.job.reason)
         }))
-    for result in customers where result.status != .pending && context.options.mergeSources.isEmpty {
+    for result in customers where result.status != .pending && !context.settings.mode.isMerge {
       context.reporter.report(.customerFinished(result.outcome(relativeTo: context.services.root)))
     }
   }
@@ -135,17 +135,17 @@ package struct PlanStep: RequiredStep {
   static func channels(of customers: [Customer], state: ReleaseState, _ context: ReleaseContext) throws
     -> [String: String]
   {
-    let options = context.options
-    guard options.hasSignedChannel else { return [:] }
+    let settings = context.settings
+    guard settings.hasSignedChannel else { return [:] }
     for (id, channel) in state.channels.sorted(by: { $0.key < $1.key })
     where !SignedOTAChannel.isChannelID(channel) {
       throw ReleaseError.invalidInput(
-        "\(options.statePath): channels.\(id): found \"\(channel.prefix(40))\", expected 32 lower-case hex digits (a channel id the tool made)"
+        "\(settings.inputs.statePath): channels.\(id): found \"\(channel.prefix(40))\", expected 32 lower-case hex digits (a channel id the tool made)"
       )
     }
     let missing = customers.map(\.id).filter { state.channels[$0] == nil }
     if missing.isEmpty { return state.channels }
-    if options.dryRun {
+    if settings.dryRun {
       var channels = state.channels
       for id in missing {
         context.reporter.report(.info("would make a channel for \(id)"))
@@ -153,10 +153,10 @@ package struct PlanStep: RequiredStep {
       }
       return channels
     }
-    let url = context.services.resolve(options.statePath)
+    let url = context.services.resolve(settings.inputs.statePath)
     let lock = try ReleaseState.lock(url)
     return try withExtendedLifetime(lock) {
-      var current = try ReleaseState.load(from: url, displayPath: options.statePath)
+      var current = try ReleaseState.load(from: url, displayPath: settings.inputs.statePath)
       var made: [String] = []
       for id in missing where current.channels[id] == nil {
         current.channels[id] = SignedOTAChannel.makeChannelID()
@@ -166,7 +166,8 @@ package struct PlanStep: RequiredStep {
         try AtomicFile.write(try current.encoded(), to: url)
         context.reporter.report(
           .info(
-            "made a signed channel for \(made.joined(separator: ", ")) in \(options.statePath); commit it"))
+            "made a signed channel for \(made.joined(separator: ", ")) in \(settings.inputs.statePath); commit it"
+          ))
       }
       return current.channels
     }
@@ -181,7 +182,7 @@ package struct PlanStep: RequiredStep {
       version: version, lastReleased: lastReleased, digest: digest, customer: customer, context: context)
     guard let record = try? ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
     else { return (nil, "\(why); not in \(distName)/ yet") }
-    if context.options.force { return (nil, "\(why); --force") }
+    if context.settings.build.force { return (nil, "\(why); --force") }
     if record.inputs != digest {
       let changed = digest.changes(since: record.inputs).joined(separator: ", ")
       return (nil, "\(why); changed since the build in \(distName)/: \(changed)")

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 
@@ -20,25 +21,27 @@ package struct PublishStep: Step {
   package let changesState = true
 
   package func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
-    if context.options.publish.isEmpty { return "no destination (--publish)" }
+    if context.settings.publishing.destinations.isEmpty { return "no destination (--publish)" }
     return results.nothingShipsReason("published")
   }
 
   package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
-    context.options.publish.flatMap { destination in
+    context.settings.publishing.destinations.flatMap { destination in
       results.shipping.map { "would publish \($0.id) \($0.job.version) to \(destination.description)" }
     }
   }
 
   /// Every destination of the run, resolved (credentials read, endpoints checked). The load
   /// step does this before anything is built, so a missing credential ends the run at once.
-  static func targets(_ options: ReleaseOptions, _ services: Services) throws -> [PublishTarget] {
-    try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
+  static func targets(_ settings: RunSettings, _ services: Services) throws -> [PublishTarget] {
+    try settings.publishing.destinations.map {
+      PublishTarget(destination: $0, resolved: try $0.resolve(services))
+    }
   }
 
   package func run(_ results: RunResults, _ context: ReleaseContext) throws {
-    let signing = context.options.signing
-    try ReleaseSignature.checkCanSign(context.options)
+    let signing = context.settings.signing
+    try ReleaseSignature.checkCanSign(context.settings)
     // Zips go only to object stores; a releases repository holds the package's files.
     let toObjectStores = results.inputs.publishTargets.contains {
       if case .objectStore = $0.resolved { return true }
@@ -67,7 +70,7 @@ package struct PublishStep: Step {
         for release in releases {
           let outcome = try ReleasesRepository(
             locator: locator, services: context.services,
-            commitTime: context.options.archiveModificationTime
+            commitTime: context.settings.build.archiveModificationTime
           )
           .publish(release, cache: context.cacheDirectory)
           context.reporter.report(.info("\(release.job.id) \(release.job.version): \(outcome)"))

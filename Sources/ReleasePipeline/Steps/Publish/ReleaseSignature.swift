@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleasePublishing
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 
@@ -19,8 +20,10 @@ package enum ReleaseSignature {
     "signing.trustedKeys is configured, so publishing signs every release, and no private key was given: set RELEASE_SIGNING_KEY or pass --signing-key <file> (check it with 'release keys check')"
 
   /// Refuses (exit 2, one line) a publishing run that must sign and cannot.
-  package static func checkCanSign(_ options: ReleaseOptions) throws {
-    guard !options.publish.isEmpty, options.signing.hasTrustedKeys, !options.signing.canSign else { return }
+  package static func checkCanSign(_ settings: RunSettings) throws {
+    guard !settings.publishing.destinations.isEmpty, settings.signing.hasTrustedKeys,
+      !settings.signing.canSign
+    else { return }
     throw ReleaseError.invalidInput(missingSigner)
   }
 

@@ -6,6 +6,7 @@ import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA
 import ReleasePublishing
+import ReleaseSettings
 
 /// Before anything is built or published: reads `rollouts.json`, checks it against the
 /// manifest (a customer only gets models of its own flows) and every offered model against the
@@ -27,27 +28,26 @@ package struct CheckOTAStep: Step {
     "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
 
   package func skipReason(_ inputs: ReleaseInputs, _ context: ReleaseContext) -> String? {
-    context.options.publish.isEmpty ? PublishOTAStep.noDestination : nil
+    context.settings.publishing.destinations.isEmpty ? PublishOTAStep.noDestination : nil
   }
 
   package func run(_ inputs: ReleaseInputs, _ context: ReleaseContext) throws -> OTAPlan {
     let manifest = inputs.manifest
-    let options = context.options
-    if releaseRun { try OTADestination.checkSeparation(options) }
+    let settings = context.settings
     let rollouts = try RolloutState.load(
-      from: context.services.resolve(options.rolloutsPath), displayPath: options.rolloutsPath)
-    try OTAInputs.check(rollouts, against: manifest, displayPath: options.rolloutsPath)
+      from: context.services.resolve(settings.inputs.rolloutsPath), displayPath: settings.inputs.rolloutsPath)
+    try OTAInputs.check(rollouts, against: manifest, displayPath: settings.inputs.rolloutsPath)
     var offered: [ModelReference: RolloutChange.OfferedModel] = [:]
     // One line each, every problem of the run.
     var problems: [Diagnostic] = []
-    checkOffers(rollouts, inputs, options: options, offered: &offered, problems: &problems)
+    checkOffers(rollouts, inputs, settings: settings, offered: &offered, problems: &problems)
     let stores = try OTADestination.stores(inputs.publishTargets, context, releaseRun: releaseRun)
-    checkDestinations(rollouts, inputs, options: options, stores: stores, problems: &problems)
+    checkDestinations(rollouts, inputs, settings: settings, stores: stores, problems: &problems)
     // The signed channel needs a private key whose public half is trusted: refused before
     // anything is built or uploaded. A dry run shows the refusal and goes on (a release run
     // has shown its own, `ReleaseSignature.checkCanSign`).
-    if !stores.isEmpty, options.hasSignedChannel, !options.signing.canSign {
-      if !options.dryRun { throw ReleaseError.usage(Self.missingSigner) }
+    if !stores.isEmpty, settings.hasSignedChannel, !settings.signing.canSign {
+      if !settings.dryRun { throw ReleaseError.usage(Self.missingSigner) }
       if !releaseRun {
         context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
       }
@@ -56,7 +56,7 @@ package struct CheckOTAStep: Step {
     // would stop the publish halfway: found here, nothing is published (or built). A signed
     // channel's pointer is judged by the publish, channel by channel (`SignedChannelPublisher`):
     // one bad channel never blocks another's publish.
-    try checkPublishedPointers(stores, manifest: manifest, options: options, problems: &problems)
+    try checkPublishedPointers(stores, manifest: manifest, settings: settings, problems: &problems)
     if !problems.isEmpty { throw ValidationFailure(problems) }
     return OTAPlan(rollouts: rollouts, offered: offered, stores: stores, customers: manifest.customers)
   }
@@ -64,7 +64,7 @@ package struct CheckOTAStep: Step {
   /// Every model `rollouts` offers: in the store, running on the SDK being released, with
   /// metadata that agrees with its place; each read once into `offered`.
   private func checkOffers(
-    _ rollouts: RolloutState, _ inputs: ReleaseInputs, options: ReleaseOptions,
+    _ rollouts: RolloutState, _ inputs: ReleaseInputs, settings: RunSettings,
     offered: inout [ModelReference: RolloutChange.OfferedModel], problems: inout [Diagnostic]
   ) {
     let manifest = inputs.manifest
@@ -75,7 +75,8 @@ package struct CheckOTAStep: Step {
         func problem(_ message: String) {
           problems.append(
             Diagnostic(
-              file: options.rolloutsPath, path: "customers.\(customer.id).\(flowName)", message: message))
+              file: settings.inputs.rolloutsPath, path: "customers.\(customer.id).\(flowName)",
+              message: message))
         }
         let flowId = customer.customModels.first { $0.flowName == flowName }?.flowId
         for offer in flow.models {
@@ -112,26 +113,26 @@ package struct CheckOTAStep: Step {
   /// Somewhere devices can read the channel from: a public destination when releases go to a
   /// private one, an object store when anything is offered.
   private func checkDestinations(
-    _ rollouts: RolloutState, _ inputs: ReleaseInputs, options: ReleaseOptions, stores: [ObjectStore],
+    _ rollouts: RolloutState, _ inputs: ReleaseInputs, settings: RunSettings, stores: [ObjectStore],
     problems: inout [Diagnostic]
   ) {
     let privateDestination = inputs.publishTargets.first {
       if case .s3 = $0.destination { return true }
       return false
     }
-    if releaseRun, options.otaDestination == nil, OTADestination.offersAnything(rollouts),
+    if releaseRun, settings.publishing.otaDestination == nil, OTADestination.offersAnything(rollouts),
       let privateDestination
     {
       problems.append(
         Diagnostic(
-          file: options.rolloutsPath, path: "",
+          file: settings.inputs.rolloutsPath, path: "",
           message:
             "models are offered over the air, and \(privateDestination.destination) holds releases, which are private; name the public destination devices read them from in release.config.json as publish.otaDestination"
         ))
     } else if stores.isEmpty && !rollouts.customers.isEmpty && privateDestination == nil {
       problems.append(
         Diagnostic(
-          file: options.rolloutsPath, path: "",
+          file: settings.inputs.rolloutsPath, path: "",
           message:
             "models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
         ))
@@ -140,9 +141,9 @@ package struct CheckOTAStep: Step {
 
   /// The published legacy pointers, each as this tool writes it.
   private func checkPublishedPointers(
-    _ stores: [ObjectStore], manifest: Manifest, options: ReleaseOptions, problems: inout [Diagnostic]
+    _ stores: [ObjectStore], manifest: Manifest, settings: RunSettings, problems: inout [Diagnostic]
   ) throws {
-    for store in stores where !options.hasSignedChannel || options.legacyManifests {
+    for store in stores where !settings.hasSignedChannel || settings.channel.legacyManifests {
       for customer in manifest.customers {
         let key = OTAManifest.pointerKey(customer.id)
         let location = "\(store.displayName)/\(key)"
@@ -172,20 +173,20 @@ package struct OTAPlan: Sendable {
 /// (an S3 release destination is private, so devices could not read it; with anything offered
 /// it needs `otaDestination`). `ota publish`: its destinations (`--publish`, else
 /// `otaDestination`, else the release destinations, of which an S3 one is refused when the
-/// command line is read: `ReleaseOptions.overTheAir`), or `otaDestination` when they are all
+/// command line is resolved: `SettingsResolution.overTheAir`), or `otaDestination` when they are all
 /// releases repositories.
 package enum OTADestination {
   static func stores(_ targets: [PublishTarget], _ context: ReleaseContext, releaseRun: Bool) throws
     -> [ObjectStore]
   {
     let services = context.services
-    let otaStore = try context.options.otaDestination.flatMap { destination -> ObjectStore? in
+    let otaStore = try context.settings.publishing.otaDestination.flatMap { destination -> ObjectStore? in
       guard case .objectStore(let store) = try destination.resolve(services, audience: .devices) else {
         return nil
       }
       return store
     }
-    if releaseRun, context.options.otaDestination != nil { return otaStore.map { [$0] } ?? [] }
+    if releaseRun, context.settings.publishing.otaDestination != nil { return otaStore.map { [$0] } ?? [] }
     let stores = try targets.compactMap { target -> ObjectStore? in
       guard case .objectStore(let store) = target.resolved else { return nil }
       guard case .s3 = target.destination else { return store }
@@ -196,25 +197,6 @@ package enum OTADestination {
     }
     if stores.isEmpty && !releaseRun { return otaStore.map { [$0] } ?? [] }
     return stores
-  }
-
-  /// Refuses (exit 2, one line) a configuration that would make a release destination public:
-  /// `publish.otaDestination` in the same bucket with one prefix holding the other, or a public
-  /// URL that serves a release destination. `releases`: the release destinations, by default
-  /// the run's own (`ota publish` names those of release.config.json).
-  package static func checkSeparation(_ options: ReleaseOptions, releases: [PublishDestination]? = nil) throws
-  {
-    for release in releases ?? options.publish {
-      if let ota = options.otaDestination, let reason = ChannelSeparation.overlap(ota: ota, release: release)
-      {
-        throw ReleaseError.usage("publish.otaDestination \(reason)")
-      }
-      if let publicURL = options.publicURL,
-        let reason = ChannelSeparation.publicURLServes(publicURL, release: release)
-      {
-        throw ReleaseError.usage("\(options.origins.publicURL) \(publicURL): \(reason)")
-      }
-    }
   }
 
   /// Whether any flow of `rollouts` offers a model.

@@ -6,6 +6,7 @@ import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
 import ReleaseOTA
+import ReleaseSettings
 import ReleaseSystem
 
 /// What the over-the-air commands read: the manifest, the model store, the SDK version being
@@ -23,18 +24,18 @@ package struct OTAInputs {
   package let rolloutsPath: String
   package let rolloutsURL: URL
 
-  /// Reads the inputs `options` name (paths, model store; see `ReleaseOptions.inputs`).
-  package static func load(_ options: ReleaseOptions, services: Services) throws -> OTAInputs {
-    let rolloutsPath = options.rolloutsPath
+  /// Reads the inputs `inputs` name (paths, model store; see `SettingsResolution.inputs`).
+  package static func load(_ inputs: InputSettings, services: Services) throws -> OTAInputs {
+    let rolloutsPath = inputs.rolloutsPath
     let state = try ReleaseState.load(
-      from: services.resolve(options.statePath), displayPath: options.statePath)
-    let store = try ModelStoreLocation.open(options, services: services)
+      from: services.resolve(inputs.statePath), displayPath: inputs.statePath)
+    let store = try ModelStoreLocation.open(inputs, services: services)
     let template = try PackageTemplate.load(
-      services.resolve(options.templatesPath), displayPath: options.templatesPath)
+      services.resolve(inputs.templatesPath), displayPath: inputs.templatesPath)
     let manifest = try ManifestLoader.load(
-      contentsOf: services.resolve(options.manifestPath), displayPath: options.manifestPath, store: store,
+      contentsOf: services.resolve(inputs.manifestPath), displayPath: inputs.manifestPath, store: store,
       features: template.features)
-    let catalog = try SignalCatalog.load(from: template, templatesPath: options.templatesPath)
+    let catalog = try SignalCatalog.load(from: template, templatesPath: inputs.templatesPath)
     let rolloutsURL = services.resolve(rolloutsPath)
     let rollouts = try RolloutState.load(from: rolloutsURL, displayPath: rolloutsPath)
     try check(rollouts, against: manifest, displayPath: rolloutsPath)

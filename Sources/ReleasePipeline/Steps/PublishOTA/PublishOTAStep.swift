@@ -54,7 +54,7 @@ package struct PublishOTAStep: Step {
   package static let noDestination = "no destination (--publish)"
 
   package func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
-    if context.options.publish.isEmpty { return Self.noDestination }
+    if context.settings.publishing.destinations.isEmpty { return Self.noDestination }
     if input.ota.stores.isEmpty { return "no object store for over-the-air manifests" }
     guard let results = input.results, !results.customers.isEmpty else { return nil }
     return results.nothingShipsReason("published over the air")
@@ -62,10 +62,10 @@ package struct PublishOTAStep: Step {
 
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     let ota = input.ota
-    let options = context.options
+    let settings = context.settings
     // Channel ids are not printed: they are what keeps a channel from being found.
-    let signed = options.hasSignedChannel ? customers(input).map(\.id) : []
-    if options.refresh {
+    let signed = settings.hasSignedChannel ? customers(input).map(\.id) : []
+    if settings.channel.refresh {
       return ota.stores.flatMap { store in
         signed.map { "would re-sign \($0)'s signed manifest as published at \(store.displayName)" }
       }
@@ -85,7 +85,7 @@ package struct PublishOTAStep: Step {
     -> String
   {
     let pointer = OTAManifest.pointerKey(customer.id)
-    if !context.options.hasSignedChannel || wantsLegacyManifest(customer, input, context) {
+    if !context.settings.hasSignedChannel || wantsLegacyManifest(customer, input, context) {
       return "would publish \(pointer) to \(store.displayName)"
     }
     return "would retract every offer of \(pointer), if it still offers any, at \(store.displayName)"
@@ -94,7 +94,7 @@ package struct PublishOTAStep: Step {
   package func run(_ input: Input, _ context: ReleaseContext) throws {
     let ota = input.ota
     let signed = try SignedChannelPublisher(context, rollouts: ota.rollouts)
-    if let signed, context.options.refresh {
+    if let signed, context.settings.channel.refresh {
       try refresh(signed, customers: customers(input), stores: ota.stores, context)
     } else {
       try publish(input, signed: signed, context)
@@ -203,9 +203,10 @@ package struct PublishOTAStep: Step {
   /// Whether the signed run still publishes the customer's legacy manifest: while
   /// `publish.legacyManifests` is true and a released package of the customer pins no keys.
   private func wantsLegacyManifest(_ customer: Customer, _ input: Input, _ context: ReleaseContext) -> Bool {
-    guard context.options.legacyManifests else { return false }
+    guard context.settings.channel.legacyManifests else { return false }
     return ReleasedPackage.hasUnpinnedPackage(
-      customer.id, state: input.inputs.state, dist: context.services.resolve(context.options.distPath))
+      customer.id, state: input.inputs.state, dist: context.services.resolve(context.settings.inputs.distPath)
+    )
   }
 
   /// The legacy manifest's last revision: the published one with every offer retracted (0 %),

@@ -47,17 +47,17 @@ final class SignedChannelPublisher {
 
   /// Nil when the run has no signed channel (no trusted key or no public URL).
   init?(_ context: ReleaseContext, rollouts: RolloutState) throws {
-    let options = context.options
-    guard options.hasSignedChannel else { return nil }
+    let settings = context.settings
+    guard settings.hasSignedChannel else { return nil }
     channels = try ReleaseState.load(
-      from: context.services.resolve(options.statePath), displayPath: options.statePath
+      from: context.services.resolve(settings.inputs.statePath), displayPath: settings.inputs.statePath
     ).channels
-    trusted = options.signing.trusted
-    chain = options.rootChain
-    signers = options.signing.signers
-    expires = context.services.clock.now().addingTimeInterval(options.manifestExpiry)
+    trusted = settings.signing.trusted
+    chain = settings.channel.rootChain
+    signers = settings.signing.signers
+    expires = context.services.clock.now().addingTimeInterval(settings.channel.manifestExpiry)
     self.rollouts = rollouts
-    rolloutsPath = options.rolloutsPath
+    rolloutsPath = settings.inputs.rolloutsPath
   }
 
   /// The pointer as read: its object (for the conditional replace) and what it says.
@@ -297,11 +297,11 @@ final class SignedChannelPublisher {
   /// under it, written atomically), so the next publish from this work tree knows them.
   func record(_ context: ReleaseContext) throws {
     guard !published.isEmpty else { return }
-    let options = context.options
-    let url = context.services.resolve(options.rolloutsPath)
+    let settings = context.settings
+    let url = context.services.resolve(settings.inputs.rolloutsPath)
     let lock = try RolloutState.lock(url)
     try withExtendedLifetime(lock) {
-      var state = try RolloutState.load(from: url, displayPath: options.rolloutsPath)
+      var state = try RolloutState.load(from: url, displayPath: settings.inputs.rolloutsPath)
       let before = state
       for (customer, revision) in published where revision.revision > state.published[customer]?.revision ?? 0
       {
@@ -310,7 +310,7 @@ final class SignedChannelPublisher {
       guard state != before else { return }
       try AtomicFile.write(try state.encoded(), to: url)
       context.reporter.report(
-        .info("recorded the published revisions in \(options.rolloutsPath); commit it"))
+        .info("recorded the published revisions in \(settings.inputs.rolloutsPath); commit it"))
     }
   }
 

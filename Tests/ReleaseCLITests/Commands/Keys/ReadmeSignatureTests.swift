@@ -37,12 +37,13 @@ final class ReadmeSignatureTests: XCTestCase {
   }
 
   /// `release all`'s options, read from the command line and release.config.json as a run reads them.
-  private func releaseOptions(_ arguments: [String] = []) throws -> ReleaseOptions {
+  private func releaseOptions(_ arguments: [String] = []) throws -> RunSettings {
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: SystemClock(), root: root,
       environment: ["RELEASE_SIGNING_KEY": ""], output: CapturedOutput())
-    return try ReleaseOptions(
-      try Arguments(arguments, command: try XCTUnwrap(Command.named("all"))), services: services)
+    let invocation = CommandInvocation(arguments: [], services: services, reporter: DiscardingReporter())
+    return try RunSettings.all(
+      try Arguments(arguments, command: try XCTUnwrap(Command.named("all"))), invocation)
   }
 
   private func generateKeys(_ names: [String]) {

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseManifest
+import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -60,14 +61,14 @@ final class PublishRemoteModelStoreEndToEndTests: XCTestCase {
     throws
     -> ModelStore
   {
-    var options = ReleaseOptions()
-    options.modelsPath = location
-    options.s3Endpoint = s3Endpoint
-    options.cachePath = cache.path
+    var inputs = InputSettings()
+    inputs.modelsPath = location
+    inputs.s3Endpoint = s3Endpoint
+    inputs.cachePath = cache.path
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: cache, environment: environment,
       output: CapturedOutput())
-    return try ModelStoreLocation.open(options, services: services)
+    return try ModelStoreLocation.open(inputs, services: services)
   }
 
   func testHTTPStoreListsTheIndexDownloadsIntoAContentAddressedCacheAndReusesItOffline() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseManifest
 import ReleaseNetwork
+import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -15,14 +16,14 @@ import XCTest
 /// transfer stops as soon as more bytes arrive, and nothing of it is left in the cache.
 final class URLModelStoreLimitEndToEndTests: XCTestCase {
   private func open(_ location: String, cache: URL, maximumModelSize: Int64? = nil) throws -> ModelStore {
-    var options = ReleaseOptions()
-    options.modelsPath = location
-    if let maximumModelSize { options.maximumModelSize = maximumModelSize }
-    options.cachePath = cache.path
+    var inputs = InputSettings()
+    inputs.modelsPath = location
+    if let maximumModelSize { inputs.maximumModelSize = maximumModelSize }
+    inputs.cachePath = cache.path
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: cache, environment: [:],
       output: CapturedOutput(), http: TestHTTP.retryingAtOnce)
-    return try ModelStoreLocation.open(options, services: services)
+    return try ModelStoreLocation.open(inputs, services: services)
   }
 
   /// A copy of the repository's model store under `<served>/store`, to serve, with its

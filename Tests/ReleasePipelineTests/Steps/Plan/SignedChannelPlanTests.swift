@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseGeneration
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -16,14 +17,14 @@ final class SignedChannelPlanTests: XCTestCase {
   func context(root: URL, dryRun: Bool = false, keys: Bool = true, reporter: RecordingReporter) throws
     -> ReleaseContext
   {
-    var options = ReleaseOptions()
-    options.dryRun = dryRun
-    options.publicURL = "https://cdn.example.com/sdk/"
-    options.signing = SigningSetup(trusted: keys ? [try SigningKey.generate().publicKey] : [])
+    var settings = RunSettings()
+    settings.dryRun = dryRun
+    settings.publishing.publicURL = "https://cdn.example.com/sdk/"
+    settings.signing = SigningSetup(trusted: keys ? [try SigningKey.generate().publicKey] : [])
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: root, environment: [:],
       output: CapturedOutput())
-    return ReleaseContext(services: services, options: options, reporter: reporter)
+    return ReleaseContext(services: services, settings: settings, reporter: reporter)
   }
 
   func customer(_ id: String) -> Customer {
@@ -108,17 +109,17 @@ final class SignedChannelPlanTests: XCTestCase {
 
   func testKeysAndTheChannelAreInTheSourceDigest() throws {
     let reporter = RecordingReporter()
-    let options = try context(root: URL(fileURLWithPath: "/nonexistent"), reporter: reporter).options
+    let settings = try context(root: URL(fileURLWithPath: "/nonexistent"), reporter: reporter).settings
     func digest(keys: [PinnedKey]?, channel: String?) -> InputDigest {
       InputDigest(
         customer: customer("acme"), features: [], models: [:], templateDigest: "t",
         sdkVersion: SemanticVersion(1, 0, 0), toolchain: "swift", modelManifestURL: nil, trustedKeys: keys,
-        manifestURL: channel.flatMap { options.manifestURL(channel: $0) })
+        manifestURL: channel.flatMap { settings.manifestURL(channel: $0) })
     }
-    let keys = try XCTUnwrap(options.pinnedKeys)
+    let keys = try XCTUnwrap(settings.pinnedKeys)
     XCTAssertEqual(keys.count, 1)
     XCTAssertEqual(
-      options.manifestURL(channel: "00112233445566778899aabbccddeeff"),
+      settings.manifestURL(channel: "00112233445566778899aabbccddeeff"),
       "https://cdn.example.com/sdk/ota/00112233445566778899aabbccddeeff/manifest.json")
     let unsigned = digest(keys: nil, channel: nil)
     let signed = digest(keys: keys, channel: "00112233445566778899aabbccddeeff")

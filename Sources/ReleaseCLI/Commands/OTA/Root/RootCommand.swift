@@ -41,13 +41,8 @@ enum RootCommand {
     run: { try run($0, $1) })
 
   static func run(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
-    let (url, display) = RootDirectory.location(configuration, services: invocation.services)
-    let chain: RootChain?
-    do { chain = try RootDirectory.load(url, display: display) } catch {
-      throw ReleaseError.invalidInput(error.description)
-    }
+    let settings = try SettingsResolution(parsed, invocation).root()
+    let (url, display, chain) = (settings.directory, settings.display, settings.chain)
     switch parsed.positionals.first {
     case "init" where parsed.positionals.count == 1:
       if chain != nil {

@@ -10,24 +10,24 @@ import ReleaseSigning
 /// a key came from (the file, the variable and the key's place in it) and at most its key id,
 /// which is public. Child processes never see the variable (`ChildEnvironment` drops every
 /// name ending in `_SIGNING_KEY`).
-struct SigningKeys {
-  static let environmentVariable = "RELEASE_SIGNING_KEY"
-  static let makeKeyHint = "make a key with 'release keys generate keys'"
+package struct SigningKeys {
+  package static let environmentVariable = "RELEASE_SIGNING_KEY"
+  package static let makeKeyHint = "make a key with 'release keys generate keys'"
 
   /// One private key and where it came from, for messages.
-  struct Entry {
-    let key: SigningKey
-    let source: String
+  package struct Entry {
+    package let key: SigningKey
+    package let source: String
   }
 
   /// In the order given; none when signing is optional and no key was given.
-  let entries: [Entry]
+  package let entries: [Entry]
 
-  var keys: [SigningKey] { entries.map(\.key) }
+  package var keys: [SigningKey] { entries.map(\.key) }
 
   /// Why the private keys cannot be used. No case holds, and no description shows, a byte of
   /// the key text.
-  enum ResolveError: Error, Equatable, CustomStringConvertible {
+  package enum ResolveError: Error, Equatable, CustomStringConvertible {
     /// Signing is required and no key was given.
     case noKey
     /// A private key was given, but the configuration trusts no key.
@@ -39,7 +39,7 @@ struct SigningKeys {
     /// The key's public half is not among the trusted keys.
     case untrusted(source: String, keyID: String, configuration: String)
 
-    var description: String {
+    package var description: String {
       switch self {
       case .noKey:
         return
@@ -61,7 +61,7 @@ struct SigningKeys {
   /// Reads the keys from `files` (resolved against `services.root`) when any are given, else
   /// from `RELEASE_SIGNING_KEY` in `services.environment`, and checks each against `trusted`.
   /// With `required`, no key at all is an error; without, it is an empty set.
-  static func resolve(
+  package static func resolve(
     files: [String], trusted: TrustedKeys, configuration: String, required: Bool, services: Services
   ) throws(ResolveError) -> SigningKeys {
     var entries: [Entry] = []
@@ -101,7 +101,7 @@ struct SigningKeys {
   }
 
   /// `resolve`, its errors as bad input (exit 2, one line).
-  static func resolveForCommand(
+  package static func resolveForCommand(
     files: [String], trusted: TrustedKeys, configuration: String, required: Bool, services: Services
   ) throws -> SigningKeys {
     do {

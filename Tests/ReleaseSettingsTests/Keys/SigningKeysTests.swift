@@ -1,12 +1,11 @@
 import Foundation
-import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCLI
 @testable import ReleaseCore
+@testable import ReleaseSettings
 
 /// `TrustedKeys` and `SigningKeys` in process: typed errors, no key material in any of them.
 final class SigningKeysTests: XCTestCase {

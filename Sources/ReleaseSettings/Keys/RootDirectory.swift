@@ -1,16 +1,15 @@
 import Foundation
 import ReleaseCore
 import ReleaseOTA
-import ReleaseSettings
 
 /// The channel's root documents as committed: `<dir>/1.json`, `<dir>/2.json`, … (`signing.root`
 /// in release.config.json, relative to that file), read up to the first number missing and
 /// opened as a chain.
-enum RootDirectory {
-  static let defaultPath = "ota-root"
+package enum RootDirectory {
+  package static let defaultPath = "ota-root"
 
   /// The directory `configuration` names, resolved, with how messages name it.
-  static func location(_ configuration: ReleaseConfiguration, services: Services) -> (
+  package static func location(_ configuration: ReleaseConfiguration, services: Services) -> (
     url: URL, display: String
   ) {
     let display = configuration.root ?? defaultPath
@@ -19,10 +18,10 @@ enum RootDirectory {
     return (url.standardizedFileURL, display)
   }
 
-  static func file(_ display: String, version: Int) -> String { "\(display)/\(version).json" }
+  package static func file(_ display: String, version: Int) -> String { "\(display)/\(version).json" }
 
   /// The chain in the directory; nil when it holds no `1.json`.
-  static func load(_ url: URL, display: String) throws(ChannelRoot.RootError) -> RootChain? {
+  package static func load(_ url: URL, display: String) throws(ChannelRoot.RootError) -> RootChain? {
     var envelopes: [Data] = []
     var locations: [String] = []
     while envelopes.count < RootChain.maximumLength {

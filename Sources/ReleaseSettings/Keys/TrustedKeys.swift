@@ -1,7 +1,6 @@
 import Foundation
 import ReleaseCore
 import ReleaseOTA
-import ReleaseSettings
 import ReleaseSigning
 
 /// The public keys releases and over-the-air manifests are signed for:
@@ -9,33 +8,33 @@ import ReleaseSigning
 /// `openssl pkey -pubout` and `release keys generate` write it), its path relative to the
 /// configuration file; or, with `signing.root`, the manifest keys of the channel's newest root
 /// document.
-struct TrustedKeys: Equatable {
+package struct TrustedKeys: Equatable {
   /// One trusted key and the file it came from (as the configuration names it).
-  struct Entry: Equatable {
-    let key: PublicKey
-    let file: String
+  package struct Entry: Equatable {
+    package let key: PublicKey
+    package let file: String
   }
 
   /// In the configuration's order; a key listed twice counts once.
-  let entries: [Entry]
+  package let entries: [Entry]
   /// The root documents the keys come from (`signing.root`); nil with `signing.trustedKeys`.
-  var chain: RootChain? = nil
+  package var chain: RootChain? = nil
 
-  var keys: [PublicKey] { entries.map(\.key) }
+  package var keys: [PublicKey] { entries.map(\.key) }
 
   /// The entry of `key`, nil when it is not trusted.
-  func entry(for key: PublicKey) -> Entry? { entries.first { $0.key == key } }
+  package func entry(for key: PublicKey) -> Entry? { entries.first { $0.key == key } }
 
   /// Why a trusted key could not be read: each names the configuration file, the key's place
   /// in `signing.trustedKeys` and the key file. Public keys only: nothing secret to leak.
-  enum LoadError: Error, Equatable, CustomStringConvertible {
+  package enum LoadError: Error, Equatable, CustomStringConvertible {
     case missingFile(configuration: String, index: Int, file: String)
     case unreadable(configuration: String, index: Int, file: String)
     case notPublicKey(configuration: String, index: Int, file: String, reason: KeyError)
     /// `signing.root` names a directory whose root documents do not form a chain.
     case root(configuration: String, reason: String)
 
-    var description: String {
+    package var description: String {
       switch self {
       case .missingFile(let configuration, let index, let file):
         return
@@ -57,7 +56,8 @@ struct TrustedKeys: Equatable {
 
   /// Reads every file `configuration` lists (none: no keys, not an error here; a command that
   /// needs keys says so). Stops at the first file that cannot be used.
-  static func load(_ configuration: ReleaseConfiguration, services: Services) throws(LoadError) -> TrustedKeys
+  package static func load(_ configuration: ReleaseConfiguration, services: Services) throws(LoadError)
+    -> TrustedKeys
   {
     if configuration.root != nil { return try loadRoot(configuration, services: services) }
     let base = services.resolve(configuration.path).deletingLastPathComponent()
@@ -110,7 +110,8 @@ struct TrustedKeys: Equatable {
   }
 
   /// `load`, its errors as bad input (exit 2, one line).
-  static func loadForCommand(_ configuration: ReleaseConfiguration, services: Services) throws -> TrustedKeys
+  package static func loadForCommand(_ configuration: ReleaseConfiguration, services: Services) throws
+    -> TrustedKeys
   {
     do { return try load(configuration, services: services) } catch {
       throw ReleaseError.invalidInput(error.description)
