@@ -13,7 +13,9 @@ enum ChannelPolicy {
   static func checkSeparation(_ settings: RunSettings, releases: [PublishDestination]? = nil) throws {
     let publishing = settings.publishing
     for release in releases ?? publishing.destinations {
-      if let ota = publishing.otaDestination, let reason = ChannelSeparation.overlap(ota: ota, release: release) {
+      if let ota = publishing.otaDestination,
+        let reason = ChannelSeparation.overlap(ota: ota, release: release)
+      {
         throw ReleaseError.usage("publish.otaDestination \(reason)")
       }
       if let publicURL = publishing.publicURL,
