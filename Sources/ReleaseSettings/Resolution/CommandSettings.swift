@@ -8,12 +8,9 @@ import ReleaseSigning
 /// so that verify regenerates a package as the run made it, and the keys a zip's signature is
 /// checked against.
 package struct VerifySettings: Sendable {
-  /// A run's settings that packages embed: the public URL, the trusted keys, the legacy
-  /// manifests and the allowed signers URL; nothing else of them is set.
-  package var packages: RunSettings
-  /// The `git:` destination of release.config.json (or its `publish.packageURL`): its URL is in
-  /// the package's README.
-  package var releasesRepository: String?
+  /// What packages take from the settings, as `release all` takes it; the releases repository
+  /// is release.config.json's `publish.packageURL`, else its first `git:` destination.
+  package var packages: PackageSettings
   /// The keys a zip's signature (`<zip>.sig` beside it) is checked against
   /// (`signing.trustedKeys`); none: a signature is reported, not checked.
   package var trustedKeys: [PublicKey]
@@ -44,23 +41,22 @@ package struct RootSettings: Sendable {
 extension SettingsResolution {
   /// `release verify`'s: the public URL and keys as `release all` takes them.
   package func verify() throws -> VerifySettings {
-    var packages = RunSettings()
-    packages.publishing.publicURL = try checkedPublicURL().value
+    var packages = PackageSettings()
+    packages.publicURL = try checkedPublicURL().value
     let trusted = try trustedKeys()
     // The keys packages pin and whether they keep the legacy manifest: both in every package.
-    packages.signing = SigningSetup(trusted: trusted.keys)
-    packages.channel.legacyManifests = configuration.legacyManifests ?? true
+    packages.trustedKeys = trusted.keys
+    packages.legacyManifests = configuration.legacyManifests ?? true
     // With trusted keys, the README says how to check the zip's signature.
-    packages.publishing.allowedSignersURL = configuration.allowedSignersURL
-    let repository =
+    packages.allowedSignersURL = configuration.allowedSignersURL
+    packages.releasesRepository =
       configuration.packageURL
       ?? configuration.destinations?.compactMap { destination -> String? in
         guard destination.hasPrefix("git:") else { return nil }
         return String(destination.dropFirst(4))
       }.first
     return VerifySettings(
-      packages: packages, releasesRepository: repository, trustedKeys: trusted.keys,
-      configurationPath: configuration.path)
+      packages: packages, trustedKeys: trusted.keys, configurationPath: configuration.path)
   }
 
   /// `release ota evaluate`'s: the inputs, the rollout policies and, with `publishing`,

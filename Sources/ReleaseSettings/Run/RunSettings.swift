@@ -76,7 +76,7 @@ package struct RunSettings: Equatable, Sendable {
   package init() {}
 
   /// Whether packages get the signed channel: trusted keys and a public URL to serve it from.
-  package var hasSignedChannel: Bool { signing.hasTrustedKeys && publishing.publicURL != nil }
+  package var hasSignedChannel: Bool { packages.hasSignedChannel }
 }
 
 /// How the run builds and tests each customer's package.

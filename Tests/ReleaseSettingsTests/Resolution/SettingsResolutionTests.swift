@@ -192,8 +192,8 @@ final class SettingsResolutionTests: XCTestCase {
     let key = try trustKey(#"{"destinations": ["git:https://git.example.com/{id}.git"]}"#)
     let verify = try resolution().verify()
     XCTAssertEqual(verify.trustedKeys, [key.publicKey])
-    XCTAssertEqual(verify.packages.signing.trusted, [key.publicKey])
-    XCTAssertEqual(verify.releasesRepository, "https://git.example.com/{id}.git")
+    XCTAssertEqual(verify.packages.trustedKeys, [key.publicKey])
+    XCTAssertEqual(verify.packages.releasesRepository, "https://git.example.com/{id}.git")
   }
 
   func testShareTakesTheFirstBucketOfTheDestinations() throws {

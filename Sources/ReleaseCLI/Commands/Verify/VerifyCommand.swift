@@ -232,7 +232,7 @@ enum VerifyCommand {
     let repositoryTemplate: String?
     /// What packages embed from the settings: the public URL, the pinned keys, the legacy
     /// manifests, the allowed signers URL.
-    let settings: RunSettings
+    let settings: PackageSettings
     let signals: [String: String]
     let state: ReleaseState
     let sdkChangelog: [String: [String]]
@@ -245,7 +245,7 @@ enum VerifyCommand {
       self.store = inputs.store
       self.template = inputs.template
       self.templatesPath = templates
-      self.repositoryTemplate = options.settings.releasesRepository
+      self.repositoryTemplate = options.settings.packages.releasesRepository
       self.settings = options.settings.packages
       self.signals = try SignalCatalog.load(from: inputs.template, templatesPath: templates).introduced
         .mapValues(

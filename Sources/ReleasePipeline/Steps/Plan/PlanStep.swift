@@ -35,7 +35,7 @@ package struct PlanStep: RequiredStep {
       var digest = Self.inputDigest(
         of: customer, features: features, inputs, toolchain: toolchain, channel: channels[customer.id],
         context)
-      digest.trustedRoot = channels[customer.id] == nil ? nil : context.settings.embeddedRoot
+      digest.trustedRoot = channels[customer.id] == nil ? nil : context.settings.packages.embeddedRoot
       let last = state.customers[customer.id].map { ($0.version, $0.sourceDigest) }
       if let last, last.1 != digest.source,
         VersionRule.patchLimitReached(last: last.0, sdkVersion: inputs.sdkVersion)
@@ -68,16 +68,17 @@ package struct PlanStep: RequiredStep {
     _ context: ReleaseContext
   ) -> InputDigest {
     let settings = context.settings
+    let packages = settings.packages
     return InputDigest(
       customer: customer, features: features.map(\.name), models: inputs.models,
       templateDigest: inputs.template.digest(for: features),
       sdkVersion: inputs.sdkVersion, toolchain: toolchain,
-      repositoryURL: settings.publishing.releasesRepository.map {
+      repositoryURL: packages.releasesRepository.map {
         ReleasesRepository.url(template: $0, id: customer.id, root: context.services.root)
-      }, modelManifestURL: settings.modelManifestURL(for: customer.id),
-      trustedKeys: settings.pinnedKeys,
-      manifestURL: channel.flatMap { settings.manifestURL(channel: $0) },
-      signatureCheck: settings.signatureCheck,
+      }, modelManifestURL: packages.modelManifestURL(for: customer.id),
+      trustedKeys: packages.pinnedKeys,
+      manifestURL: channel.flatMap { packages.manifestURL(channel: $0) },
+      signatureCheck: packages.signatureCheck,
       archiveModificationTime: settings.build.archiveModificationTime)
   }
 

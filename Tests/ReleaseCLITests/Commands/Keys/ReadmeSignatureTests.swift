@@ -55,11 +55,11 @@ final class ReadmeSignatureTests: XCTestCase {
   }
 
   func testARunWithTrustedKeysPassesTheirFingerprintsIdentityAndURL() throws {
-    XCTAssertNil(try releaseOptions().signatureCheck, "no release.config.json: no section")
+    XCTAssertNil(try releaseOptions().packages.signatureCheck, "no release.config.json: no section")
 
     generateKeys(["old", "new"])
     try writeConfiguration(#"{"signing": {"trustedKeys": ["keys/old.pub", "keys/new.pub"]}}"#)
-    let withoutURL = try XCTUnwrap(try releaseOptions().signatureCheck)
+    let withoutURL = try XCTUnwrap(try releaseOptions().packages.signatureCheck)
     let keys = try ["old", "new"].map { try PublicKey(pem: try text("keys/\($0).pub")) }
     XCTAssertEqual(
       withoutURL.fingerprints, keys.map(\.sshFingerprint), "each key, in the configuration's order")
@@ -70,7 +70,7 @@ final class ReadmeSignatureTests: XCTestCase {
     try writeConfiguration(
       #"{"signing": {"trustedKeys": ["keys/new.pub"], "allowedSignersURL": "https://example.com/keys/allowed_signers"}}"#
     )
-    let withURL = try XCTUnwrap(try releaseOptions().signatureCheck)
+    let withURL = try XCTUnwrap(try releaseOptions().packages.signatureCheck)
     XCTAssertEqual(withURL.fingerprints, [keys[1].sshFingerprint])
     XCTAssertEqual(withURL.allowedSignersURL, "https://example.com/keys/allowed_signers")
   }
@@ -157,7 +157,8 @@ final class ReadmeSignatureTests: XCTestCase {
       to: root.appendingPathComponent(archiveName + ReleaseSignature.suffix), atomically: true,
       encoding: .utf8)
 
-    let section = try SignatureSection.render(try XCTUnwrap(options.signatureCheck), archiveName: archiveName)
+    let section = try SignatureSection.render(
+      try XCTUnwrap(options.packages.signatureCheck), archiveName: archiveName)
     let commands = section.split(separator: "\n").filter { $0.hasPrefix("ssh-keygen -Y verify ") }
     XCTAssertEqual(commands.count, 1, section)
     let command = String(try XCTUnwrap(commands.first))

@@ -110,6 +110,7 @@ final class SignedChannelPlanTests: XCTestCase {
   func testKeysAndTheChannelAreInTheSourceDigest() throws {
     let reporter = RecordingReporter()
     let settings = try context(root: URL(fileURLWithPath: "/nonexistent"), reporter: reporter).settings
+      .packages
     func digest(keys: [PinnedKey]?, channel: String?) -> InputDigest {
       InputDigest(
         customer: customer("acme"), features: [], models: [:], templateDigest: "t",
