@@ -30,7 +30,7 @@ package struct SettingsResolution {
     let models = setting(given.models, .models, configuration.models, key: "models")
     inputs.modelsPath = models.value ?? inputs.modelsPath
     inputs.origins.models = models.origin
-    try URLPolicy.refuseCredential(inModelStore: inputs.modelsPath, origin: inputs.origins.models)
+    try URLPolicy.checkModelStore(inputs.modelsPath, origin: inputs.origins.models)
     (inputs.s3Endpoint, inputs.origins.s3Endpoint) = setting(
       given.s3Endpoint, .s3Endpoint, configuration.s3Endpoint, key: "publish.s3Endpoint")
     (inputs.s3Region, inputs.origins.s3Region) = setting(

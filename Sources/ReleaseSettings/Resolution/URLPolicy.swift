@@ -7,12 +7,22 @@ import ReleasePublishing
 /// list, in messages, in packages), and what packages are built with is served so that
 /// devices can trust it.
 enum URLPolicy {
-  /// A model store URL with a credential in it.
-  static func refuseCredential(inModelStore location: String, origin: String) throws {
-    guard InputSettings.isRemoteStore(location), URLCredentials.carriesCredential(location) else { return }
-    throw ReleaseError.usage(
-      "\(origin) \(URLCredentials.redacted(location)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
-    )
+  /// A model store URL with a credential in it, or plain http to another machine: models
+  /// decide what ships, so they come over TLS, or from this machine.
+  static func checkModelStore(_ location: String, origin: String) throws {
+    guard InputSettings.isRemoteStore(location) else { return }
+    if URLCredentials.carriesCredential(location) {
+      throw ReleaseError.usage(
+        "\(origin) \(URLCredentials.redacted(location)): a credential in a URL shows in the process list and in messages; a model store URL must not carry one (use s3:// with the AWS_* variables for a private store)"
+      )
+    }
+    if let base = InputSettings.storeBaseURL(location), base.scheme?.lowercased() == "http",
+      !LoopbackHost.contains(base.host ?? "")
+    {
+      throw ReleaseError.usage(
+        "\(origin) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+      )
+    }
   }
 
   /// A public URL with a credential in it: it would end up in every package and index.

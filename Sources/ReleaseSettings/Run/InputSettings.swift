@@ -34,6 +34,16 @@ package struct InputSettings: Equatable, Sendable {
     let lower = location.lowercased()
     return lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://")
   }
+
+  /// The base URL of an http(s) model store, without trailing slashes; nil when `location` is
+  /// not the URL of a directory on a host, without a query or a user.
+  package static func storeBaseURL(_ location: String) -> URL? {
+    var trimmed = location
+    while trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let base = URL(string: trimmed), base.host?.isEmpty == false, base.query == nil, base.user == nil
+    else { return nil }
+    return base
+  }
 }
 
 /// The modification time of every archive entry (and of releases-repository commits).

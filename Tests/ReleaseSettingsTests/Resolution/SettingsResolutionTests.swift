@@ -155,6 +155,31 @@ final class SettingsResolutionTests: XCTestCase {
       refusal { try self.resolution(given).run(.all) }, "--no-publish: cannot be combined with --publish")
   }
 
+  /// Models decide what ships: a store is https, plain http only on this machine, refused
+  /// before any lookup of a host that only looks like loopback.
+  func testAPlainHTTPModelStoreElsewhereIsRefused() throws {
+    for host in [
+      "models.example.com", "127.attacker.example", "127.0.0.1.attacker.example",
+      "localhost.attacker.example",
+      "127.0.0.1.nip.io", "2130706433", "0x7f.0.0.1", "[::1.attacker.example]", "[::2]",
+    ] {
+      var given = CommandLineSettings()
+      given.models = "http://\(host)/store"
+      XCTAssertEqual(
+        refusal { try self.resolution(given).inputs() },
+        "--models http://\(host)/store: plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
+      )
+    }
+    for location in [
+      "http://127.8.9.10:1/store", "http://[::1]/store/", "http://LocalHost/store",
+      "https://models.example.com",
+    ] {
+      var given = CommandLineSettings()
+      given.models = location
+      XCTAssertEqual(try resolution(given).inputs().modelsPath, location)
+    }
+  }
+
   func testAReleaseRunRefusesAChannelInsideItsReleasesAndPlanDoesNotAsk() throws {
     try configure(
       #"{"publish": {"destinations": ["s3://sdk-releases/contextsdk"], "otaDestination": "s3://sdk-releases/contextsdk/ota", "s3Endpoint": "http://127.0.0.1:5000"}}"#

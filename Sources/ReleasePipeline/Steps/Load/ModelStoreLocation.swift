@@ -32,17 +32,11 @@ package enum ModelStoreLocation {
         purpose: "\(inputs.origins.models) \(displayName)", origins: inputs.origins, http: services.http)
       source = .s3(client: client, prefix: prefix)
     } else {
-      guard let base = URL(string: displayName), base.host?.isEmpty == false, base.query == nil,
-        base.user == nil
-      else {
+      // Plain http to another machine was refused when the settings were resolved
+      // (`URLPolicy.checkModelStore`).
+      guard let base = InputSettings.storeBaseURL(displayName) else {
         throw ReleaseError.usage(
           "\(inputs.origins.models) \(location): expected an http(s) URL of a directory holding index.json")
-      }
-      // Models decide what ships: they come over TLS, or from this machine.
-      if base.scheme?.lowercased() == "http", !LoopbackHost.contains(base.host ?? "") {
-        throw ReleaseError.usage(
-          "\(inputs.origins.models) \(location): plain http only to 127.0.0.1, ::1 or localhost; a model store elsewhere must be https"
-        )
       }
       source = .http(base: base, client: services.http)
     }
