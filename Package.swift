@@ -91,7 +91,7 @@ let package = Package(
         "ReleaseCore", "ReleaseEvaluation", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
         "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
       ]),
-    // The engine of a run: options, context, the phases, `Pipeline` and the steps other parts
+    // The engine of a run: its context, the phases, `Pipeline` and the steps other parts
     // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
     // artifact checks, shard plans.
     .target(

@@ -238,7 +238,7 @@ enum VerifyCommand {
     let sdkChangelog: [String: [String]]
     let root: URL
 
-    /// As `release all` would make the packages: with the options' URLs and keys, the
+    /// As `release all` would make the packages: with the settings' URLs and keys, the
     /// configuration's repository, the template's signals and the state's recorded releases.
     init(_ options: VerifyOptions, inputs: VerifyInputs, services: Services) throws {
       let templates = options.templatesPath
