@@ -44,8 +44,8 @@ package struct SettingsResolution {
     return inputs
   }
 
-  /// A release run's settings (`all`, `customer`, `merge`, `all --shard`): `plan`'s, and the
-  /// refusal of release destinations the over-the-air channel or the public URL would make
+  /// A release run's settings (`all`, `customer`, `merge`, `all --shard`): `run(_:)`'s, with
+  /// the refusal of release destinations the over-the-air channel or the public URL would make
   /// public (`ChannelPolicy.checkSeparation`).
   package func release(_ mode: RunMode) throws -> RunSettings {
     let settings = try run(mode)
@@ -53,7 +53,7 @@ package struct SettingsResolution {
     return settings
   }
 
-  /// Every group a release reads, for `mode`.
+  /// Every group a release reads, for `mode`; `plan`, which publishes nothing, takes these.
   package func run(_ mode: RunMode) throws -> RunSettings {
     var settings = RunSettings()
     settings.mode = mode
