@@ -202,7 +202,7 @@ extension ReleaseOptions {
     }
     if shard != nil {
       // A shard's dist/ is half a release: the merge job publishes, tags and records versions.
-      for option in [Options.publish, Options.tag, Options.push, Options.publishPassed]
+      for option: any DeclaredOption in [Options.publish, Options.tag, Options.push, Options.publishPassed]
       where parsed.given(option) {
         throw ReleaseError.usage(
           "\(option.name): a shard does not publish; run it on 'release merge' of all shards")

@@ -24,6 +24,7 @@ enum KeysCommand {
         inside a git work tree that git does not ignore. The directory is created mode 0700.
         """,
       positionals: [Positional(label: "<dir>", help: "where the pair is written (created if missing)")],
+      arity: .exactly(1, expected: "one directory"),
       groups: [OptionGroup("OPTIONS", [Options.keyName])], parent: "keys",
       run: { try generate($0, $1) }),
     Command(

@@ -39,6 +39,9 @@ enum ChannelVerifyCommand {
       Positional(
         label: "[<customer>...]", help: "these customers only (default: every customer with a channel)"),
     ],
+    arity: .oneOrMore(
+      missing:
+        "found no destination; expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"),
     groups: [
       OptionGroup("OPTIONS", [Options.verifyJSON, Options.minRevision, Options.state, Options.config]), .s3,
     ],

@@ -45,6 +45,7 @@ enum EvaluateCommand {
       Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),
       Positional(label: "[<flow>]", help: "only this flow of the customer"),
     ],
+    arity: .atMost(2, expected: "<customer> <flow>"),
     groups: EvaluateOptions.groups,
     footer:
       "Exit status: 0 whatever the decisions, 1 a challenger is invalid (after acting on it) or applying or publishing failed, 2 bad arguments or input.",

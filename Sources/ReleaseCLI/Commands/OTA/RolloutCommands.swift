@@ -129,7 +129,7 @@ enum OTACommand {
         that can run it. Reads rollouts.json; writes nothing.
         """,
       positionals: [Positional(label: "[<customer>]", help: "only this customer (slug or app_id)")],
-      groups: [.otaInputs], parent: "ota",
+      arity: .atMost(1, expected: "one customer"), groups: [.otaInputs], parent: "ota",
       run: { try status(try OTAStatusOptions($0, $1), $1) }),
     Command(
       name: "publish", synopsis: "ota publish",
@@ -169,6 +169,7 @@ enum OTACommand {
         The revisions published are recorded in rollouts.json with their payloads' SHA-256: \
         commit it.
         """,
+      arity: .none(.argumentsBecause("it publishes every customer's manifest")),
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
     EvaluateCommand.command,
@@ -320,7 +321,8 @@ struct OTAPublishOptions: Equatable {
   /// rather than silently ignored.
   static let refusals: [String: String] = {
     let taken = Set(groups.flatMap(\.options).map(\.name))
-    let release = ([OptionGroup.inputs, .s3, .behaviour, .publishing].flatMap(\.options) + [Options.shards])
+    let release =
+      ([OptionGroup.inputs, .s3, .behaviour, .publishing].flatMap(\.options) + [Options.shards.option])
       .map(
         \.name)
     return Dictionary(

@@ -31,6 +31,7 @@ enum ShareCommand {
       {"customer", "version", "repository", "tag"}).
       """,
     positionals: [Positional(label: "<id>", help: "the customer's 'id' slug, e.g. acme")],
+    arity: .exactly(1, expected: "one customer id"),
     groups: [
       OptionGroup(
         "OPTIONS",
