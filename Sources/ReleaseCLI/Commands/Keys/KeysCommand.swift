@@ -55,12 +55,8 @@ enum KeysCommand {
   ]
 
   static func generate(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard parsed.positionals.count == 1 else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      throw ReleaseError.usage("keys generate: expected one directory, found \(found)")
-    }
     let directory = parsed.positionals[0]
-    let name = parsed.value(Options.keyName) ?? "signing"
+    let name = parsed[Options.keyName] ?? "signing"
     let services = invocation.services
     let key: SigningKey
     do { key = try SigningKey.generate() } catch {
@@ -88,10 +84,9 @@ enum KeysCommand {
   }
 
   static func allowedSigners(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    try refusePositionals(parsed, "keys allowed-signers")
-    let identity = parsed.value(Options.identity) ?? defaultIdentity
+    let identity = parsed[Options.identity] ?? defaultIdentity
     let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
+      explicitPath: parsed[Options.config], services: invocation.services)
     let trusted = try TrustedKeys.loadForCommand(configuration, services: invocation.services)
     guard !trusted.entries.isEmpty else {
       throw ReleaseError.invalidInput(
@@ -115,13 +110,12 @@ enum KeysCommand {
   }
 
   static func check(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    try refusePositionals(parsed, "keys check")
     let services = invocation.services
     let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: services)
+      explicitPath: parsed[Options.config], services: services)
     let trusted = try TrustedKeys.loadForCommand(configuration, services: services)
     let signing = try SigningKeys.resolveForCommand(
-      files: parsed.values(Options.signingKey), trusted: trusted, configuration: configuration.path,
+      files: parsed[Options.signingKey], trusted: trusted, configuration: configuration.path,
       required: true, services: services)
     services.output.write(
       lines: signing.entries.map { entry in
@@ -129,11 +123,5 @@ enum KeysCommand {
         return
           "\(entry.source): key \(entry.key.keyID) (\(entry.key.publicKey.sshFingerprint)) is trusted (\(file))"
       }, to: .standardOutput)
-  }
-
-  private static func refusePositionals(_ parsed: Arguments, _ command: String) throws {
-    if let extra = parsed.positionals.first {
-      throw ReleaseError.usage("'\(extra.prefix(60))': 'release \(command)' takes no arguments")
-    }
   }
 }

@@ -173,19 +173,16 @@ struct ChannelVerifyOptions {
   var origins = SettingOrigins()
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard let first = parsed.positionals.first else {
-      throw ReleaseError.usage(
-        "ota verify: found no destination; expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"
-      )
-    }
+    // The destination, then the customers: the command's arity lets one or more through.
+    let first = parsed.positionals[0]
     sourceText = first
     source = try Self.source(first, services: invocation.services)
     customers = Array(parsed.positionals.dropFirst())
-    json = parsed.flag(Options.verifyJSON)
-    minimumRevision = try parsed.integer(Options.minRevision, in: 1...SignedOTAChannel.maximumRevision)
-    statePath = parsed.value(Options.state) ?? "release-state.json"
+    json = parsed[Options.verifyJSON]
+    minimumRevision = parsed[Options.minRevision]
+    statePath = parsed[Options.state] ?? "release-state.json"
     configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
+      explicitPath: parsed[Options.config], services: invocation.services)
     (s3Endpoint, origins.s3Endpoint) = parsed.setting(Options.s3Endpoint, configuration)
     (s3Region, origins.s3Region) = parsed.setting(Options.s3Region, configuration)
   }

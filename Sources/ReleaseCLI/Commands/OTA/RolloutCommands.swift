@@ -256,32 +256,20 @@ struct RolloutOptions: Equatable {
     ] + (withVersion ? [Positional(label: "<modelVersion>", help: "the model's version in the store")] : [])
   }
 
-  /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback.
+  /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback (as many as the
+  /// command's arity lets the parser through).
   init(_ parsed: Arguments, _ invocation: CommandInvocation, command: String) throws {
-    let withVersion = command != "pause"
-    let expected = withVersion ? 3 : 2
-    guard parsed.positionals.count == expected else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      let shape = withVersion ? "<customer> <flow> <modelVersion>" : "<customer> <flow>"
-      throw ReleaseError.usage("\(command): expected \(shape), found \(found)")
-    }
     customer = parsed.positionals[0]
     flowName = parsed.positionals[1]
-    if withVersion {
+    if parsed.positionals.count > 2 {
       let text = parsed.positionals[2]
       guard let version = Int(text), version > 0, String(version) == text else {
         throw ReleaseError.usage("\(command): modelVersion \"\(text)\" is not a positive whole number")
       }
       self.version = version
     }
-    if command == "rollout" {
-      guard parsed.value(Options.percent) != nil else {
-        throw ReleaseError.usage(
-          "rollout: --percent <0-100> is required (the share of devices offered the model)")
-      }
-      percent = try parsed.integer(Options.percent, in: 0...100)
-    }
-    dryRun = parsed.flag(Options.dryRun)
+    percent = parsed[Options.percent]
+    dryRun = parsed[Options.dryRun]
     inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
   }
 }
@@ -293,10 +281,6 @@ struct OTAStatusOptions: Equatable {
   var inputs: ReleaseOptions
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard parsed.positionals.count <= 1 else {
-      throw ReleaseError.usage(
-        "ota status: expected at most one customer, found \"\(parsed.positionals.joined(separator: " "))\"")
-    }
     customer = parsed.positionals.first
     inputs = try ReleaseOptions.inputs(parsed, services: invocation.services)
   }

@@ -43,27 +43,27 @@ enum RootCommand {
 
   static func run(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     let configuration = try ReleaseConfiguration.load(
-      explicitPath: parsed.value(Options.config), services: invocation.services)
+      explicitPath: parsed[Options.config], services: invocation.services)
     let (url, display) = RootDirectory.location(configuration, services: invocation.services)
     let chain: RootChain?
     do { chain = try RootDirectory.load(url, display: display) } catch {
       throw ReleaseError.invalidInput(error.description)
     }
     switch parsed.positionals.first {
-    case "init" where parsed.positionals.count == 1:
+    case "init":
       if chain != nil {
         throw ReleaseError.invalidInput("ota root init: \(display)/1.json exists; use 'ota root rotate'")
       }
       try write(
         try next(after: nil, parsed, invocation.services), after: nil, parsed, url, display, invocation)
-    case "rotate" where parsed.positionals.count == 1:
+    case "rotate":
       guard let chain else {
         throw ReleaseError.invalidInput(
           "ota root rotate: \(display)/1.json: no such file; run 'ota root init' first")
       }
       let root = try next(after: chain.current, parsed, invocation.services)
       try write(root, after: chain.current, parsed, url, display, invocation)
-    case "show" where parsed.positionals.count == 1:
+    case "show":
       guard let chain else {
         throw ReleaseError.invalidInput("ota root show: \(display)/1.json: no such file")
       }
@@ -71,8 +71,9 @@ enum RootCommand {
         invocation.services.output.write(line: describe(root, chain.envelopes[index]), to: .standardOutput)
       }
     default:
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      throw ReleaseError.usage("ota root: expected init, rotate or show, found \(found)")
+      // One word (the command's arity): not one of the three.
+      throw ReleaseError.usage(
+        "ota root: expected init, rotate or show, found \"\(parsed.positionals.joined(separator: " "))\"")
     }
   }
 
