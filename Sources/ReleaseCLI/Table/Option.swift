@@ -75,7 +75,7 @@ struct Option: Sendable, Hashable {
   /// As typed: `--manifest`.
   let name: String
   /// For an option that takes a value: how help names it (`file` prints `<file>`); nil for a flag.
-  let valueName: String?
+  var valueName: String?
   let kind: ValueKind
   var help: String
   /// The default as help prints it; nil: none worth naming.
@@ -116,54 +116,63 @@ struct Option: Sendable, Hashable {
 /// An option as a command reads it back; groups list any of them.
 protocol DeclaredOption: Sendable {
   var option: Option { get }
+  /// This option with `option`'s documentation.
+  func documented(as option: Option) -> Self
 }
 
 extension DeclaredOption {
   var name: String { option.name }
   var label: String { option.label }
+
+  /// The same option as another command documents it: its own help, default, config key and
+  /// value name in that command's `--help`, the same name and kind of value to the parser
+  /// (`--json` prints what that command prints; `--publish` of `ota publish` names where the
+  /// over-the-air channel goes).
+  func documented(
+    help: String, valueName: String? = nil, default defaultValue: String? = nil,
+    configuration: ConfigurationKey? = nil
+  ) -> Self {
+    var copy = option
+    copy.help = help
+    copy.valueName = valueName ?? option.valueName
+    copy.defaultValue = defaultValue
+    copy.configurationKey = configuration
+    return documented(as: copy)
+  }
 }
 
 extension Option: DeclaredOption {
   var option: Option { self }
+  func documented(as option: Option) -> Option { option }
 }
 
 /// `--dry-run`: read back as `Bool`.
 struct Flag: DeclaredOption {
-  private(set) var option: Option
+  let option: Option
 
   init(_ name: String, help: String, configuration: ConfigurationKey? = nil) {
     option = Option(
       name: name, valueName: nil, kind: .flag, help: help, repeatable: false, configurationKey: configuration)
   }
 
-  /// The same flag as another command documents it (`--json` prints what that command prints).
-  func documented(help: String) -> Flag {
-    var copy = self
-    copy.option.help = help
-    return copy
-  }
+  private init(option: Option) { self.option = option }
+
+  func documented(as option: Option) -> Flag { Flag(option: option) }
 }
 
 /// `--jobs <n>`: one value (the last given counts), read back as `Value?`, checked by the
 /// parser against its kind.
 struct ValueOption<Value: Sendable>: DeclaredOption {
   let option: Option
+
+  func documented(as option: Option) -> ValueOption { ValueOption(option: option) }
 }
 
 /// `--publish <dest>`, repeatable: every value, in order, read back as `[Value]`.
 struct RepeatedOption<Value: Sendable>: DeclaredOption {
-  private(set) var option: Option
+  let option: Option
 
-  /// The same option as another command documents it (its help, default and config key).
-  func documented(help: String, default defaultValue: String? = nil, configuration: ConfigurationKey? = nil)
-    -> RepeatedOption
-  {
-    var copy = self
-    copy.option.help = help
-    copy.option.defaultValue = defaultValue
-    copy.option.configurationKey = configuration
-    return copy
-  }
+  func documented(as option: Option) -> RepeatedOption { RepeatedOption(option: option) }
 }
 
 /// The declarations `Options` is written in.

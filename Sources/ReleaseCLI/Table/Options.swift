@@ -15,8 +15,8 @@ enum Options {
       "model store: a directory laid out <flowName>/<version>.mlmodel, or http(s)://… / s3://bucket/prefix holding an index.json; downloads are verified by SHA-256 and cached in --cache",
     default: "models", configuration: .models)
   /// `release verify`'s store: always a directory, whatever release.config.json names.
-  static let storeDirectory = Declare.path(
-    "--models", "dir", help: "model store for the foreign-model scan", default: "models")
+  static let storeDirectory = models.documented(
+    help: "model store for the foreign-model scan", valueName: "dir", default: "models")
   static let maxModelSize = Declare.size(
     "--max-model-size", help: "bytes one model of the store may have, e.g. 512MB", default: "512MB")
   static let templates = Declare.path(
