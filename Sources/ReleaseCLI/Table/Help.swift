@@ -82,7 +82,7 @@ extension Command {
       .filter { seen.insert($0.name).inserted }
       .map { option in
         let label = option.valueName.map { "\(option.name) <\($0)>" } ?? option.name
-        let help = option.help.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let help = option.statedHelp.split(whereSeparator: \.isNewline).joined(separator: " ")
         let defaults = [
           option.defaultValue.map { "default `\(cell($0))`" },
           option.configurationKey.map { "config `\($0.rawValue)`" },

@@ -98,13 +98,16 @@ struct Option: Sendable, Hashable {
   /// `--manifest <file>` or `--dry-run`.
   var label: String { valueName.map { "\(name) <\($0)>" } ?? name }
 
-  /// The help with its default and config key: what `--help` and the README print.
+  /// The help, saying when the option is required: what the README's table prints.
+  var statedHelp: String { requirement == nil ? help : "\(help) (required)" }
+
+  /// The help with its default and config key: what `--help` prints.
   var fullHelp: String {
     var defaults: [String] = []
     if let configurationKey { defaults.append("release.config.json's \(configurationKey.rawValue)") }
     if let defaultValue { defaults.append(defaultValue) }
-    guard !defaults.isEmpty else { return help }
-    return "\(help) (default: \(defaults.joined(separator: ", else ")))"
+    guard !defaults.isEmpty else { return statedHelp }
+    return "\(statedHelp) (default: \(defaults.joined(separator: ", else ")))"
   }
 
   /// `plan: --shards <n> is required (how many machines share the work)`.

@@ -58,7 +58,7 @@ enum Options {
       "build only shard k of N ('release plan --shards N' shows them); writes dist/shard.json; publishes, tags and records nothing"
   )
   static let shards = Declare.integer(
-    "--shards", 1...256, help: "how many machines share the work, 1 to 256 (required)",
+    "--shards", 1...256, help: "how many machines share the work, 1 to 256",
     required: .init(reason: "how many machines share the work"))
   static let skipTests = Flag(
     "--skip-tests", help: "build but do not run 'swift test' (debugging only)")
@@ -167,14 +167,14 @@ enum Options {
   // Single commands'.
   static let noBuild = Flag("--no-build", help: "content checks only")
   static let percent = Declare.integer(
-    "--percent", 0...100, help: "share of devices, 0 to 100 (required)",
+    "--percent", 0...100, help: "share of devices, 0 to 100",
     required: .init(reason: "the share of devices offered the model", shownValue: "0-100"))
 
   // `ota evaluate`'s.
   static let outcomes = Declare.text(
     "--outcomes", "file|url",
     help:
-      "the outcomes export (CSV: date,customer,flow,modelVersion,devices,conversions): a file, https://… or s3://<bucket>/<key> (required)",
+      "the outcomes export (CSV: date,customer,flow,modelVersion,devices,conversions): a file, https://… or s3://<bucket>/<key>",
     required: .init(reason: "the outcomes export to judge from"))
   static let since = Declare.text(
     "--since", "date",
