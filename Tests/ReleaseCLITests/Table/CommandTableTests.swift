@@ -177,6 +177,21 @@ final class CommandTableTests: XCTestCase {
     XCTAssertThrowsError(try Arguments(["--tag"], command: publish))
   }
 
+  /// What help lists under ARGUMENTS is what the parser lets through: none for a command that
+  /// refuses every one, as many as the arity names for one that counts them.
+  func testTheArgumentsHelpListsAgreeWithTheArity() {
+    for command in commands {
+      let listed = command.positionals.count
+      switch command.arity {
+      case .none: XCTAssertEqual(listed, 0, command.path)
+      case .exactly(let count, _), .atMost(let count, _): XCTAssertEqual(listed, count, command.path)
+      case .oneOf: XCTAssertEqual(listed, 1, command.path)
+      case .oneOrMore: XCTAssertGreaterThan(listed, 0, command.path)
+      case .passthrough: XCTFail("\(command.path): only help and version take their words unparsed")
+      }
+    }
+  }
+
   /// `help` and `version` are entries of the table: found by their names and aliases, listed
   /// in the overview (help) or nowhere (version), never in the README's table.
   func testHelpAndVersionAreEntriesOfTheTable() throws {
