@@ -41,7 +41,7 @@ package enum ReleaseRun {
     let customers = try pipeline.run(BuildCustomersStep(), .init(plan: plan, lock: lock)) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), inputs, ota: ota,
+      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), ota: ota,
       tags: tags?.tags, pipeline)
   }
 
@@ -78,21 +78,19 @@ package enum ReleaseRun {
       try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), inputs, ota: ota,
+      RunResults(inputs: inputs, customers: customers, options: pipeline.context.options), ota: ota,
       tags: tags?.tags, pipeline)
   }
 
   /// What a run does with its customers' releases once they are in dist/: checked, then
   /// published (to no destination too), then tagged and recorded; each phase requires the
   /// one before (`ReleaseTail.swift`).
-  static func release(
-    _ results: RunResults, _ inputs: ReleaseInputs, ota: OTAPlan?, tags: TagPlan?, _ pipeline: Pipeline
-  ) throws {
+  static func release(_ results: RunResults, ota: OTAPlan?, tags: TagPlan?, _ pipeline: Pipeline) throws {
     let checked = try pipeline.run(CheckArtifactsStep(), results)
     try pipeline.run(WriteArtifactListStep(), checked)
     let shipped = try pipeline.run(PublishStep(), checked)
     try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: shipped.results) },
+      PublishOTAStep(), ota.map { .init(ota: $0, inputs: results.inputs, results: shipped.results) },
       otherwise: PublishOTAStep.noDestination)
     try pipeline.run(
       TagStep(), tags.map { .init(release: shipped, checked: $0) },

@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseCLITestSupport
 import ReleaseCore
 import ReleaseReporting
 import ReleaseSystem
@@ -9,10 +8,10 @@ import XCTest
 @testable import ReleaseFlow
 @testable import ReleasePipeline
 
-/// The tail of a release run, its steps built directly and run in process (no command line):
-/// checked release → shipped release → tags and state. Each test starts from a checkout whose
-/// dist/ and release-state.json hold a recorded release of acme and bluebird (built once per
-/// test process, shared with `TagStepEndToEndTests`), planned up to date, so nothing builds.
+/// The tail of a release run, its steps built directly and run in process with fakes (no
+/// command line, no `swift`): checked release → shipped release → tags and state. Each test
+/// starts from a workspace whose dist/ holds acme's and bluebird's releases as the customer
+/// steps make them, the build and its tests left out (`swift --version` is answered by a fake).
 final class ReleaseTailTests: XCTestCase {
   struct Tail {
     let workspace: Workspace
@@ -21,28 +20,37 @@ final class ReleaseTailTests: XCTestCase {
     let results: RunResults
   }
 
-  /// The run's results as the build would hand them to the tail; `publish` is a directory
-  /// destination relative to the checkout.
-  func tail(publish: String? = nil, dryRun: Bool = false) throws -> Tail {
-    let workspace = try RecordedRelease.of(["acme", "bluebird"]).checkout()
+  /// The run's results as the build hands them to the tail; `publish` is a directory
+  /// destination relative to the workspace.
+  func tail(publish: String? = nil) throws -> Tail {
+    let workspace = try Workspace()
     var options = ReleaseOptions()
     options.selection = .customers(["acme", "bluebird"])
-    options.dryRun = dryRun
     options.jobs = 1
     options.publish = publish.map { [.directory(path: $0, baseURL: nil)] } ?? []
+    let runner = ScriptedProcessRunner()
+    runner.answerToolchainVersion()
     let reporter = RecordingReporter()
     let services = Services(
-      processRunner: ToolchainVersionMemo(), clock: ManualClock(), root: workspace.root,
-      environment: ProcessInfo.processInfo.environment, output: CapturedOutput(), http: TestHTTP.Unreachable()
-    )
-    let pipeline = Pipeline(ReleaseContext(services: services, options: options, reporter: reporter))
+      processRunner: runner, clock: ManualClock(), root: workspace.root, environment: [:],
+      output: CapturedOutput(), http: TestHTTP.Unreachable())
+    let context = ReleaseContext(services: services, options: options, reporter: reporter)
+    let pipeline = Pipeline(context)
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     let plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
-    XCTAssertEqual(
-      plan.customers.map(\.status), [.upToDate, .upToDate], "the checkout's releases are up to date")
+    let customers = try plan.customers.map { planned in
+      let job = planned.job
+      let source = try GenerateStep(inputs: inputs).run(job, for: job, context)
+      let tested = TestedPackage(source: source, testCount: nil, testedBy: nil)
+      let archived = try ArchiveStep().run(tested, for: job, context)
+      _ = try StageStep(inputs: inputs).run(archived, for: job, context)
+      var built = planned
+      built.status = .succeeded
+      return built
+    }
     return Tail(
       workspace: workspace, pipeline: pipeline, reporter: reporter,
-      results: RunResults(inputs: inputs, customers: plan.customers, options: options))
+      results: RunResults(inputs: inputs, customers: customers, options: options))
   }
 
   func steps(_ events: [ReleaseEvent]) -> [String] {
@@ -68,7 +76,7 @@ final class ReleaseTailTests: XCTestCase {
     let started = tail.reporter.events.count
 
     XCTAssertThrowsError(
-      try ReleaseRun.release(tail.results, tail.results.inputs, ota: nil, tags: nil, tail.pipeline)
+      try ReleaseRun.release(tail.results, ota: nil, tags: nil, tail.pipeline)
     ) { error in
       guard case ReleaseError.stepProblems(let step, let problems)? = error as? ReleaseError else {
         return XCTFail("expected the content checks' problems, got \(error)")
@@ -82,7 +90,7 @@ final class ReleaseTailTests: XCTestCase {
     XCTAssertEqual(try Data(contentsOf: tail.workspace.file("release-state.json")), state)
   }
 
-  /// One checkout for three runs of the same tail: publishing to a directory, to no
+  /// One workspace for three runs of the same tail: publishing to a directory, to no
   /// destination, and a dry run.
   func testPublishingShipsWhatTheChecksPassedToEveryDestinationOrToNoneAndADryRunNothing() throws {
     let tail = try tail(publish: "published")
