@@ -8,11 +8,12 @@ import XCTest
 @testable import ReleaseFlow
 @testable import ReleasePipeline
 
-/// The tail of a release run, its steps built directly and run in process with fakes (no
-/// command line, no `swift`): checked release → shipped release → tags and state. Each test
+/// The content checks at the head of a run's tail, with the steps built directly and run in
+/// process with fakes (no command line, no `swift`): what they pass is a checked release that
+/// publishing ships; a release they fail is neither published nor recorded. Each test
 /// starts from a workspace whose dist/ holds acme's and bluebird's releases as the customer
 /// steps make them, the build and its tests left out (`swift --version` is answered by a fake).
-final class ReleaseTailTests: XCTestCase {
+final class CheckArtifactsStepTests: XCTestCase {
   struct Tail {
     let workspace: Workspace
     let pipeline: Pipeline
@@ -128,23 +129,5 @@ final class ReleaseTailTests: XCTestCase {
     change(&options)
     return Pipeline(
       ReleaseContext(services: tail.pipeline.context.services, options: options, reporter: reporter))
-  }
-
-  func testADryRunTakesNoLockAndARunTakesBoth() throws {
-    let directory = try TemporaryDirectory()
-    for dryRun in [true, false] {
-      var options = ReleaseOptions()
-      options.dryRun = dryRun
-      let services = Services(
-        processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: directory.url, environment: [:],
-        output: CapturedOutput(), http: TestHTTP.Unreachable())
-      let context = ReleaseContext(services: services, options: options, reporter: RecordingReporter())
-      let lock = try Pipeline(context).run(LockStep(), ())
-      XCTAssertEqual(lock.locks.count, dryRun ? 0 : 2, "dry run: \(dryRun)")
-      XCTAssertEqual(
-        FileManager.default.fileExists(
-          atPath: context.distDirectory.appendingPathComponent(".release.lock").path),
-        !dryRun, "dry run: \(dryRun)")
-    }
   }
 }
