@@ -145,7 +145,8 @@ let package = Package(
     .testTarget(name: "ReleaseSigningTests", dependencies: ["ReleaseSigning", "ReleaseSystem"]),
     .testTarget(name: "ReleaseEvaluationTests", dependencies: ["ReleaseEvaluation"]),
     .testTarget(
-      name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
+      name: "ReleaseOTATests",
+      dependencies: ["ReleaseCLITestSupport", "ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests",
       dependencies: [
@@ -155,16 +156,21 @@ let package = Package(
     .target(
       name: "ReleaseTestSupport",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow", "ReleaseNetwork",
-        "ReleasePipeline", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseNetwork", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
+    // Running the whole command line in the test process (`Workspace.run`, `InProcessCLI`):
+    // only the test targets that drive the CLI depend on it, and so link the tool.
+    .target(
+      name: "ReleaseCLITestSupport",
+      dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"],
+      path: "Tests/ReleaseCLITestSupport"),
     .testTarget(
       name: "ReleaseReportingTests",
       dependencies: [
-        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline", "ReleaseReporting",
-        "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseCLITestSupport", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseAlignmentTests",
@@ -174,45 +180,45 @@ let package = Package(
       ]),
     .testTarget(
       name: "ReleaseCoreTests",
-      dependencies: ["ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
+      dependencies: ["ReleaseCLITestSupport", "ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleasePublishingTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseBuildTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore",
+        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseFlowTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration",
-        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseFlow",
+        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePipelineTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseBumpTests",
       dependencies: [
-        "ReleaseBump", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseBump", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseCLITests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
-        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseEvaluation",
+        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
   ]

@@ -345,35 +345,11 @@ package struct StoreModels: Sendable {
   }
 }
 
-/// Runs the content checks on every artifact of the run (built or up to date) before
-/// anything is published; any problem stops the run.
-struct CheckArtifactsStep: Step {
-  let name = "check artifacts"
-
-  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
-    if context.options.dryRun { return "dry run: nothing was built" }
-    return results.nothingShipsReason("checked")
-  }
-
-  func run(_ results: RunResults, _ context: ReleaseContext) throws {
-    let jobs = results.shipping.map(\.job)
-    // Also for releases built by this run: what ships is proven against its inputs.
-    let found = try ArtifactChecks.problems(
-      of: jobs.map { ($0, $0.releaseDirectory(in: context.distDirectory)) },
-      store: try results.inputs.storeModels.models(), inputs: results.inputs)
-    let problems = zip(jobs, found).flatMap { job, found in found.map { "\(job.id): \($0)" } }
-    if !problems.isEmpty {
-      throw ReleaseError.stepProblems(step: name, problems: problems + [ReproductionCheck.recovery])
-    }
-    context.reporter.report(.info("content checks passed for \(jobs.count) artifacts"))
-  }
-}
-
 extension ArtifactChecks {
   /// The content checks of each job's release in its directory, against the job's manifest
   /// entry and inputs, in the order given: checked side by side on every core, since each
   /// release is read and its package generated again on its own.
-  static func problems(
+  package static func problems(
     of releases: [(job: CustomerJob, directory: URL)], store: StoreModels, inputs: ReleaseInputs
   ) throws -> [[String]] {
     let results = Locked([Result<[String], any Error>?](repeating: nil, count: releases.count))

@@ -178,6 +178,6 @@ package enum ReproductionCheck {
   }
 
   /// Said once after the problems: how to get past a release that is not what its inputs make.
-  static let recovery =
+  package static let recovery =
     "a release in dist/ that is not exactly what the inputs make is never published or tagged; --force rebuilds it from the inputs"
 }

@@ -15,19 +15,32 @@ import ReleaseSystem
 /// written beside the zip in `dist/`, and each customer index is a DSSE envelope
 /// (`CustomerIndex.payloadType`). A run with trusted keys and no private key is refused before
 /// anything is built (`ReleaseSignature.checkCanSign`).
-package struct PublishStep: Step {
+///
+/// It publishes only what the content checks passed (`CheckedRelease`), and returns what
+/// shipped (`ShippedRelease`), also when it publishes nowhere.
+package struct PublishStep: PhaseStep {
   package let name = "publish"
   package let changesState = true
 
-  package func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+  package init() {}
+
+  package func skipReason(_ release: CheckedRelease, _ context: ReleaseContext) -> String? {
     if context.options.publish.isEmpty { return "no destination (--publish)" }
-    return results.nothingShipsReason("published")
+    return release.results.nothingShipsReason("published")
   }
 
-  package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+  package func dryRunDescription(_ release: CheckedRelease, _ context: ReleaseContext) -> [String] {
     context.options.publish.flatMap { destination in
-      results.shipping.map { "would publish \($0.id) \($0.job.version) to \(destination.description)" }
+      release.results.shipping.map {
+        "would publish \($0.id) \($0.job.version) to \(destination.description)"
+      }
     }
+  }
+
+  /// Skipped (no destination, nothing ships) or previewed: what the checks passed ships in
+  /// dist/ only.
+  package func notRun(_ release: CheckedRelease, _ context: ReleaseContext) -> ShippedRelease {
+    ShippedRelease(published: release)
   }
 
   /// Every destination of the run, resolved (credentials read, endpoints checked). The load
@@ -36,7 +49,8 @@ package struct PublishStep: Step {
     try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
   }
 
-  package func run(_ results: RunResults, _ context: ReleaseContext) throws {
+  package func run(_ checked: CheckedRelease, _ context: ReleaseContext) throws -> ShippedRelease {
+    let results = checked.results
     let signing = context.options.signing
     try ReleaseSignature.checkCanSign(context.options)
     // Zips go only to object stores; a releases repository holds the package's files.
@@ -44,7 +58,7 @@ package struct PublishStep: Step {
       if case .objectStore = $0.resolved { return true }
       return false
     }
-    let releases = try results.shipping.map(\.job).map { job -> PublishedRelease in
+    let releases = try checked.releases.map(\.job).map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
       return PublishedRelease(
         job: job, directory: directory,
@@ -75,6 +89,7 @@ package struct PublishStep: Step {
       }
     }
     try writeReceipts(releases, results)
+    return ShippedRelease(published: checked)
   }
 
   /// Once every destination has a signed release: its receipt in dist/ (`PublishReceipt`).

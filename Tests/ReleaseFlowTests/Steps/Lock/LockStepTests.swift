@@ -1,0 +1,29 @@
+import Foundation
+import ReleaseCore
+import ReleaseSystem
+import ReleaseTestSupport
+import XCTest
+
+@testable import ReleaseFlow
+@testable import ReleasePipeline
+
+/// The run's locks, which the build requires (`BuildCustomersStep.Input`).
+final class LockStepTests: XCTestCase {
+  func testADryRunTakesNoLockAndARunTakesBoth() throws {
+    let directory = try TemporaryDirectory()
+    for dryRun in [true, false] {
+      var options = ReleaseOptions()
+      options.dryRun = dryRun
+      let services = Services(
+        processRunner: ScriptedProcessRunner(), clock: ManualClock(), root: directory.url, environment: [:],
+        output: CapturedOutput(), http: TestHTTP.Unreachable())
+      let context = ReleaseContext(services: services, options: options, reporter: RecordingReporter())
+      let lock = try Pipeline(context).run(LockStep(), ())
+      XCTAssertEqual(lock.locks.count, dryRun ? 0 : 2, "dry run: \(dryRun)")
+      XCTAssertEqual(
+        FileManager.default.fileExists(
+          atPath: context.distDirectory.appendingPathComponent(".release.lock").path),
+        !dryRun, "dry run: \(dryRun)")
+    }
+  }
+}
