@@ -101,6 +101,17 @@ let package = Package(
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ]),
+    // What proves a release is what its inputs make: the content checks (safe archive, digests,
+    // exactly the customer's models and features, no other customer, the privacy manifest), the
+    // package regenerated and compared, and `release verify`'s steps.
+    .target(
+      name: "ReleaseVerification",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseJSON",
+        "ReleaseManifest", "ReleaseModels", "ReleasePipeline", "ReleaseReporting", "ReleaseSigning",
+        "ReleaseSystem",
+      ]),
     // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
     // alignment and planning to tagging, the artifact list and the state write.
     .target(
@@ -108,7 +119,7 @@ let package = Package(
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
         "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseVerification",
       ]),
     // release.config.json: the project's settings, read and checked with every problem at once.
     .target(
@@ -131,7 +142,7 @@ let package = Package(
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCore",
         "ReleaseEvaluation", "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseVerification",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem"]),
 
@@ -179,14 +190,14 @@ let package = Package(
       name: "ReleasePublishingTests",
       dependencies: [
         "ReleaseArchive", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseBuildTests",
       dependencies: [
         "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseFlowTests",
@@ -203,6 +214,12 @@ let package = Package(
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
+      name: "ReleaseVerificationTests",
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
+      ]),
+    .testTarget(
       name: "ReleaseBumpTests",
       dependencies: [
         "ReleaseBump", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseSystem",
@@ -211,9 +228,10 @@ let package = Package(
     .testTarget(
       name: "ReleaseCLITests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow",
+        "ReleaseGeneration",
         "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
   ]
 )

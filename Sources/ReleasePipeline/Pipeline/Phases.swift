@@ -55,7 +55,7 @@ package struct ReleaseInputs: Sendable {
   /// The template's signal catalog, read and checked.
   var signals: SignalCatalog
   /// Every model of the store by digest, scanned when first asked for.
-  let storeModels: StoreScan
+  package let storeModels: StoreScan
 
   package init(loaded: LoadedInputs, signals: SignalCatalog, storeModels: StoreScan) {
     self.loaded = loaded

@@ -1,11 +1,9 @@
 import Foundation
 
-// The steps of a run's tail that this module declares beside what they check and where they
-// publish (`Verify/`, `Steps/Publish/`), as `ReleaseRun` (in `ReleaseFlow`) chains them.
+// The steps of a run's tail that this module declares beside where they publish
+// (`Steps/Publish/`), as `ReleaseRun` (in `ReleaseFlow`) chains them; the content checks are
+// `ReleaseVerification`'s.
 extension Pipeline {
-  /// The content checks of every release that ships (`CheckArtifactsStep`).
-  package func checkArtifacts(_ results: RunResults) throws { try run(CheckArtifactsStep(), results) }
-
   /// Publishing what ships to every destination of the run (`PublishStep`).
   package func publish(_ results: RunResults) throws { try run(PublishStep(), results) }
 }
