@@ -84,7 +84,7 @@ let package = Package(
       ]),
     // The engine of a run: options, context, the phases, `Pipeline` and the steps other parts
     // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
-    // artifact checks, shard plans.
+    // shard plans.
     .target(
       name: "ReleasePipeline",
       dependencies: [
@@ -108,12 +108,12 @@ let package = Package(
       name: "ReleaseVerification",
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
-        "ReleaseJSON",
-        "ReleaseManifest", "ReleaseModels", "ReleasePipeline", "ReleaseReporting", "ReleaseSigning",
-        "ReleaseSystem",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem",
       ]),
     // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
-    // alignment and planning to tagging, the artifact list and the state write.
+    // alignment and planning to tagging, the artifact list and the state write; the chains of
+    // `plan`, `ota publish` and `share`.
     .target(
       name: "ReleaseFlow",
       dependencies: [
@@ -204,7 +204,7 @@ let package = Package(
       dependencies: [
         "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration",
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePipelineTests",
@@ -229,9 +229,8 @@ let package = Package(
       name: "ReleaseCLITests",
       dependencies: [
         "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow",
-        "ReleaseGeneration",
-        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
+        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
   ]
 )

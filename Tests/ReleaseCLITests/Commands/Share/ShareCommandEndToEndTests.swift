@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseFlow
 import ReleaseGeneration
 import ReleaseSystem
 import ReleaseTestSupport

@@ -10,7 +10,7 @@ import ReleaseSystem
 /// customer's index must list the version and the zip must be there (read and HEAD); a
 /// signature that is not there is reported (nil), not refused, since releases published
 /// before signing have none.
-struct ShareLinks {
+package struct ShareLinks: Sendable {
   let customer: String
   let version: SemanticVersion
   /// `s3://bucket[/prefix]`, for messages.
@@ -119,7 +119,7 @@ struct ShareLinks {
   }
 
   /// `YYYY-MM-DDTHH:MM:SSZ`, UTC.
-  static func timestamp(_ date: Date) -> String {
+  package static func timestamp(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
     formatter.timeZone = TimeZone(identifier: "UTC")
