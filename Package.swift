@@ -84,7 +84,7 @@ let package = Package(
       ]),
     // The engine of a run: options, context, the phases, `Pipeline` and the steps other parts
     // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
-    // artifact checks, shard plans.
+    // shard plans.
     .target(
       name: "ReleasePipeline",
       dependencies: [
@@ -101,14 +101,25 @@ let package = Package(
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
       ]),
+    // What proves a release is what its inputs make: the content checks (safe archive, digests,
+    // exactly the customer's models and features, no other customer, the privacy manifest), the
+    // package regenerated and compared, and `release verify`'s steps.
+    .target(
+      name: "ReleaseVerification",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSigning", "ReleaseSystem",
+      ]),
     // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
-    // alignment and planning to tagging, the artifact list and the state write.
+    // alignment and planning to tagging, the artifact list and the state write; the chains of
+    // `plan`, `ota publish` and `share`.
     .target(
       name: "ReleaseFlow",
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
         "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem",
+        "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseVerification",
       ]),
     // release.config.json: the project's settings, read and checked with every problem at once.
     .target(
@@ -131,7 +142,7 @@ let package = Package(
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCore",
         "ReleaseEvaluation", "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseVerification",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem"]),
 
@@ -184,22 +195,17 @@ let package = Package(
     .testTarget(
       name: "ReleasePublishingTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline",
-        "ReleasePublishing", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseBuildTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore",
-        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseFlowTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseFlow",
-        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePipelineTests",
@@ -207,6 +213,12 @@ let package = Package(
         "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseVerificationTests",
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseBumpTests",
@@ -217,9 +229,7 @@ let package = Package(
     .testTarget(
       name: "ReleaseCLITests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseEvaluation",
-        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
   ]
 )

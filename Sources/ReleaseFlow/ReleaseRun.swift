@@ -4,6 +4,7 @@ import ReleaseCore
 import ReleasePipeline
 import ReleaseReporting
 import ReleaseSystem
+import ReleaseVerification
 
 /// `release all`, `customer` and `merge`: the release pipeline, from loading the inputs to
 /// publishing, tagging and recording what shipped.

@@ -8,6 +8,7 @@ import XCTest
 @testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleasePipeline
+@testable import ReleaseVerification
 
 #if canImport(Glibc)
   import Glibc

@@ -188,12 +188,7 @@ enum OTACommand {
     invocation.reporter = ReporterFactory.make(options: release, services: invocation.services)
     let context = ReleaseContext(
       services: invocation.services, options: release, reporter: invocation.reporter)
-    let pipeline = Pipeline(context)
-    let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
-    let ota = try pipeline.run(CheckOTAStep(), inputs)
-    try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: nil) },
-      otherwise: PublishOTAStep.noDestination)
+    try OTAPublishRun.pipeline(Pipeline(context))
   }
 
   /// A table of what each flow offers over the air, to how many percent, from which SDK version.

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseCore
 import ReleasePipeline
+import ReleaseVerification
 
 /// Runs the content checks on every artifact of the run (built or up to date) before
 /// anything is published; any problem stops the run. Returns the checked release publishing

@@ -45,10 +45,6 @@ package struct PublishStep: PhaseStep {
 
   /// Every destination of the run, resolved (credentials read, endpoints checked). The load
   /// step does this before anything is built, so a missing credential ends the run at once.
-  static func targets(_ options: ReleaseOptions, _ services: Services) throws -> [PublishTarget] {
-    try options.publish.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
-  }
-
   package func run(_ checked: CheckedRelease, _ context: ReleaseContext) throws -> ShippedRelease {
     let results = checked.results
     let signing = context.options.signing
@@ -193,12 +189,6 @@ package struct PublishStep: PhaseStep {
     return true
   }
 
-  package static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
-  /// Where a file of a customer's release lives, below the destination's prefix.
-  package static func artifactKey(customer id: String, version: SemanticVersion, file: String) -> String {
-    "artifacts/\(id)/\(version)/\(file)"
-  }
-
   /// The customer's published index and its tag, nil when there is none yet. An index that
   /// lists this release's version with another archive is an error: published versions never
   /// change.
@@ -206,7 +196,7 @@ package struct PublishStep: PhaseStep {
     throws
     -> (index: CustomerIndex, tag: String)?
   {
-    let key = Self.customerIndexKey(release.job.id)
+    let key = ReleaseLayout.customerIndexKey(release.job.id)
     guard let object = try store.read(key) else { return nil }
     let index = try CustomerIndex.decode(
       object.data, trusted: signing.trusted, location: location(store, key),
@@ -227,7 +217,7 @@ package struct PublishStep: PhaseStep {
   private func publishCustomerIndex(
     _ release: PublishedRelease, to store: ObjectStore, _ signing: SigningSetup
   ) throws {
-    let key = Self.customerIndexKey(release.job.id)
+    let key = ReleaseLayout.customerIndexKey(release.job.id)
     let record = release.record
     let entry = CustomerIndex.Version(
       version: record.version, sdkVersion: record.sdkVersion, minimumSDKVersion: record.sdkVersion,
@@ -282,7 +272,7 @@ package struct PublishStep: PhaseStep {
       }
       for release in releases {
         let id = release.job.id
-        let key = Self.customerIndexKey(id)
+        let key = ReleaseLayout.customerIndexKey(id)
         guard let object = try store.read(key),
           let customerIndex = try? CustomerIndex.decode(
             object.data, trusted: signing.trusted, location: location(store, key))
@@ -321,6 +311,12 @@ package struct PublishStep: PhaseStep {
 struct PublishTarget {
   let destination: PublishDestination
   let resolved: PublishDestination.Resolved
+
+  /// Each destination resolved: its store opened, its credentials read.
+  static func resolving(_ destinations: [PublishDestination], _ services: Services) throws -> [PublishTarget]
+  {
+    try destinations.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
+  }
 }
 
 /// One customer release as found in `dist/`, ready to publish.
@@ -340,6 +336,6 @@ struct PublishedRelease {
   }
 
   func key(_ file: String) -> String {
-    PublishStep.artifactKey(customer: job.id, version: job.version, file: file)
+    ReleaseLayout.artifactKey(customer: job.id, version: job.version, file: file)
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleasePublishing
 import ReleaseReporting
 import ReleaseSystem
 import ReleaseTestSupport
@@ -103,7 +104,7 @@ final class CheckArtifactsStepTests: XCTestCase {
     let published = tail.workspace.file("published")
     for job in checked.releases.map(\.job) {
       let zip = published.appendingPathComponent(
-        PublishStep.artifactKey(customer: job.id, version: job.version, file: job.archiveName))
+        ReleaseLayout.artifactKey(customer: job.id, version: job.version, file: job.archiveName))
       XCTAssertTrue(FileManager.default.fileExists(atPath: zip.path), "\(zip.path) is published")
     }
 
