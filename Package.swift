@@ -93,7 +93,7 @@ let package = Package(
       ]),
     // The engine of a run: its context, the phases, `Pipeline` and the steps other parts
     // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
-    // artifact checks, shard plans.
+    // shard plans.
     .target(
       name: "ReleasePipeline",
       dependencies: [
@@ -110,14 +110,26 @@ let package = Package(
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleasePublishing", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
+    // What proves a release is what its inputs make: the content checks (safe archive, digests,
+    // exactly the customer's models and features, no other customer, the privacy manifest), the
+    // package regenerated and compared, and `release verify`'s steps.
+    .target(
+      name: "ReleaseVerification",
+      dependencies: [
+        "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleasePipeline", "ReleaseReporting",
+        "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+      ]),
     // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
-    // alignment and planning to tagging, the artifact list and the state write.
+    // alignment and planning to tagging, the artifact list and the state write; the chains of
+    // `plan`, `ota publish` and `share`.
     .target(
       name: "ReleaseFlow",
       dependencies: [
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseGeneration",
         "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleasePublishing", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseVerification",
       ]),
     // `release bump`: the SDK version moved everywhere it appears, as one reviewable change.
     .target(
@@ -134,7 +146,7 @@ let package = Package(
         "ReleaseAlignment", "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCore",
         "ReleaseEvaluation", "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest",
         "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseVerification",
       ]),
     .executableTarget(name: "release", dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem"]),
 
@@ -155,7 +167,8 @@ let package = Package(
         "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
-      name: "ReleaseOTATests", dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
+      name: "ReleaseOTATests",
+      dependencies: ["ReleaseCLITestSupport", "ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests",
       dependencies: [
@@ -165,16 +178,21 @@ let package = Package(
     .target(
       name: "ReleaseTestSupport",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseFlow", "ReleaseNetwork",
-        "ReleasePipeline", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseArchive", "ReleaseCore", "ReleaseEvaluation", "ReleaseNetwork", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ],
       path: "Tests/ReleaseTestSupport"),
+    // Running the whole command line in the test process (`Workspace.run`, `InProcessCLI`):
+    // only the test targets that drive the CLI depend on it, and so link the tool.
+    .target(
+      name: "ReleaseCLITestSupport",
+      dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"],
+      path: "Tests/ReleaseCLITestSupport"),
     .testTarget(
       name: "ReleaseReportingTests",
       dependencies: [
-        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline", "ReleaseReporting",
-        "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseCLITestSupport", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseAlignmentTests",
@@ -184,48 +202,56 @@ let package = Package(
       ]),
     .testTarget(
       name: "ReleaseCoreTests",
-      dependencies: ["ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
+      dependencies: ["ReleaseCLITestSupport", "ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleasePublishingTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline", "ReleasePublishing",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline",
+        "ReleasePublishing", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseBuildTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
-        "ReleaseSettings",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore",
+        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA",
+        "ReleasePipeline", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
+        "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseFlowTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCore", "ReleaseFlow", "ReleaseGeneration",
-        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
-        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseFlow",
+        "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA",
+        "ReleasePipeline", "ReleasePublishing", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning",
+        "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleasePipelineTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseManifest",
-        "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline", "ReleaseReporting",
-        "ReleaseSettings",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSettings",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    .testTarget(
+      name: "ReleaseVerificationTests",
+      dependencies: [
+        "ReleaseCore", "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleasePipeline",
+        "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseBumpTests",
       dependencies: [
-        "ReleaseBump", "ReleaseCLI", "ReleaseCore", "ReleaseGeneration", "ReleaseSystem",
-        "ReleaseTestSupport",
+        "ReleaseBump", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
       name: "ReleaseCLITests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCore", "ReleaseEvaluation", "ReleaseGeneration",
-        "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline", "ReleaseSettings",
-        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseEvaluation",
+        "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseOTA", "ReleasePipeline",
+        "ReleaseSettings", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
   ]
 )

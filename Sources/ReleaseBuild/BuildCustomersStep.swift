@@ -4,19 +4,31 @@ import ReleaseSystem
 
 /// Runs every customer that is not up to date through generate → build and test → archive →
 /// stage, `--jobs` at a time, then moves each job's log to `dist/logs/<id>.log`. Returns every
-/// customer of the plan with its result.
+/// customer of the plan with its result. It builds under the run's locks (`RunLock`): build
+/// slots and dist/ are shared with any other run.
 package struct BuildCustomersStep: Step {
   package let name = "build customers"
   package let changesState = true
 
   package init() {}
 
-  package func skipReason(_ plan: ReleasePlan, _ context: ReleaseContext) -> String? {
-    plan.customers.contains { $0.status == .pending } ? nil : "every selected customer is up to date"
+  package struct Input: Sendable {
+    var plan: ReleasePlan
+    /// Held by the run to its end; required here so that nothing builds before it is taken.
+    var lock: RunLock
+
+    package init(plan: ReleasePlan, lock: RunLock) {
+      self.plan = plan
+      self.lock = lock
+    }
   }
 
-  package func dryRunDescription(_ plan: ReleasePlan, _ context: ReleaseContext) -> [String] {
-    plan.customers.filter { $0.status == .pending }.map { result in
+  package func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
+    input.plan.customers.contains { $0.status == .pending } ? nil : "every selected customer is up to date"
+  }
+
+  package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
+    input.plan.customers.filter { $0.status == .pending }.map { result in
       let job = result.job
       // What the package will hold, so a dry run shows what the customer receives.
       let features = job.features.map(\.name)
@@ -26,7 +38,8 @@ package struct BuildCustomersStep: Step {
     }
   }
 
-  package func run(_ plan: ReleasePlan, _ context: ReleaseContext) throws -> [CustomerResult] {
+  package func run(_ input: Input, _ context: ReleaseContext) throws -> [CustomerResult] {
+    let plan = input.plan
     let slots = BuildSlots(
       root: context.cacheDirectory.appendingPathComponent("slots"), count: context.settings.build.jobs,
       moduleCache: BuildSlots.moduleCache(

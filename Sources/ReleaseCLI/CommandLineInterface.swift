@@ -34,14 +34,15 @@ package enum CommandLineInterface {
         services.output.write(linesOf: Command.overview, to: .standardOutput)
         return 2
       }
-      if let code = builtIn(name, invocation.arguments, services.output) { return code }
-      guard let command = Command.named(name) else {
-        let hint = Suggestion.closest(to: name, among: Command.all.map(\.name) + ["help"]).map {
+      guard let command = Command.invoked(as: name) else {
+        let hint = Suggestion.closest(to: name, among: Command.all.map(\.name)).map {
           " (did you mean '\($0)'?)"
         }
         throw ReleaseError.usage("'\(name)': unknown command\(hint ?? ""); see 'release --help'")
       }
-      if invocation.arguments.contains("--help") || invocation.arguments.contains("-h") {
+      if command.answersHelpFlag,
+        invocation.arguments.contains("--help") || invocation.arguments.contains("-h")
+      {
         services.output.write(linesOf: command.help(for: invocation.arguments), to: .standardOutput)
         return 0
       }
@@ -54,28 +55,6 @@ package enum CommandLineInterface {
       return 0
     } catch {
       return report(error, invocation.reporter)
-    }
-  }
-
-  /// `help` (also as `-h`, `--help`, and `--markdown` for the README's table) and `version`;
-  /// nil for any other name.
-  private static func builtIn(_ name: String, _ arguments: [String], _ output: OutputStreaming) -> Int32? {
-    switch name {
-    case "-h", "--help", "help":
-      if arguments == ["--markdown"] {
-        output.write(linesOf: Command.markdownTable, to: .standardOutput)
-        return 0
-      }
-      let text =
-        arguments.first.flatMap { Command.named($0)?.help(for: Array(arguments.dropFirst())) }
-        ?? Command.overview
-      output.write(linesOf: text, to: .standardOutput)
-      return 0
-    case "--version", "version":
-      output.write(line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
-      return 0
-    default:
-      return nil
     }
   }
 

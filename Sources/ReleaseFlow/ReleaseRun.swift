@@ -5,6 +5,7 @@ import ReleasePipeline
 import ReleaseReporting
 import ReleaseSettings
 import ReleaseSystem
+import ReleaseVerification
 
 /// `release all`, `customer` and `merge`: the release pipeline, from loading the inputs to
 /// publishing, tagging and recording what shipped.
@@ -18,7 +19,7 @@ package enum ReleaseRun {
     // A publishing run that must sign and cannot ends before anything is read or built; a dry
     // run (usually previewed where the CI secret is not) shows the refusal and goes on.
     do { try ReleaseSignature.checkCanSign(settings) } catch let error as ReleaseError where settings.dryRun {
-      pipeline.context.reporter.report(.wouldRefuse(step: PublishStep.stepName, error.lines))
+      pipeline.context.reporter.report(.wouldRefuse(step: PublishStep().name, error.lines))
     }
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     switch settings.mode {
@@ -35,11 +36,12 @@ package enum ReleaseRun {
     let tags = try pipeline.run(TagCheckStep(), plan)
     if let tags { plan = tags.plan }
     record.customers = plan.customers
-    record.lock = try pipeline.run(LockStep(), ())
-    let customers = try pipeline.run(BuildCustomersStep(), plan) ?? plan.customers
+    let lock = try pipeline.run(LockStep(), ())
+    record.lock = lock
+    let customers = try pipeline.run(BuildCustomersStep(), .init(plan: plan, lock: lock)) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), inputs, ota: ota,
+      RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), ota: ota,
       tags: tags?.tags, pipeline)
   }
 
@@ -51,12 +53,14 @@ package enum ReleaseRun {
     let plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
     let shard = try pipeline.run(SelectShardStep(selection: selection), plan)
     record.customers = shard.plan.customers
-    record.lock = try pipeline.run(LockStep(), ())
-    let customers = try pipeline.run(BuildCustomersStep(), shard.plan) ?? shard.plan.customers
+    let lock = try pipeline.run(LockStep(), ())
+    record.lock = lock
+    let customers =
+      try pipeline.run(BuildCustomersStep(), .init(plan: shard.plan, lock: lock)) ?? shard.plan.customers
     record.customers = customers
     let results = RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings)
-    try pipeline.checkArtifacts(results)
-    try pipeline.run(WriteArtifactListStep(), results)
+    let checked = try pipeline.run(CheckArtifactsStep(), results)
+    try pipeline.run(WriteArtifactListStep(), checked)
     try pipeline.run(WriteShardRecordStep(), .init(record: shard.record, customers: customers))
   }
 
@@ -76,24 +80,24 @@ package enum ReleaseRun {
       try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
     record.customers = customers
     try release(
-      RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), inputs, ota: ota,
+      RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), ota: ota,
       tags: tags?.tags, pipeline)
   }
 
-  /// What a run does with its customers' releases once they are in dist/.
-  private static func release(
-    _ results: RunResults, _ inputs: ReleaseInputs, ota: OTAPlan?, tags: TagPlan?, _ pipeline: Pipeline
-  ) throws {
-    try pipeline.checkArtifacts(results)
-    try pipeline.run(WriteArtifactListStep(), results)
-    try pipeline.publish(results)
+  /// What a run does with its customers' releases once they are in dist/: checked, then
+  /// published (to no destination too), then tagged and recorded; each phase requires the
+  /// one before (`ReleaseTail.swift`).
+  static func release(_ results: RunResults, ota: OTAPlan?, tags: TagPlan?, _ pipeline: Pipeline) throws {
+    let checked = try pipeline.run(CheckArtifactsStep(), results)
+    try pipeline.run(WriteArtifactListStep(), checked)
+    let shipped = try pipeline.run(PublishStep(), checked)
     try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: results) },
+      PublishOTAStep(), ota.map { .init(ota: $0, inputs: results.inputs, results: shipped.results) },
       otherwise: PublishOTAStep.noDestination)
     try pipeline.run(
-      TagStep(), tags.map { .init(results: results, checked: $0) },
-      otherwise: TagStep.skipReason(results, pipeline.context))
-    try pipeline.run(WriteStateStep(), results)
+      TagStep(), tags.map { .init(release: shipped, checked: $0) },
+      otherwise: TagStep.skipReason(shipped, pipeline.context))
+    try pipeline.run(WriteStateStep(), shipped)
   }
 
   package static func run(settings: RunSettings, services: Services, reporter: Reporter) throws {

@@ -12,27 +12,34 @@ public struct CurlHTTPClient: HTTPClient {
   /// (and retried): catches stalled connections without capping how long a large upload may take.
   public var lowSpeedLimit: Int
   public var lowSpeedTime: TimeInterval
+  /// The proxies, from the environment the run read at start (by default the process's as it
+  /// is now): libcurl never reads them from the process environment itself.
+  public var proxies: CurlProxies
 
   public init(
     retryPolicy: RetryPolicy = RetryPolicy(), connectTimeout: TimeInterval = 10, lowSpeedLimit: Int = 1024,
-    lowSpeedTime: TimeInterval = 30
+    lowSpeedTime: TimeInterval = 30,
+    proxies: CurlProxies = CurlProxies(environment: ProcessInfo.processInfo.environment)
   ) {
     self.retryPolicy = retryPolicy
     self.connectTimeout = connectTimeout
     self.lowSpeedLimit = lowSpeedLimit
     self.lowSpeedTime = lowSpeedTime
+    self.proxies = proxies
   }
 
   public func send(_ request: HTTPRequest) throws -> HTTPResponse {
     do {
       return try sendWithRetries(request)
     } catch let error as NetworkError {
-      // libcurl and servers have no reason to echo the secret, but an error message is the
+      // libcurl and servers have no reason to echo a secret, but an error message is the
       // one place a leak would be printed, so make sure.
-      guard let signing = request.signing else { throw error }
-      var scrubbed = error.redacting(signing.credentials.secretAccessKey)
-      if let token = signing.credentials.sessionToken { scrubbed = scrubbed.redacting(token) }
-      throw scrubbed
+      var secrets = proxies.credentials
+      if let signing = request.signing {
+        secrets +=
+          [signing.credentials.secretAccessKey] + (signing.credentials.sessionToken.map { [$0] } ?? [])
+      }
+      throw secrets.reduce(error) { $0.redacting($1) }
     }
   }
 
@@ -155,6 +162,9 @@ public struct CurlHTTPClient: HTTPClient {
     try handle.set(CURLOPT_LOW_SPEED_LIMIT, lowSpeedLimit)
     try handle.set(CURLOPT_LOW_SPEED_TIME, Int(lowSpeedTime.rounded(.up)))
     try handle.set(CURLOPT_USERAGENT, "release")
+    // Always set, so libcurl never reads the process environment: "" is no proxy.
+    try handle.set(CURLOPT_PROXY, proxies.proxy(for: request.url) ?? "")
+    try handle.set(CURLOPT_NOPROXY, proxies.noProxy ?? "")
 
     switch request.method {
     case .get: try handle.set(CURLOPT_HTTPGET, 1)

@@ -40,11 +40,14 @@ public struct ProcessInvocation: Equatable, Sendable {
   /// How messages name the command when its whole line says more than helps (`swift test`,
   /// not the build flags after it); nil: the whole line.
   public var shownAs: String?
+  /// The most the child (and everything it starts) may write below a directory: past it, it is
+  /// stopped and the run throws `SystemError.wroteTooMuch`.
+  public var writeLimit: WriteLimit?
 
   public init(
     _ program: String, _ arguments: [String], in directory: URL? = nil,
     environment: [String: String]? = nil, logFile: URL? = nil, timeLimit: Double = defaultTimeLimit,
-    timeLimitOption: String? = nil, shownAs: String? = nil
+    timeLimitOption: String? = nil, shownAs: String? = nil, writeLimit: WriteLimit? = nil
   ) {
     self.program = program
     self.arguments = arguments
@@ -54,6 +57,7 @@ public struct ProcessInvocation: Equatable, Sendable {
     self.timeLimit = timeLimit
     self.timeLimitOption = timeLimitOption
     self.shownAs = shownAs
+    self.writeLimit = writeLimit
   }
 
   /// The command as a person would type it (for messages; never contains secrets,
@@ -104,6 +108,9 @@ public struct SystemProcessRunner: ProcessRunning {
   /// Seconds the output pipes are still read after the child ended: a process it started in a
   /// session of its own, beyond the group kill, may hold them open for as long as it likes.
   static let drainGrace: Double = 5
+  /// Seconds between two looks at what a child with a `writeLimit` has written: it may pass the
+  /// limit by what it writes in that time.
+  static let writeCheckInterval: Double = 0.1
 
   public init() {}
 
@@ -159,11 +166,13 @@ public struct SystemProcessRunner: ProcessRunning {
       }
     }
 
-    let status = wait(for: pid, invocation)
+    var writtenWhenStopped: Int64?
+    let status = wait(for: pid, invocation, writtenWhenStopped: &writtenWhenStopped)
     // Whatever the child left running in its group (compilers, test binaries) goes with it.
     kill(-pid, SIGKILL)
     readUntil.set(Date().addingTimeInterval(Self.drainGrace))
     _ = drained.wait(timeout: .now() + Self.drainGrace + 5)
+    try Self.checkWriteLimit(of: invocation, writtenWhenStopped: writtenWhenStopped)
     guard let status else {
       throw SystemError.timedOut(
         command: invocation.commandLine, seconds: invocation.timeLimit, option: invocation.timeLimitOption)
@@ -179,17 +188,29 @@ public struct SystemProcessRunner: ProcessRunning {
   }
 
   /// The exit status (128 + signal for a child ended by a signal), or nil when the time limit
-  /// passed and the child's group was stopped.
-  private func wait(for pid: pid_t, _ invocation: ProcessInvocation) -> Int32? {
+  /// passed and the child's group was stopped. A child past its write limit is stopped at once
+  /// (`writtenWhenStopped`: what it had written then).
+  private func wait(for pid: pid_t, _ invocation: ProcessInvocation, writtenWhenStopped: inout Int64?)
+    -> Int32?
+  {
     let deadline = Date().addingTimeInterval(invocation.timeLimit)
     var terminatedAt: Date?
     var pollInterval: useconds_t = 2_000
+    var nextWriteCheck = Date()
     while true {
       var status: Int32 = 0
       let reaped = waitpid(pid, &status, WNOHANG)
       if reaped == pid { return terminatedAt == nil ? Self.exitCode(status) : nil }
       if reaped < 0 && errno != EINTR { return terminatedAt == nil ? -1 : nil }
       let now = Date()
+      if let limit = invocation.writeLimit, writtenWhenStopped == nil, now >= nextWriteCheck {
+        nextWriteCheck = now.addingTimeInterval(Self.writeCheckInterval)
+        let written = limit.written()
+        if written > limit.bytes {
+          kill(-pid, SIGKILL)
+          writtenWhenStopped = written
+        }
+      }
       if terminatedAt == nil, now >= deadline {
         kill(-pid, SIGTERM)
         terminatedAt = now
@@ -198,6 +219,18 @@ public struct SystemProcessRunner: ProcessRunning {
       }
       usleep(pollInterval)
       pollInterval = min(pollInterval * 2, 50_000)
+    }
+  }
+
+  /// Throws when the child was stopped past its write limit, or passed it after the last look
+  /// and ended before the next.
+  private static func checkWriteLimit(of invocation: ProcessInvocation, writtenWhenStopped: Int64?) throws {
+    guard let limit = invocation.writeLimit else { return }
+    let written = writtenWhenStopped ?? limit.written()
+    guard written <= limit.bytes else {
+      throw SystemError.wroteTooMuch(
+        command: invocation.commandLine, directory: limit.directory.path, written: written, limit: limit.bytes
+      )
     }
   }
 

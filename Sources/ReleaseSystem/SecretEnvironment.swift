@@ -21,11 +21,11 @@ public enum SecretEnvironment {
 
   /// Whether a variable holds a secret: every `AWS_*` variable, a name with one of
   /// `secretNameParts`, or a URL with user info (`https://user:password@host`). libcurl's proxy
-  /// variables are left: libcurl reads them itself while the run goes on.
+  /// variables too when they carry a credential: the run hands them to libcurl itself
+  /// (`CurlProxies`).
   public static func isSecret(name: String, value: String) -> Bool {
     let upper = name.uppercased()
     if upper.hasPrefix("AWS_") || secretNameParts.contains(where: { upper.contains($0) }) { return true }
-    if upper.hasSuffix("_PROXY") { return false }
     return hasURLCredential(value)
   }
 

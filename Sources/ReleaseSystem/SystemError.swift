@@ -13,6 +13,8 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
   case tooLarge(location: String, limit: Int64)
   /// A child printed more on a captured stream than the tool reads; it was stopped.
   case outputTooLarge(command: String, stream: String, limit: Int)
+  /// The child wrote more below a directory than its `WriteLimit`; it was stopped.
+  case wroteTooMuch(command: String, directory: String, written: Int64, limit: Int64)
   /// The child ran past its time limit and was stopped, with everything it started.
   case timedOut(command: String, seconds: Double, option: String?)
 
@@ -43,6 +45,9 @@ public enum SystemError: Error, CustomStringConvertible, Equatable {
       return "\(location): more than \(limit) bytes, the most it may have; the transfer was stopped"
     case .outputTooLarge(let command, let stream, let limit):
       return "\(command): printed more than \(limit) bytes on \(stream), more than the tool reads; stopped"
+    case .wroteTooMuch(let command, let directory, let written, let limit):
+      return
+        "\(command): wrote \(written) bytes below \(directory), more than the \(limit) it may; stopped with everything it started"
     case .timedOut(let command, let seconds, let option):
       let limit = seconds.truncatingRemainder(dividingBy: 1) == 0 ? "\(Int(seconds))s" : "\(seconds)s"
       return "\(command): still running after \(limit), stopped with everything it started"

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
@@ -8,6 +9,7 @@ import XCTest
 @testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleasePipeline
+@testable import ReleaseVerification
 
 #if canImport(Glibc)
   import Glibc

@@ -97,8 +97,86 @@ final class CommandLineTests: XCTestCase {
   }
 
   func testVersion() {
-    let (code, output) = run(["--version"])
-    XCTAssertEqual(code, 0)
-    XCTAssertEqual(output.standardOutput, ["release \(ReleaseTool.version)"])
+    for arguments in [["--version"], ["version"], ["version", "--help"]] {
+      let (code, output) = run(arguments)
+      XCTAssertEqual(code, 0, "\(arguments)")
+      XCTAssertEqual(output.standardOutput, ["release \(ReleaseTool.version)"], "\(arguments)")
+    }
+  }
+
+  /// `help` reads its words itself: a command's help, the overview for anything else, and
+  /// nothing on the command line runs; no command at all prints the overview and exits 2.
+  func testHelpTakesItsWordsAsTheyAre() {
+    let overview = run(["--help"]).output.standardOutput
+    for arguments in [
+      ["help", "nonsense"], ["help", "-h"], ["-h", "--jobs", "0"], ["help", "--markdown", "x"],
+    ] {
+      let (code, output) = run(arguments)
+      XCTAssertEqual(code, 0, "\(arguments)")
+      XCTAssertEqual(output.standardOutput, overview, "\(arguments)")
+    }
+    XCTAssertEqual(
+      run(["help", "all", "--help"]).output.standardOutput, run(["all", "--help"]).output.standardOutput)
+    XCTAssertEqual(
+      run(["help", "help"]).output.standardOutput.first, "release help — show help for a command")
+    let (code, output) = run([])
+    XCTAssertEqual(code, 2)
+    XCTAssertEqual(output.standardOutput, overview)
+  }
+
+  /// Each command's count of arguments, checked by the parser from its declared arity, with
+  /// the line each command has always printed.
+  func testAWrongCountOfArgumentsExitsTwoWithTheCommandsLine() {
+    let cases: [([String], String)] = [
+      (["all", "acme"], "'acme': 'release all' takes no customer names; use 'release customer acme'"),
+      (["plan", "acme"], "'acme': 'release plan' takes no customer names; use 'release customer acme'"),
+      (["merge"], "merge: expected the dist/ directories of the shards, found none"),
+      (
+        ["verify"],
+        "verify: expected a zip, a release directory, a dist directory or a release.json; found none"
+      ),
+      (["bump"], "bump: expected one of major, minor, patch; found nothing"),
+      (["bump", "major", "minor"], #"bump: expected one of major, minor, patch; found "major minor""#),
+      (
+        ["rollout", "acme", "flow"], #"rollout: expected <customer> <flow> <modelVersion>, found "acme flow""#
+      ),
+      (["pause", "acme"], #"pause: expected <customer> <flow>, found "acme""#),
+      (["rollback"], "rollback: expected <customer> <flow> <modelVersion>, found nothing"),
+      (["ota", "status", "a", "b"], #"ota status: expected at most one customer, found "a b""#),
+      (
+        ["ota", "evaluate", "a", "b", "c"],
+        #"ota evaluate: expected at most <customer> <flow>, found "a b c""#
+      ),
+      (
+        ["ota", "verify"],
+        "ota verify: found no destination; expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"
+      ),
+      (["ota", "root"], "ota root: expected init, rotate or show, found nothing"),
+      (["ota", "root", "bogus"], #"ota root: expected init, rotate or show, found "bogus""#),
+      (["keys", "generate", "a", "b"], #"keys generate: expected one directory, found "a b""#),
+      (["keys", "check", "x"], "'x': 'release keys check' takes no arguments"),
+      (["keys", "allowed-signers", "x"], "'x': 'release keys allowed-signers' takes no arguments"),
+      (["share"], "share: expected one customer id, found nothing"),
+      (["plan"], "plan: --shards <n> is required (how many machines share the work)"),
+      (
+        ["rollout", "a", "b", "3"],
+        "rollout: --percent <0-100> is required (the share of devices offered the model)"
+      ),
+      (
+        ["ota", "evaluate"],
+        "ota evaluate: --outcomes <file|url> is required (the outcomes export to judge from)"
+      ),
+      (["ota", "root", "init", "--threshold", "0"], "--threshold 0: expected a whole number, 1 or more"),
+      (
+        ["share", "acme", "--expires", "8d"],
+        #"--expires: expected a duration such as 36h or 7d (at most 7d), found "8d""#
+      ),
+    ]
+    for (arguments, expected) in cases {
+      let (code, output) = run(arguments)
+      XCTAssertEqual(code, 2, "\(arguments)")
+      XCTAssertEqual(output.standardError, ["error: \(expected)"], "\(arguments)")
+      XCTAssertEqual(output.standardOutput, [], "\(arguments)")
+    }
   }
 }

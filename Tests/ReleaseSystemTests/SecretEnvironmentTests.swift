@@ -19,6 +19,9 @@ final class SecretEnvironmentTests: XCTestCase {
       ("RELEASE_SIGNING_KEY", "x"), ("GITHUB_TOKEN", "x"), ("NPM_API_KEY", "x"), ("DB_PASSWORD", "x"),
       ("MODELS_URL", "https://user:pass@models.example/store"), ("MIRROR", "https://token@host/r.git"),
       ("DATABASE_URL", "postgres://app:pass@db.example/app"), ("URLS", "x https://a@b.example y"),
+      // libcurl's proxies get them from the run (CurlProxies), not from the process.
+      ("https_proxy", "http://user:pass@proxy.example:3128"), ("HTTPS_PROXY", "http://token@proxy.example"),
+      ("all_proxy", "socks5://user:pass@proxy.example:1080"),
     ]
     for (name, value) in secrets {
       XCTAssertTrue(SecretEnvironment.isSecret(name: name, value: value), name)
@@ -27,8 +30,7 @@ final class SecretEnvironmentTests: XCTestCase {
       ("PATH", "/usr/bin:/bin"), ("HOME", "/root"), ("PUBLIC_URL", "https://cdn.example/ota"),
       ("GIT_REMOTE", "git@github.com:org/repo.git"), ("EMAIL", "a@example.com"),
       ("RELEASES_REMOTE", "ssh://git@github.com/org/releases.git"),
-      // libcurl reads its proxy from the environment while the run goes on.
-      ("https_proxy", "http://user:pass@proxy.example:3128"),
+      ("https_proxy", "http://proxy.example:3128"), ("no_proxy", "localhost,127.0.0.1,.internal.example"),
     ]
     for (name, value) in plain {
       XCTAssertFalse(SecretEnvironment.isSecret(name: name, value: value), name)

@@ -1,6 +1,5 @@
 import Foundation
 import ReleaseArchive
-import ReleaseFlow
 import ReleasePipeline
 import ReleaseSystem
 import XCTest
@@ -224,7 +223,7 @@ package enum DistInspection {
         if components.count == 2 && components[0] != "logs" { releaseDirectories.append(path) }
       case (1, .typeRegular?) where components[0] == "artifacts.json":
         let data = (try? Data(contentsOf: dist.appendingPathComponent(path))) ?? Data()
-        if (try? JSONDecoder().decode(WriteArtifactListStep.List.self, from: data)) == nil {
+        if (try? JSONDecoder().decode(ArtifactList.self, from: data)) == nil {
           problems.append("artifacts.json is incomplete or not an artifact list")
         }
       case (1, .typeRegular?) where [".release.lock", "report.xml"].contains(components[0]):
@@ -275,6 +274,16 @@ package enum DistInspection {
     }
     problems += ZipReader.safetyProblems(of: zip).map { "\(name): \($0)" }
     return problems
+  }
+
+  /// `dist/artifacts.json` as `WriteArtifactListStep` writes it, read here to tell a complete
+  /// list from a torn one.
+  private struct ArtifactList: Decodable {
+    struct Entry: Decodable {
+      var customer, version, kind, path, sha256: String
+      var size: Int64
+    }
+    var artifacts: [Entry]
   }
 
   /// Hidden temporaries anywhere below `directory` (relative paths).

@@ -6,13 +6,29 @@ import ReleaseSettings
 
 /// Reads a command line by its command's description (the package has no dependencies):
 /// `--flag`, `--option value`, `--option=value` and positionals, with one-line errors naming
-/// the argument. Values are read back by their `Option`.
+/// the argument. Before the command runs it checks what the description declares: the count
+/// of positionals (`Arity`), each value against its option's kind, the required options.
+/// Values are read back typed by their option: `arguments[Options.jobs]` is an `Int?`.
 struct Arguments {
   private(set) var positionals: [String] = []
-  private var options: [String: [String]] = [:]
+  /// The texts given to each option that takes a value, by its name, in order.
+  private var texts: [String: [String]] = [:]
   private var flags: Set<String> = []
 
   init(_ arguments: [String], command: Command) throws {
+    if case .passthrough = command.arity {
+      positionals = arguments
+      return
+    }
+    try read(arguments, command)
+    if let refusal = command.arity.refusal(of: positionals, path: command.path) {
+      throw ReleaseError.usage(refusal)
+    }
+    try check(command)
+  }
+
+  /// Splits the command line into flags, values and positionals.
+  private mutating func read(_ arguments: [String], _ command: Command) throws {
     var index = 0
     var onlyPositionals = false
     while index < arguments.count {
@@ -26,28 +42,15 @@ struct Arguments {
         onlyPositionals = true
         continue
       }
-      var name = argument
-      var inlineValue: String?
-      if let equals = argument.firstIndex(of: "=") {
-        name = String(argument[..<equals])
-        inlineValue = String(argument[argument.index(after: equals)...])
-      }
-      if let reason = command.refusals[name] { throw ReleaseError.usage("\(name): \(reason)") }
-      guard let option = command.option(named: name) else {
-        let hint = Suggestion.closest(to: name, among: command.options.map(\.name).sorted()).map {
-          " (did you mean \($0)?)"
-        }
-        throw ReleaseError.usage(
-          "\(name): unknown option for 'release \(command.path)'\(hint ?? ""); see 'release \(command.path) --help'"
-        )
-      }
+      let (name, inlineValue) = Self.split(argument)
+      let option = try Self.option(named: name, of: command)
       if !option.takesValue {
         if inlineValue != nil { throw ReleaseError.usage("\(name): takes no value (found \"\(argument)\")") }
         flags.insert(name)
       } else if let inlineValue {
-        options[name, default: []].append(inlineValue)
+        texts[name, default: []].append(inlineValue)
       } else if index < arguments.count {
-        options[name, default: []].append(arguments[index])
+        texts[name, default: []].append(arguments[index])
         index += 1
       } else {
         throw ReleaseError.usage("\(name): expected a value after it, found the end of the command line")
@@ -55,56 +58,82 @@ struct Arguments {
     }
   }
 
-  func flag(_ option: Option) -> Bool { flags.contains(option.name) }
-  /// The option's value; given more than once, the last one counts.
-  func value(_ option: Option) -> String? { options[option.name]?.last }
-  /// Every value of a repeatable option, in order.
-  func values(_ option: Option) -> [String] { options[option.name] ?? [] }
-  /// Whether the option was given at all.
-  func given(_ option: Option) -> Bool { flag(option) || options[option.name] != nil }
+  /// `--name=value` as its name and value; `--name` as its name.
+  private static func split(_ argument: String) -> (name: String, value: String?) {
+    guard let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
+    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+  }
 
-  /// A duration: seconds, or a number with s, m, h or d, e.g. `90s`, `20m`, `1h`, `7d`; at most
-  /// `maximum` seconds (a day unless given), which messages name as `maximumText`.
-  func duration(
-    _ option: Option, maximum: Double = 86_400, maximumText: String = "24h",
-    examples: String = "90s, 20m or 1h"
-  ) throws -> Double? {
-    let name = option.name
-    guard let text = value(option) else { return nil }
-    let units: [(String, Double)] = [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
-    if let seconds = DurationText.seconds(of: text, units: units, maximum: maximum) { return seconds }
+  /// The command's option called `name`; refused with the command's reason, or as unknown
+  /// with the closest of the command's own options.
+  private static func option(named name: String, of command: Command) throws -> Option {
+    if let reason = command.refusals[name] { throw ReleaseError.usage("\(name): \(reason)") }
+    if let option = command.option(named: name) { return option }
+    let hint = Suggestion.closest(to: name, among: command.options.map(\.name).sorted()).map {
+      " (did you mean \($0)?)"
+    }
     throw ReleaseError.usage(
-      "\(name): expected a duration such as \(examples) (at most \(maximumText)), found \"\(text.prefix(40))\""
+      "\(name): unknown option for 'release \(command.path)'\(hint ?? ""); see 'release \(command.path) --help'"
     )
   }
 
-  /// A size: bytes, or a number with KB, MB or GB (powers of 1024), e.g. `512MB`.
-  func size(_ option: Option) throws -> Int64? {
-    let name = option.name
-    guard let text = value(option) else { return nil }
-    let units: [(String, Int64)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("", 1)]
-    let upper = text.uppercased()
-    for (suffix, factor) in units where upper.hasSuffix(suffix) {
-      let digits = upper.dropLast(suffix.count)
-      if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
-        let number = Int64(digits),
-        number > 0, number <= Int64.max / factor
-      {
-        return number * factor
+  /// Each value against its option's kind (a single option's last one, which is the one that
+  /// counts), then the options the command cannot run without, in help order.
+  private func check(_ command: Command) throws {
+    for option in command.options {
+      let given = texts[option.name] ?? []
+      for text in option.repeatable ? given : given.suffix(1) where option.kind.value(of: text) == nil {
+        throw ReleaseError.usage(option.kind.refusal(option.name, text))
       }
-      break
+      if given.isEmpty, let missing = option.missing(in: command.path) { throw ReleaseError.usage(missing) }
     }
-    throw ReleaseError.usage(
-      "\(name): expected a size in bytes, or with KB, MB or GB (e.g. 512MB), found \"\(text.prefix(40))\"")
   }
 
-  func integer(_ option: Option, in range: ClosedRange<Int>) throws -> Int? {
-    let name = option.name
+  subscript(flag: Flag) -> Bool { flags.contains(flag.name) }
+
+  /// The option's value (given more than once, the last one), as its kind reads it.
+  subscript<Value>(option: ValueOption<Value>) -> Value? {
+    texts[option.name]?.last.flatMap { option.option.kind.value(of: $0) as? Value }
+  }
+
+  /// Every value of a repeatable option, in order.
+  subscript<Value>(option: RepeatedOption<Value>) -> [Value] {
+    (texts[option.name] ?? []).compactMap { option.option.kind.value(of: $0) as? Value }
+  }
+
+  /// Whether the option was given at all.
+  func given(_ option: some DeclaredOption) -> Bool {
+    flags.contains(option.name) || texts[option.name] != nil
+  }
+}
+
+/// The accessors of the command line before its values were typed, for code that still reads
+/// through them; each reads what the typed subscript reads.
+extension Arguments {
+  func flag(_ option: some DeclaredOption) -> Bool { flags.contains(option.name) }
+  /// The option's text; given more than once, the last one counts.
+  func value(_ option: some DeclaredOption) -> String? { texts[option.name]?.last }
+  /// Every text of a repeatable option, in order.
+  func values(_ option: some DeclaredOption) -> [String] { texts[option.name] ?? [] }
+
+  func duration(
+    _ option: some DeclaredOption, maximum: Double = 86_400, maximumText: String = "24h",
+    examples: String = "90s, 20m or 1h"
+  ) throws -> Double? {
+    try read(option, as: .duration(.init(maximum: maximum, maximumText: maximumText, examples: examples)))
+  }
+
+  func size(_ option: some DeclaredOption) throws -> Int64? { try read(option, as: .size) }
+
+  func integer(_ option: some DeclaredOption, in range: ClosedRange<Int>) throws -> Int? {
+    try read(option, as: .integer(range))
+  }
+
+  private func read<Value>(_ option: some DeclaredOption, as kind: ValueKind) throws -> Value? {
     guard let text = value(option) else { return nil }
-    guard let number = Int(text), range.contains(number) else {
-      throw ReleaseError.usage(
-        "\(name): expected a whole number from \(range.lowerBound) to \(range.upperBound), found \"\(text)\"")
+    guard let value = kind.value(of: text) as? Value else {
+      throw ReleaseError.usage(kind.refusal(option.name, text))
     }
-    return number
+    return value
   }
 }

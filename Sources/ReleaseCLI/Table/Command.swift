@@ -10,62 +10,6 @@ import ReleaseSettings
 /// overview, the did-you-mean hints, the release.config.json defaults and the README's
 /// command table.
 
-/// A release.config.json key an option defaults from when it is not given.
-enum ConfigurationKey: String, Sendable {
-  case models = "models"
-  case destinations = "publish.destinations"
-  case s3Endpoint = "publish.s3Endpoint"
-  case s3Region = "publish.s3Region"
-  case publicURL = "publish.publicURL"
-  case publishPassed = "publish.publishPassed"
-  case manifestExpiry = "publish.manifestExpiry"
-  case otaDestination = "publish.otaDestination"
-}
-
-/// One `--option <value>` or `--flag`.
-struct Option: Sendable, Hashable {
-  /// As typed: `--manifest`.
-  let name: String
-  /// For an option that takes a value: how help names it (`file` prints `<file>`); nil for a flag.
-  let valueName: String?
-  let help: String
-  /// The default as help prints it; nil: none worth naming.
-  let defaultValue: String?
-  /// Given more than once, every value counts (else the last one does).
-  let repeatable: Bool
-  /// The release.config.json key it defaults from, when the command reads that file.
-  let configurationKey: ConfigurationKey?
-
-  static func value(
-    _ name: String, _ valueName: String, help: String, default defaultValue: String? = nil,
-    repeatable: Bool = false, configuration: ConfigurationKey? = nil
-  ) -> Option {
-    Option(
-      name: name, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable,
-      configurationKey: configuration)
-  }
-
-  static func flag(_ name: String, help: String, configuration: ConfigurationKey? = nil) -> Option {
-    Option(
-      name: name, valueName: nil, help: help, defaultValue: nil, repeatable: false,
-      configurationKey: configuration)
-  }
-
-  var takesValue: Bool { valueName != nil }
-
-  /// `--manifest <file>` or `--dry-run`.
-  var label: String { valueName.map { "\(name) <\($0)>" } ?? name }
-
-  /// The help with its default and config key: what `--help` and the README print.
-  var fullHelp: String {
-    var defaults: [String] = []
-    if let configurationKey { defaults.append("release.config.json's \(configurationKey.rawValue)") }
-    if let defaultValue { defaults.append(defaultValue) }
-    guard !defaults.isEmpty else { return help }
-    return "\(help) (default: \(defaults.joined(separator: ", else ")))"
-  }
-}
-
 /// Options that several commands take together, declared once (swift-argument-parser's
 /// `@OptionGroup`); help prints each under its title.
 struct OptionGroup: Sendable {
@@ -76,15 +20,15 @@ struct OptionGroup: Sendable {
   /// Options of the shared group this command does not take.
   var excluded: [Option] = []
 
-  init(_ title: String, _ options: [Option], name: String? = nil, excluded: [Option] = []) {
+  init(_ title: String, _ options: [any DeclaredOption], name: String? = nil, excluded: [Option] = []) {
     self.title = title
-    self.options = options
+    self.options = options.map(\.option)
     self.name = name
     self.excluded = excluded
   }
 }
 
-/// A positional argument, for help: `<id>...`.
+/// A positional argument, for help: `<id>...` (how many a command takes is its `Arity`).
 struct Positional: Sendable {
   /// As the usage line shows it: `<id>...`, `[<customer>]`, `major|minor|patch`.
   let label: String
@@ -108,6 +52,8 @@ struct Command: Sendable {
   /// What the command does, for `--help`.
   var discussion: String = ""
   var positionals: [Positional] = []
+  /// How many positionals it takes; the parser refuses another count.
+  var arity: Arity = .none(.arguments)
   var groups: [OptionGroup] = []
   /// Options a sibling command takes that this one refuses with a reason of its own
   /// (e.g. `--shard` under `customer`): "<option>: <reason>".
@@ -117,6 +63,19 @@ struct Command: Sendable {
   var subcommands: [Command] = []
   /// Set on subcommands: the words before the name, `ota`.
   var parent: String? = nil
+  /// Other names it answers to on the command line: `--help`, `--version`.
+  var aliases: [String] = []
+  /// Where the command is listed: the overview, the README's table.
+  var listing: Listing = .everywhere
+
+  enum Listing: Sendable {
+    case everywhere
+    /// In `release --help` only (`help`).
+    case overview
+    /// Nowhere (`version`, which `--version` names).
+    case hidden
+  }
+
   /// Runs the command with its arguments parsed by this description (nil for a command
   /// that only groups subcommands).
   var run: (@Sendable (Arguments, CommandInvocation) throws -> Void)? = nil
@@ -128,6 +87,13 @@ struct Command: Sendable {
   var options: [Option] { groups.flatMap(\.options) }
 
   func option(named name: String) -> Option? { options.first { $0.name == name } }
+
+  /// Whether `--help` and `-h` anywhere after the name ask for its help (else they are its
+  /// arguments, as for `help` itself).
+  var answersHelpFlag: Bool {
+    if case .passthrough = arity { return false }
+    return true
+  }
 
   /// The subcommand `arguments` start with, if any.
   func subcommand(for arguments: [String]) -> Command? {

@@ -1,3 +1,4 @@
+import ReleaseCore
 import ReleasePipeline
 import ReleaseSettings
 
@@ -13,7 +14,7 @@ extension Command {
         dist/<id>/<version>/ with its .sha256 and release.json. Customers whose inputs did not \
         change since the build in dist/ are skipped as up to date.
         """,
-      groups: [.inputs, .s3, .behaviour, .publishing, .signing],
+      arity: .none(.customerNames), groups: [.inputs, .s3, .behaviour, .publishing, .signing],
       refusals: [Options.shards.name: shardsRefusal],
       run: { try ReleaseCommand.run(try RunSettings.all($0, $1), $1) }),
     Command(
@@ -25,7 +26,7 @@ extension Command {
         """,
       positionals: [
         Positional(label: "<id|app_id>...", help: "a customer's 'id' slug (e.g. acme) or its app_id")
-      ],
+      ], arity: .oneOrMore(missing: "expected at least one customer id or app_id, found none"),
       groups: [.inputs, .s3, OptionGroup.behaviour.without(Options.shard), .publishing, .signing],
       refusals: [Options.shard.name: shardRefusal, Options.shards.name: shardsRefusal],
       run: { try ReleaseCommand.run(try RunSettings.customer($0, $1), $1) }
@@ -42,6 +43,7 @@ extension Command {
         --json prints {"planDigest": …, "shards": [{"shard": 1, "customers": […], "building": n}], \
         "features": {"<id>": ["<feature>", …]}}. Writes nothing but the store's digest cache.
         """,
+      arity: .none(.customerNames),
       groups: [
         OptionGroup("PLAN", [Options.shards]), .inputs, .s3, OptionGroup.behaviour.without(Options.shard),
         .publishing,
@@ -63,6 +65,7 @@ extension Command {
         in its shard fails the merge (or, with --publish-passed, is left out).
         """,
       positionals: [Positional(label: "<dist>...", help: "the dist/ directories of the shards")],
+      arity: .oneOrMore(missing: "expected the dist/ directories of the shards, found none"),
       groups: [
         .inputs, .s3, OptionGroup.behaviour.without(Options.force, Options.shard), .publishing, .signing,
       ],
@@ -90,6 +93,8 @@ extension Command {
           label: "<path>...",
           help: "a release's zip, its directory or release.json, or a whole dist directory")
       ],
+      arity: .oneOrMore(
+        missing: "expected a zip, a release directory, a dist directory or a release.json; found none"),
       groups: [
         OptionGroup("OPTIONS", [Options.noBuild, Options.timeout]),
         OptionGroup(
@@ -112,6 +117,7 @@ extension Command {
         versions in README.md code blocks. Prints the change as a unified diff.
         """,
       positionals: [Positional(label: "major|minor|patch", help: "the part of the SDK version to bump")],
+      arity: .oneOf(SemanticVersion.Part.allCases.map(\.rawValue)),
       groups: [OptionGroup("OPTIONS", [Options.dryRun, Options.state, Options.templates])],
       run: { try BumpCommand.run(try BumpOptions($0), $1.services) }),
     Command(
@@ -129,6 +135,7 @@ extension Command {
         version or flow id, a version that was rolled back.
         """,
       positionals: RolloutOptions.positionals(withVersion: true),
+      arity: .exactly(3, expected: "<customer> <flow> <modelVersion>"),
       groups: [OptionGroup("OPTIONS", [Options.percent, Options.dryRun]), .otaInputs],
       run: { try RolloutCommand.rollout(try RolloutOptions($0, $1, command: "rollout"), $1) }),
     Command(
@@ -139,6 +146,7 @@ extension Command {
         resumes the flow.
         """,
       positionals: RolloutOptions.positionals(withVersion: false),
+      arity: .exactly(2, expected: "<customer> <flow>"),
       groups: [OptionGroup("OPTIONS", [Options.dryRun]), .otaInputs],
       run: { try RolloutCommand.pause(try RolloutOptions($0, $1, command: "pause"), $1) }),
     Command(
@@ -151,6 +159,7 @@ extension Command {
         the bundled model. A retracted version is never offered again.
         """,
       positionals: RolloutOptions.positionals(withVersion: true),
+      arity: .exactly(3, expected: "<customer> <flow> <modelVersion>"),
       groups: [OptionGroup("OPTIONS", [Options.dryRun]), .otaInputs],
       run: { try RolloutCommand.rollback(try RolloutOptions($0, $1, command: "rollback"), $1) }
     ),
@@ -170,10 +179,41 @@ extension Command {
         "keys check [--signing-key <file>]... [options]",
       ],
       subcommands: KeysCommand.subcommands),
-    ShareCommand.command,
+    ShareCommand.command, helpCommand, versionCommand,
   ]
 
+  /// The command called `name` (its aliases aside).
   static func named(_ name: String) -> Command? { all.first { $0.name == name } }
+
+  /// The command the first word of a command line names: by its name or an alias.
+  static func invoked(as word: String) -> Command? {
+    all.first { $0.name == word || $0.aliases.contains(word) }
+  }
+
+  /// `release help [<command> [<subcommand>]]`: the overview, or a command's help;
+  /// `release help --markdown`: the README's command table.
+  static let helpCommand = Command(
+    name: "help", synopsis: "help [command]", summary: "show help for a command",
+    usage: ["help [<command> [<subcommand>]]", "help --markdown"],
+    discussion: "With --markdown, prints the README's command table (every command and option) instead.",
+    arity: .passthrough, aliases: ["-h", "--help"], listing: .overview,
+    run: { arguments, invocation in
+      let words = arguments.positionals
+      let text =
+        words == ["--markdown"]
+        ? markdownTable
+        : words.first.flatMap { named($0)?.help(for: Array(words.dropFirst())) } ?? overview
+      invocation.services.output.write(linesOf: text, to: .standardOutput)
+    })
+
+  /// `release version` (or `--version`): the tool's name and version.
+  static let versionCommand = Command(
+    name: "version", synopsis: "version", summary: "print the tool's name and version", arity: .passthrough,
+    aliases: ["--version"], listing: .hidden,
+    run: { _, invocation in
+      invocation.services.output.write(
+        line: "\(ReleaseTool.name) \(ReleaseTool.version)", to: .standardOutput)
+    })
 
   private static let shardRefusal = "only 'release all' builds a shard"
   private static let shardsRefusal = "only for 'release plan'; to build one shard use --shard k/N"

@@ -40,11 +40,10 @@ extension Command {
 
   /// `release --help`: every command and subcommand with its synopsis and summary.
   static var overview: String {
-    let rows =
-      all.flatMap { command in
-        command.subcommands.isEmpty
-          ? [(command.synopsis, command.summary)] : command.subcommands.map { ($0.synopsis, $0.summary) }
-      } + [("help [command]", "show help for a command")]
+    let rows = all.filter { $0.listing != .hidden }.flatMap { command in
+      command.subcommands.isEmpty
+        ? [(command.synopsis, command.summary)] : command.subcommands.map { ($0.synopsis, $0.summary) }
+    }
     // As wide as the longest synopsis: a synopsis is never cut.
     let width = rows.map(\.0.count).max() ?? 0
     let commands = rows.map { synopsis, summary in
@@ -68,7 +67,7 @@ extension Command {
   static var markdownTable: String {
     func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
     func names(_ options: [Option]) -> String { options.map { "`\(cell($0.name))`" }.joined(separator: " ") }
-    let commands = all.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }.map { command in
+    let commands = runnable.map { command in
       let options = command.groups.map { group in
         guard let name = group.name else { return names(group.options) }
         return group.excluded.isEmpty ? "*\(name)*" : "*\(name)* except \(names(group.excluded))"
@@ -79,11 +78,11 @@ extension Command {
     // Every option once, in the order the commands first name it: its help, default and the
     // release.config.json key it defaults from.
     var seen: Set<String> = []
-    let options = all.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }.flatMap(\.options)
+    let options = runnable.flatMap(\.options)
       .filter { seen.insert($0.name).inserted }
       .map { option in
         let label = option.valueName.map { "\(option.name) <\($0)>" } ?? option.name
-        let help = option.help.split(whereSeparator: \.isNewline).joined(separator: " ")
+        let help = option.statedHelp.split(whereSeparator: \.isNewline).joined(separator: " ")
         let defaults = [
           option.defaultValue.map { "default `\(cell($0))`" },
           option.configurationKey.map { "config `\($0.rawValue)`" },
@@ -97,6 +96,11 @@ extension Command {
       ] + groups + ["", "| Option | Meaning | Default |", "| --- | --- | --- |"] + options + [
         "", "`release <command> --help` describes each command's options in full.",
       ]).joined(separator: "\n")
+  }
+
+  /// Every command and subcommand the README lists, in the overview's order.
+  static var runnable: [Command] {
+    all.filter { $0.listing == .everywhere }.flatMap { $0.subcommands.isEmpty ? [$0] : $0.subcommands }
   }
 
   /// One option or argument of help: its label, then its help wrapped beside it, or below it

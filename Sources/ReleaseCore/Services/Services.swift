@@ -36,7 +36,8 @@ package struct Services: Sendable {
       processRunner: SystemProcessRunner(), clock: SystemClock(),
       root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
       environment: environment,
-      output: StandardOutput(workflowCommands: environment["GITHUB_ACTIONS"] == "true"))
+      output: StandardOutput(workflowCommands: environment["GITHUB_ACTIONS"] == "true"),
+      http: CurlHTTPClient(proxies: CurlProxies(environment: environment)))
   }
 
   /// Resolves a user-given path (absolute, or relative to `root`).

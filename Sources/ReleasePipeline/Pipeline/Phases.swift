@@ -13,9 +13,9 @@ import ReleaseSystem
 //   LoadInputsStep     ()                -> LoadedInputs
 //   AlignModelsStep    LoadedInputs      -> ReleaseInputs
 //   PlanStep           ReleaseInputs     -> ReleasePlan     (a result per customer, to build or not)
-//   BuildCustomersStep ReleasePlan       -> [CustomerResult]
+//   BuildCustomersStep ReleasePlan, RunLock -> [CustomerResult]
 //   RunResults(...)    the results and the customers that ship
-//   release steps      RunResults        -> checked, listed, published, tagged, recorded
+//   the tail           RunResults        -> checked, published, tagged, recorded (ReleaseTail.swift)
 
 /// Everything the run reads, read once and validated before any work (`LoadInputsStep`).
 package struct LoadedInputs: Sendable {
@@ -56,7 +56,7 @@ package struct ReleaseInputs: Sendable {
   /// The template's signal catalog, read and checked.
   var signals: SignalCatalog
   /// Every model of the store by digest, scanned when first asked for.
-  let storeModels: StoreScan
+  package let storeModels: StoreScan
 
   package init(loaded: LoadedInputs, signals: SignalCatalog, storeModels: StoreScan) {
     self.loaded = loaded

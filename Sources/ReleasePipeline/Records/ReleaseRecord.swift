@@ -19,9 +19,9 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
     package var flowName: String
     package var modelVersion: Int
     package var sha256: String
-    var size: Int64
+    package var size: Int64
     /// Path inside the archive.
-    var entry: String
+    package var entry: String
     var specificationVersion: Int
     package var inputNames: [String]
     /// The oldest SDK version that computes every input (from the template's signals.json).
@@ -33,9 +33,15 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   /// A file of the package, as it appears in the archive.
   package struct File: Codable, Equatable, Sendable {
     /// Path inside the archive, below the top-level directory.
-    var path: String
-    var sha256: String
-    var size: Int64
+    package var path: String
+    package var sha256: String
+    package var size: Int64
+
+    package init(path: String, sha256: String, size: Int64) {
+      self.path = path
+      self.sha256 = sha256
+      self.size = size
+    }
   }
 
   package struct ArtifactInfo: Codable, Equatable, Sendable {
@@ -64,7 +70,7 @@ package struct ReleaseRecord: Codable, Equatable, Sendable {
   var inputDigest: String
   var inputs: InputDigest
   /// Tests `swift test` ran on the package, when it reported a count.
-  var testCount: Int?
+  package var testCount: Int?
   /// How this release differs from the customer's previous one (absent before tool 0.4.0).
   package var releaseNotes: ReleaseNote?
   /// Whether the package pins the signing keys, so it follows only its signed channel; absent

@@ -89,20 +89,27 @@ package struct GitRepository {
 
   private var environmentOverrides: [String: String] = [:]
 
-  /// Runs git in `directory`; the output with surrounding white space trimmed.
+  /// Runs git in `directory`; the output with surrounding white space trimmed. `writeLimit`:
+  /// the most git may write (a clone of a repository others push to), else it is stopped
+  /// (`SystemError.wroteTooMuch`).
   @discardableResult
-  package func run(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> String {
-    try output(arguments, extraEnvironment: extraEnvironment).trimmingCharacters(in: .whitespacesAndNewlines)
+  package func run(
+    _ arguments: [String], extraEnvironment: [String: String] = [:], writeLimit: WriteLimit? = nil
+  ) throws -> String {
+    try output(arguments, extraEnvironment: extraEnvironment, writeLimit: writeLimit)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   /// Runs git in `directory`; its standard output exactly as printed.
-  func output(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> String {
+  func output(
+    _ arguments: [String], extraEnvironment: [String: String] = [:], writeLimit: WriteLimit? = nil
+  ) throws -> String {
     // Talking to a remote (push, fetch, ls-remote) may take a while; local git takes seconds.
     let remote = ["push", "fetch", "ls-remote", "clone"].contains(arguments.first ?? "")
     let invocation = ProcessInvocation(
       "git", arguments, in: directory,
       environment: environment.merging(environmentOverrides) { $1 }.merging(extraEnvironment) { $1 },
-      timeLimit: remote ? 600 : ProcessInvocation.defaultTimeLimit)
+      timeLimit: remote ? 600 : ProcessInvocation.defaultTimeLimit, writeLimit: writeLimit)
     let result = try runner.run(invocation)
     guard result.exitCode == 0 else {
       throw GitError.failed(

@@ -84,13 +84,6 @@ package struct ReleaseConfiguration: Equatable {
     return try parse(data, displayPath: displayPath)
   }
 
-  static let keys = ["publish", "models", "signing", "rollouts"]
-  static let publishKeys = [
-    "destinations", "s3Endpoint", "s3Region", "publicURL", "publishPassed", "otaDestination",
-    "manifestExpiry", "legacyManifests", "packageURL",
-  ]
-  static let signingKeys = ["trustedKeys", "allowedSignersURL", "root"]
-
   package static func parse(_ data: Data, displayPath: String) throws -> ReleaseConfiguration {
     let document = try JSONDocument.parse(data, file: displayPath)
     let decoder = JSONValueDecoder(document, file: displayPath, describe: describe)
@@ -112,16 +105,6 @@ package struct ReleaseConfiguration: Equatable {
     }
   }
 
-  /// Refuses the keys of `object` not in `known`, suggesting the closest known one.
-  static func refuseUnknownKeys(of object: JSONObjectDecoder, known: [String]) {
-    object.refuseUnknownKeys(known: known) { member, field in
-      let hint =
-        Suggestion.closest(to: member.key, among: known).map { " (did you mean \"\($0)\"?)" } ?? ""
-      field.report(
-        "unknown key\(hint); expected one of: \(known.joined(separator: ", "))", at: member.keyPosition)
-    }
-  }
-
   package init() {}
 }
 
@@ -130,14 +113,14 @@ extension ReleaseConfiguration: JSONValueDecodable {
   package init?(from decoder: JSONValueDecoder) {
     self.init()
     guard let root = decoder.object(expected: "an object") else { return }
-    Self.refuseUnknownKeys(of: root, known: Self.keys)
+    Self.refuseUnknownKeys(of: root, in: [])
     for (member, field) in root.entries {
       switch member.key {
       case "models": models = field.nonEmptyString
       case "rollouts": rollouts = field.decode(RolloutPolicyConfiguration.self)
       case "publish":
         guard let publish = field.object(expected: "an object") else { continue }
-        Self.refuseUnknownKeys(of: publish, known: Self.publishKeys)
+        Self.refuseUnknownKeys(of: publish, in: ["publish"])
         for (setting, value) in publish.entries {
           switch setting.key {
           case "destinations":
@@ -161,7 +144,7 @@ extension ReleaseConfiguration: JSONValueDecodable {
         }
       case "signing":
         guard let signing = field.object(expected: "an object") else { continue }
-        Self.refuseUnknownKeys(of: signing, known: Self.signingKeys)
+        Self.refuseUnknownKeys(of: signing, in: ["signing"])
         for (setting, value) in signing.entries {
           switch setting.key {
           case "trustedKeys":

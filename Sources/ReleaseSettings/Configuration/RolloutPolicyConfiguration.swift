@@ -37,9 +37,6 @@ package struct RolloutPolicyConfiguration: Equatable {
   /// Customer id → its overrides.
   package var customers: [String: Settings] = [:]
 
-  static let settingKeys = ["margin", "revenueMargin", "minimumConversions", "schedule"]
-  static let keys = settingKeys + ["customers"]
-
   /// The policy for `customer`: the defaults, then the top level, then the customer's
   /// overrides.
   package func policy(for customer: String) -> EvaluationPolicy {
@@ -57,7 +54,7 @@ extension RolloutPolicyConfiguration: JSONValueDecodable {
   package init?(from decoder: JSONValueDecoder) {
     guard let object = decoder.object(expected: "an object") else { return nil }
     let before = decoder.problemCount
-    ReleaseConfiguration.refuseUnknownKeys(of: object, known: Self.keys)
+    ReleaseConfiguration.refuseUnknownKeys(of: object, in: ["rollouts"])
     let defaults = Settings.decode(object)
     var customers: [String: Settings] = [:]
     if let customersDecoder = object["customers"],
@@ -69,7 +66,8 @@ extension RolloutPolicyConfiguration: JSONValueDecodable {
           continue
         }
         guard let overrides = field.object(expected: "an object") else { continue }
-        ReleaseConfiguration.refuseUnknownKeys(of: overrides, known: Self.settingKeys)
+        ReleaseConfiguration.refuseUnknownKeys(
+          of: overrides, known: ConfigurationKey.rolloutOverrides)
         customers[member.key] = Settings.decode(overrides)
       }
     }

@@ -16,7 +16,7 @@ enum ChannelPolicy {
       if let ota = publishing.otaDestination,
         let reason = ChannelSeparation.overlap(ota: ota, release: release)
       {
-        throw ReleaseError.usage("publish.otaDestination \(reason)")
+        throw ReleaseError.usage("\(ConfigurationKey.otaDestination.rawValue) \(reason)")
       }
       if let publicURL = publishing.publicURL,
         let reason = ChannelSeparation.publicURLServes(publicURL, release: release)
@@ -47,11 +47,11 @@ extension SettingsResolution {
         guard let reason = ChannelSeparation.overlap(ota: target, release: release) else { continue }
         if given {
           throw ReleaseError.usage(
-            "\(SettingFlag.publish.rawValue) \(reason); name the over-the-air channel's own destination in \(configuration.path) as publish.otaDestination"
+            "\(SettingFlag.publish.rawValue) \(reason); name the over-the-air channel's own destination in \(configuration.path) as \(ConfigurationKey.otaDestination.rawValue)"
           )
         }
         throw ReleaseError.usage(
-          "\(configuration.path): publish.destinations[\(index)]: \(target) holds releases, which are private, and devices read the over-the-air files anonymously; name the over-the-air channel's own destination in \(configuration.path) as publish.otaDestination (or give --publish)"
+          "\(configuration.path): \(ConfigurationKey.destinations.rawValue)[\(index)]: \(target) holds releases, which are private, and devices read the over-the-air files anonymously; name the over-the-air channel's own destination in \(configuration.path) as \(ConfigurationKey.otaDestination.rawValue) (or give --publish)"
         )
       }
     }
@@ -69,7 +69,7 @@ extension SettingsResolution {
     }
     if settings.publishing.destinations.isEmpty {
       throw ReleaseError.usage(
-        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or name one in release.config.json as publish.otaDestination"
+        "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or name one in release.config.json as \(ConfigurationKey.otaDestination.rawValue)"
       )
     }
     return settings

@@ -16,6 +16,12 @@ package struct VerifySettings: Sendable {
   package var trustedKeys: [PublicKey]
   /// release.config.json as messages name it.
   package var configurationPath: String
+
+  package init(packages: PackageSettings, trustedKeys: [PublicKey], configurationPath: String) {
+    self.packages = packages
+    self.trustedKeys = trustedKeys
+    self.configurationPath = configurationPath
+  }
 }
 
 /// `release ota evaluate`'s settings.
@@ -73,10 +79,8 @@ extension SettingsResolution {
     var origins = SettingOrigins()
     let endpoint: String?
     let region: String?
-    (endpoint, origins.s3Endpoint) = setting(
-      given.s3Endpoint, .s3Endpoint, configuration.s3Endpoint, key: "publish.s3Endpoint")
-    (region, origins.s3Region) = setting(
-      given.s3Region, .s3Region, configuration.s3Region, key: "publish.s3Region")
+    (endpoint, origins.s3Endpoint) = setting(given.s3Endpoint, .s3Endpoint, key: .s3Endpoint)
+    (region, origins.s3Region) = setting(given.s3Region, .s3Region, key: .s3Region)
     return (endpoint, region, origins)
   }
 
@@ -94,7 +98,7 @@ extension SettingsResolution {
     }
     if let destination { return try parse(destination, origin: "--destination") }
     let configured = try (configuration.destinations ?? []).enumerated().map { index, text in
-      try parse(text, origin: "\(configuration.path): publish.destinations[\(index)]:")
+      try parse(text, origin: "\(configuration.path): \(ConfigurationKey.destinations.rawValue)[\(index)]:")
     }
     let s3 = configured.first { if case .s3 = $0 { return true } else { return false } }
     let git = configured.first { if case .releasesRepositories = $0 { return true } else { return false } }

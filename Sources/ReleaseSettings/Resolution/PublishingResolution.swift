@@ -29,7 +29,8 @@ extension SettingsResolution {
       configuration.packageURL ?? Self.releasesRepository(configured ?? publishing.destinations)
     publishing.otaDestination = try configuration.otaDestination.map { text in
       do { return try parse(text) } catch ReleaseError.usage(let message) {
-        throw ReleaseError.usage("\(configuration.path): publish.otaDestination: \(message)")
+        throw ReleaseError.usage(
+          "\(configuration.path): \(ConfigurationKey.otaDestination.rawValue): \(message)")
       }
     }
     if case .shard = mode {
@@ -84,7 +85,8 @@ extension SettingsResolution {
   func configuredDestinations(_ parse: (String) throws -> PublishDestination) throws -> [PublishDestination] {
     try (configuration.destinations ?? []).enumerated().map { index, text in
       do { return try parse(text) } catch ReleaseError.usage(let message) {
-        throw ReleaseError.usage("\(configuration.path): publish.destinations[\(index)]: \(message)")
+        throw ReleaseError.usage(
+          "\(configuration.path): \(ConfigurationKey.destinations.rawValue)[\(index)]: \(message)")
       }
     }
   }
@@ -92,8 +94,7 @@ extension SettingsResolution {
   /// The public URL as every command takes it (`--public-url`, else release.config.json's),
   /// refused if it carries a credential; and how messages name where it came from.
   package func checkedPublicURL() throws -> (value: String?, origin: String) {
-    let (publicURL, origin) = setting(
-      given.publicURL, .publicURL, configuration.publicURL, key: "publish.publicURL")
+    let (publicURL, origin) = setting(given.publicURL, .publicURL, key: .publicURL)
     if let publicURL { try URLPolicy.refuseCredential(inPublicURL: publicURL, origin: origin) }
     return (publicURL, origin)
   }

@@ -27,14 +27,12 @@ package struct SettingsResolution {
   package func inputs() throws -> InputSettings {
     var inputs = InputSettings()
     inputs.manifestPath = given.manifest ?? inputs.manifestPath
-    let models = setting(given.models, .models, configuration.models, key: "models")
+    let models = setting(given.models, .models, key: .models)
     inputs.modelsPath = models.value ?? inputs.modelsPath
     inputs.origins.models = models.origin
     try URLPolicy.checkModelStore(inputs.modelsPath, origin: inputs.origins.models)
-    (inputs.s3Endpoint, inputs.origins.s3Endpoint) = setting(
-      given.s3Endpoint, .s3Endpoint, configuration.s3Endpoint, key: "publish.s3Endpoint")
-    (inputs.s3Region, inputs.origins.s3Region) = setting(
-      given.s3Region, .s3Region, configuration.s3Region, key: "publish.s3Region")
+    (inputs.s3Endpoint, inputs.origins.s3Endpoint) = setting(given.s3Endpoint, .s3Endpoint, key: .s3Endpoint)
+    (inputs.s3Region, inputs.origins.s3Region) = setting(given.s3Region, .s3Region, key: .s3Region)
     inputs.templatesPath = given.templates ?? inputs.templatesPath
     inputs.statePath = given.state ?? inputs.statePath
     inputs.rolloutsPath = given.rollouts ?? inputs.rolloutsPath
@@ -106,19 +104,20 @@ package struct SettingsResolution {
     var channel = channel
     channel.legacyManifests = configuration.legacyManifests ?? true
     channel.refresh = given.refresh
-    let (expiry, origin) = setting(
-      given.manifestExpiry, .manifestExpiry, configuration.manifestExpiry, key: "publish.manifestExpiry")
+    let (expiry, origin) = setting(given.manifestExpiry, .manifestExpiry, key: .manifestExpiry)
     if let expiry { channel.manifestExpiry = try Self.manifestExpiry(expiry, origin: origin) }
     return channel
   }
 
   /// The flag's value, else the release.config.json key's; with how messages name where it
   /// came from (the flag, or `release.config.json: <key>:`).
-  func setting(_ value: String?, _ flag: SettingFlag, _ configured: String?, key: String) -> (
+  func setting(_ value: String?, _ flag: SettingFlag, key: ConfigurationKey) -> (
     value: String?, origin: String
   ) {
     if let value { return (value, flag.rawValue) }
-    if let configured { return (configured, SettingOrigins.configuration(configuration.path, key: key)) }
+    if let configured = configuration.text(of: key) {
+      return (configured, SettingOrigins.configuration(configuration.path, key: key.rawValue))
+    }
     return (nil, flag.rawValue)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem

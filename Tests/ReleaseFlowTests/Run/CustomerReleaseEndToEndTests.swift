@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseCLITestSupport
 import ReleaseGeneration
 import ReleaseSystem
 import ReleaseTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -20,6 +21,8 @@ final class SecretEndToEndTests: XCTestCase {
       "AWS_SESSION_TOKEN": "RELEASE-TEST-SECRET-\(marker)-session-token",
       "GITHUB_TOKEN": "RELEASE-TEST-SECRET-\(marker)-github-token",
       "AWS_ACCESS_KEY_ID": "RELEASE-TEST-SECRET-\(marker)-access-key-id",
+      // A proxy with a credential: libcurl gets it from the run, no child does.
+      "https_proxy": "http://proxyuser:RELEASE-TEST-SECRET-\(marker)-proxy@127.0.0.1:9",
     ].merging(signing) { $1 }
     // The private key's base64 body (its seed), not the PEM's armour lines, which any key has.
     let keyBody = try XCTUnwrap(

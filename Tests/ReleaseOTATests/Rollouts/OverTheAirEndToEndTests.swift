@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseEvaluation
 import ReleaseSigning
 import ReleaseSystem

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseCLITestSupport
 import ReleaseManifest
 import ReleaseSystem
 import ReleaseTestSupport

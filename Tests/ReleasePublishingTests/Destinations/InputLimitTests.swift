@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseNetwork
 import ReleaseSystem
 import ReleaseTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -7,6 +8,7 @@ import XCTest
 @testable import ReleaseCore
 @testable import ReleasePipeline
 @testable import ReleasePublishing
+@testable import ReleaseVerification
 
 /// Releases private, the over-the-air channel public, releases signed (issue 21), without a
 /// build or a server: what is refused before anything is built, and the signature and index

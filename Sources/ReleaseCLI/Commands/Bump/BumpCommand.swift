@@ -21,9 +21,9 @@ struct BumpOptions: Equatable {
     }
     let defaults = InputSettings()
     self.part = part
-    dryRun = parsed.flag(Options.dryRun)
-    statePath = parsed.value(Options.state) ?? defaults.statePath
-    templatesPath = parsed.value(Options.templates) ?? defaults.templatesPath
+    dryRun = parsed[Options.dryRun]
+    statePath = parsed[Options.state] ?? defaults.statePath
+    templatesPath = parsed[Options.templates] ?? defaults.templatesPath
   }
 }
 

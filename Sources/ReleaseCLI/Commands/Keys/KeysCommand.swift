@@ -24,6 +24,7 @@ enum KeysCommand {
         inside a git work tree that git does not ignore. The directory is created mode 0700.
         """,
       positionals: [Positional(label: "<dir>", help: "where the pair is written (created if missing)")],
+      arity: .exactly(1, expected: "one directory"),
       groups: [OptionGroup("OPTIONS", [Options.keyName])], parent: "keys",
       run: { try generate($0, $1) }),
     Command(
@@ -54,12 +55,8 @@ enum KeysCommand {
   ]
 
   static func generate(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard parsed.positionals.count == 1 else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      throw ReleaseError.usage("keys generate: expected one directory, found \(found)")
-    }
     let directory = parsed.positionals[0]
-    let name = parsed.value(Options.keyName) ?? "signing"
+    let name = parsed[Options.keyName] ?? "signing"
     let services = invocation.services
     let key: SigningKey
     do { key = try SigningKey.generate() } catch {
@@ -87,8 +84,7 @@ enum KeysCommand {
   }
 
   static func allowedSigners(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    try refusePositionals(parsed, "keys allowed-signers")
-    let identity = parsed.value(Options.identity) ?? defaultIdentity
+    let identity = parsed[Options.identity] ?? defaultIdentity
     let trusted = try SettingsResolution(parsed, invocation).requiredTrustedKeys(
       command: "keys allowed-signers",
       expected: "(no signing.trustedKeys); \(SigningKeys.makeKeyHint) and list its .pub file there")
@@ -109,7 +105,6 @@ enum KeysCommand {
   }
 
   static func check(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    try refusePositionals(parsed, "keys check")
     let services = invocation.services
     let resolution = try SettingsResolution(parsed, invocation)
     let trusted = try resolution.trustedKeys()
@@ -120,11 +115,5 @@ enum KeysCommand {
         return
           "\(entry.source): key \(entry.key.keyID) (\(entry.key.publicKey.sshFingerprint)) is trusted (\(file))"
       }, to: .standardOutput)
-  }
-
-  private static func refusePositionals(_ parsed: Arguments, _ command: String) throws {
-    if let extra = parsed.positionals.first {
-      throw ReleaseError.usage("'\(extra.prefix(60))': 'release \(command)' takes no arguments")
-    }
   }
 }

@@ -39,6 +39,9 @@ enum ChannelVerifyCommand {
       Positional(
         label: "[<customer>...]", help: "these customers only (default: every customer with a channel)"),
     ],
+    arity: .oneOrMore(
+      missing:
+        "found no destination; expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"),
     groups: [
       OptionGroup("OPTIONS", [Options.verifyJSON, Options.minRevision, Options.state, Options.config]), .s3,
     ],
@@ -164,17 +167,14 @@ struct ChannelVerifyOptions {
   var origins = SettingOrigins()
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard let first = parsed.positionals.first else {
-      throw ReleaseError.usage(
-        "ota verify: found no destination; expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"
-      )
-    }
+    // The destination, then the customers: the command's arity lets one or more through.
+    let first = parsed.positionals[0]
     sourceText = first
     source = try Self.source(first, services: invocation.services)
     customers = Array(parsed.positionals.dropFirst())
-    json = parsed.flag(Options.verifyJSON)
-    minimumRevision = try parsed.integer(Options.minRevision, in: 1...SignedOTAChannel.maximumRevision)
-    statePath = parsed.value(Options.state) ?? "release-state.json"
+    json = parsed[Options.verifyJSON]
+    minimumRevision = parsed[Options.minRevision]
+    statePath = parsed[Options.state] ?? "release-state.json"
     let resolution = try SettingsResolution(parsed, invocation)
     (s3Endpoint, s3Region, origins) = resolution.s3()
     trusted = try resolution.requiredTrustedKeys(

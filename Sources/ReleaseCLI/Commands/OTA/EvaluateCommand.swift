@@ -45,6 +45,7 @@ enum EvaluateCommand {
       Positional(label: "[<customer>]", help: "only this customer (slug or app_id)"),
       Positional(label: "[<flow>]", help: "only this flow of the customer"),
     ],
+    arity: .atMost(2, expected: "<customer> <flow>"),
     groups: EvaluateOptions.groups,
     footer:
       "Exit status: 0 whatever the decisions, 1 a challenger is invalid (after acting on it) or applying or publishing failed, 2 bad arguments or input.",
@@ -70,55 +71,16 @@ enum EvaluateCommand {
     case none(String)
   }
 
+  /// Its steps (`pipeline`, in `EvaluateSteps.swift`) on its options and the rollout policy.
   static func run(_ options: EvaluateOptions, _ invocation: CommandInvocation) throws {
     let services = invocation.services
-    let output = services.output
-    let inputs = try OTAInputs.load(options.settings.inputs, services: services)
-    let policies = options.settings.policies
-    try check(policies, against: inputs.manifest, configurationPath: options.settings.configurationPath)
-    let today = OutcomeDate(utcDayOf: services.clock.now())
-    if let since = options.since, since > today {
-      throw ReleaseError.usage(
-        "\(Options.since.name): found \(since); expected no date after today (\(today), UTC)")
-    }
-    let customers =
-      try options.customer.map { [try inputs.customer($0, command: "ota evaluate")] }
-      ?? inputs.manifest.customers
-    if let flowName = options.flowName, let customer = customers.first {
-      do {
-        _ = try RolloutChange.bundledModel(of: customer, flowName: flowName, command: "ota evaluate")
-      } catch let refusal as RolloutChange.Refusal {
-        throw ReleaseError.usage(refusal.description)
-      }
-    }
-    let outcomes = try readOutcomes(options, customers: customers, services: services, today: today)
-    let candidates = candidates(
-      inputs, customers: customers, flowName: options.flowName, since: options.since, policies: policies)
-    let judgements = Evaluator.judge(candidates.map(\.challenge), outcomes: outcomes)
-    show(candidates, judgements, outcomes: outcomes, inputs: inputs, options: options, output: output)
-    if !options.dryRun, !judgements.isEmpty {
-      if let report = options.reportPath {
-        try writeReport(judgements, to: services.resolve(report), shown: report)
-      }
-      if let summary = services.environment["GITHUB_STEP_SUMMARY"], !summary.isEmpty {
-        GitHubActionsReporter.appendStepSummary(
-          EvaluationReport.markdown(judgements), to: URL(fileURLWithPath: summary))
-      }
-    }
-    if options.apply {
-      try applyAndPublish(
-        zip(candidates, judgements).map { ($0, $1) }, inputs, options, invocation, today: today)
-    }
-    // A split that cannot be judged needs a person: the job fails (after acting on it).
-    let invalid = zip(candidates, judgements).filter { $0.1.decision == .invalid }
-    guard invalid.isEmpty else {
-      throw ReleaseError.stepProblems(
-        step: "ota evaluate",
-        problems: invalid.map { candidate, judgement in
-          "\(candidate.customer.id) \(judgement.flow) v\(judgement.challenger): invalid ("
-            + (judgement.invalidReason.map(EvaluationReport.invalidText) ?? "no rows") + ")"
-        })
-    }
+    let request = EvaluateRequest(
+      options: options, policies: options.settings.policies,
+      configurationPath: options.settings.configurationPath)
+    var settings = RunSettings()
+    settings.dryRun = options.dryRun
+    let context = ReleaseContext(services: services, settings: settings, reporter: DiscardingReporter())
+    try pipeline(request, Pipeline(context)) { release in try OTACommand.publish(release, invocation) }
   }
 
   /// The outcomes, read and checked as a whole before anything is judged or written; rows of
@@ -166,29 +128,29 @@ enum EvaluateCommand {
     }
   }
 
-  static func applyAndPublish(
-    _ judged: [(Candidate, Judgement)], _ inputs: OTAInputs, _ options: EvaluateOptions,
-    _ invocation: CommandInvocation, today: OutcomeDate
-  ) throws {
-    let output = invocation.services.output
+  /// Carries the decisions out; under `--dry-run` says what publishing would do. What
+  /// `--publish` publishes next; nil when nothing is.
+  static func applyDecisions(
+    _ judged: [(Candidate, Judgement)], _ inputs: OTAInputs, _ options: EvaluateOptions, _ services: Services,
+    today: OutcomeDate
+  ) throws -> RunSettings? {
+    let output = services.output
     do {
-      try apply(judged, inputs, options, invocation.services, today: today)
+      try apply(judged, inputs, options, services, today: today)
     } catch let error as ReleaseError where error.exitCode == 2 {
       // Outcomes and arguments were checked above: what fails now is carrying the decisions out.
       throw ReleaseError.stepFailed(step: "ota evaluate --apply", reason: error.lines.joined(separator: "; "))
     }
-    guard let release = options.settings.publish else { return }
-    if options.dryRun {
-      if release.hasSignedChannel, !release.signing.canSign {
-        output.write(line: "dry run: would refuse: \(CheckOTAStep.missingSigner)", to: .standardError)
-      }
-      output.write(
-        line:
-          "dry run: would publish the over-the-air manifests to \(release.publishing.destinations.map(\.description).joined(separator: ", "))",
-        to: .standardError)
-    } else {
-      try OTACommand.publish(release, invocation)
+    guard let release = options.settings.publish else { return nil }
+    guard options.dryRun else { return release }
+    if release.hasSignedChannel, !release.signing.canSign {
+      output.write(line: "dry run: would refuse: \(CheckOTAStep.missingSigner)", to: .standardError)
     }
+    output.write(
+      line:
+        "dry run: would publish the over-the-air manifests to \(release.publishing.destinations.map(\.description).joined(separator: ", "))",
+      to: .standardError)
+    return nil
   }
 
   /// Every active offer below 100% of the selected flows above its baseline, with that
@@ -475,29 +437,21 @@ struct EvaluateOptions {
   ]
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard parsed.positionals.count <= 2 else {
-      throw ReleaseError.usage(
-        "ota evaluate: expected at most <customer> <flow>, found \"\(parsed.positionals.joined(separator: " "))\""
-      )
-    }
+    // The command's arity lets at most two through, and the parser requires --outcomes.
     customer = parsed.positionals.first
     flowName = parsed.positionals.count > 1 ? parsed.positionals[1] : nil
-    guard let outcomes = parsed.value(Options.outcomes) else {
-      throw ReleaseError.usage(
-        "ota evaluate: \(Options.outcomes.name) <file|url> is required (the outcomes export to judge from)")
-    }
-    self.outcomes = outcomes
-    if let text = parsed.value(Options.since) {
+    outcomes = parsed[Options.outcomes] ?? ""
+    if let text = parsed[Options.since] {
       guard let date = OutcomeDate(text) else {
         throw ReleaseError.usage(
           "\(Options.since.name): found \"\(text.prefix(40))\"; expected a UTC date as YYYY-MM-DD")
       }
       since = date
     }
-    json = parsed.flag(Options.evaluateJSON)
-    reportPath = parsed.value(Options.report)
-    apply = parsed.flag(Options.apply)
-    dryRun = parsed.flag(Options.dryRun)
+    json = parsed[Options.evaluateJSON]
+    reportPath = parsed[Options.report]
+    apply = parsed[Options.apply]
+    dryRun = parsed[Options.dryRun]
     if dryRun && !apply {
       throw ReleaseError.usage("\(Options.dryRun.name): previews what --apply would change; give --apply too")
     }

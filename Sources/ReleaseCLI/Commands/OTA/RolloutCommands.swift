@@ -130,7 +130,7 @@ enum OTACommand {
         that can run it. Reads rollouts.json; writes nothing.
         """,
       positionals: [Positional(label: "[<customer>]", help: "only this customer (slug or app_id)")],
-      groups: [.otaInputs], parent: "ota",
+      arity: .atMost(1, expected: "one customer"), groups: [.otaInputs], parent: "ota",
       run: { try status(try OTAStatusOptions($0, $1), $1) }),
     Command(
       name: "publish", synopsis: "ota publish",
@@ -170,6 +170,7 @@ enum OTACommand {
         The revisions published are recorded in rollouts.json with their payloads' SHA-256: \
         commit it.
         """,
+      arity: .none(.argumentsBecause("it publishes every customer's manifest")),
       groups: OTAPublishOptions.groups, refusals: OTAPublishOptions.refusals, parent: "ota",
       run: { try publish(try OTAPublishOptions($0, $1), $1) }),
     EvaluateCommand.command,
@@ -188,12 +189,7 @@ enum OTACommand {
     invocation.reporter = ReporterFactory.make(settings: release, services: invocation.services)
     let context = ReleaseContext(
       services: invocation.services, settings: release, reporter: invocation.reporter)
-    let pipeline = Pipeline(context)
-    let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
-    let ota = try pipeline.run(CheckOTAStep(), inputs)
-    try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: nil) },
-      otherwise: PublishOTAStep.noDestination)
+    try OTAPublishRun.pipeline(Pipeline(context))
   }
 
   /// A table of what each flow offers over the air, to how many percent, from which SDK version.
@@ -256,32 +252,20 @@ struct RolloutOptions: Equatable {
     ] + (withVersion ? [Positional(label: "<modelVersion>", help: "the model's version in the store")] : [])
   }
 
-  /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback.
+  /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback (as many as the
+  /// command's arity lets the parser through).
   init(_ parsed: Arguments, _ invocation: CommandInvocation, command: String) throws {
-    let withVersion = command != "pause"
-    let expected = withVersion ? 3 : 2
-    guard parsed.positionals.count == expected else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      let shape = withVersion ? "<customer> <flow> <modelVersion>" : "<customer> <flow>"
-      throw ReleaseError.usage("\(command): expected \(shape), found \(found)")
-    }
     customer = parsed.positionals[0]
     flowName = parsed.positionals[1]
-    if withVersion {
+    if parsed.positionals.count > 2 {
       let text = parsed.positionals[2]
       guard let version = Int(text), version > 0, String(version) == text else {
         throw ReleaseError.usage("\(command): modelVersion \"\(text)\" is not a positive whole number")
       }
       self.version = version
     }
-    if command == "rollout" {
-      guard parsed.value(Options.percent) != nil else {
-        throw ReleaseError.usage(
-          "rollout: --percent <0-100> is required (the share of devices offered the model)")
-      }
-      percent = try parsed.integer(Options.percent, in: 0...100)
-    }
-    dryRun = parsed.flag(Options.dryRun)
+    percent = parsed[Options.percent]
+    dryRun = parsed[Options.dryRun]
     inputs = try SettingsResolution(parsed, invocation).inputs()
   }
 }
@@ -293,10 +277,6 @@ struct OTAStatusOptions: Equatable {
   var inputs: InputSettings
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard parsed.positionals.count <= 1 else {
-      throw ReleaseError.usage(
-        "ota status: expected at most one customer, found \"\(parsed.positionals.joined(separator: " "))\"")
-    }
     customer = parsed.positionals.first
     inputs = try SettingsResolution(parsed, invocation).inputs()
   }
@@ -321,7 +301,8 @@ struct OTAPublishOptions: Equatable {
   /// rather than silently ignored.
   static let refusals: [String: String] = {
     let taken = Set(groups.flatMap(\.options).map(\.name))
-    let release = ([OptionGroup.inputs, .s3, .behaviour, .publishing].flatMap(\.options) + [Options.shards])
+    let release =
+      ([OptionGroup.inputs, .s3, .behaviour, .publishing].flatMap(\.options) + [Options.shards.option])
       .map(
         \.name)
     return Dictionary(
@@ -334,10 +315,6 @@ struct OTAPublishOptions: Equatable {
   }()
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    if let extra = parsed.positionals.first {
-      throw ReleaseError.usage(
-        "'\(extra)': 'release ota publish' takes no arguments; it publishes every customer's manifest")
-    }
     release = try SettingsResolution(parsed, invocation).otaPublish()
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseCore
+import ReleaseFlow
 import ReleaseJSON
 import ReleaseManifest
 import ReleaseNetwork
@@ -8,10 +9,7 @@ import ReleasePublishing
 import ReleaseSettings
 import ReleaseSystem
 
-/// `release share <id>`: what a customer needs to fetch one release. From an S3 release
-/// destination, presigned GET URLs (SigV4, query string) for the zip, its signature and the
-/// customer's index, valid for `--expires`; from a `git:` releases repository, the
-/// repository's URL and the tag. Nothing is uploaded or changed.
+/// `release share <id>`: its table entry and its run.
 enum ShareCommand {
   static let command = Command(
     name: "share", synopsis: "share <id>", summary: "print links a customer downloads one release with",
@@ -31,6 +29,7 @@ enum ShareCommand {
       {"customer", "version", "repository", "tag"}).
       """,
     positionals: [Positional(label: "<id>", help: "the customer's 'id' slug, e.g. acme")],
+    arity: .exactly(1, expected: "one customer id"),
     groups: [
       OptionGroup(
         "OPTIONS",
@@ -43,84 +42,14 @@ enum ShareCommand {
     footer: "Exit status: 0 links printed, 1 the destination could not be read, 2 bad arguments or input.",
     run: { try run(try ShareOptions($0, $1), $1) })
 
+  /// Its steps (`ShareRun.pipeline`, in `ReleaseFlow`) on the request its options make.
   static func run(_ options: ShareOptions, _ invocation: CommandInvocation) throws {
-    switch options.destination {
-    case .s3(let bucket, let prefix, let endpoint, let region, _, let origins):
-      let client = try S3Settings.client(
-        bucket: bucket, endpoint: endpoint, region: region, environment: invocation.services.environment,
-        purpose: "share \(options.destination)", origins: origins, http: invocation.services.http)
-      let links = try ShareLinks.presign(
-        customer: options.customer, version: options.version,
-        store: S3ObjectStore(
-          client: client, prefix: prefix, publicBase: ""), expiresIn: options.expiresSeconds,
-        at: invocation.services.clock.now())
-      report(links, options, invocation.services.output)
-    case .releasesRepositories(let template):
-      let url = ReleasesRepository.url(
-        template: template, id: options.customer, root: invocation.services.root)
-      let tag = options.version.description
-      let output = invocation.services.output
-      if options.json {
-        output.write(
-          line: try jsonLine([
-            "customer": options.customer, "version": tag, "repository": url, "tag": tag,
-          ]), to: .standardOutput)
-      } else {
-        output.write(
-          lines: [
-            "\(options.customer) \(tag): tag \(tag) of \(url)",
-            ".package(url: \"\(url)\", exact: \"\(tag)\")",
-          ], to: .standardOutput)
-      }
-      output.write(
-        line:
-          "a releases repository is shared through the git host's access control (one repository per customer); no link was made",
-        to: .standardError)
-    case .directory:
-      // ShareOptions refuses it; kept exhaustive.
-      throw ReleaseError.usage(ShareOptions.directoryRefusal(options.destination.description))
-    }
-  }
-
-  private static func report(_ links: ShareLinks, _ options: ShareOptions, _ output: OutputStreaming) {
-    let expires = ShareLinks.timestamp(links.expires)
-    if options.json {
-      let urls: [String: Any] = [
-        "zip": links.zip.absoluteString, "signature": links.signature?.absoluteString ?? NSNull(),
-        "index": links.index.absoluteString,
-      ]
-      if let line = try? jsonLine([
-        "customer": links.customer, "version": links.version.description, "expires": expires, "urls": urls,
-      ]) {
-        output.write(line: line, to: .standardOutput)
-      }
-    } else {
-      output.write(
-        lines: [
-          "\(links.customer) \(links.version) from \(links.location), links valid until \(expires):",
-          "zip        \(links.zip.absoluteString)",
-          "signature  \(links.signature?.absoluteString ?? "(none published)")",
-          "index      \(links.index.absoluteString)",
-        ], to: .standardOutput)
-    }
-    if links.signature == nil {
-      output.write(
-        line:
-          "warning: \(links.location)/\(links.zipKey).sig does not exist: this release was published unsigned, so the customer cannot check where it came from",
-        to: .standardError)
-    }
-    if links.usesSessionToken {
-      output.write(
-        line:
-          "note: signed with temporary credentials (AWS_SESSION_TOKEN): the links stop working when those credentials expire, which may be well before \(expires)",
-        to: .standardError)
-    }
-  }
-
-  private static func jsonLine(_ object: [String: Any]) throws -> String {
-    let data = try JSONSerialization.data(
-      withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    return String(decoding: data, as: UTF8.self)
+    let context = ReleaseContext(
+      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
+    let request = ShareRun.Request(
+      customer: options.customer, version: options.version, expiresSeconds: options.expiresSeconds,
+      destination: options.destination, json: options.json)
+    try ShareRun.pipeline(request, Pipeline(context))
   }
 }
 
@@ -134,15 +63,8 @@ struct ShareOptions {
   var destination: PublishDestination
   var json: Bool
 
-  static func directoryRefusal(_ destination: String) -> String {
-    "share: \(destination): a directory destination cannot be shared; publish to s3:// (shared with presigned links) or git: (one repository per customer) and share from there"
-  }
-
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    guard parsed.positionals.count == 1 else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      throw ReleaseError.usage("share: expected one customer id, found \(found.prefix(80))")
-    }
+    // The command's arity lets exactly one through.
     customer = parsed.positionals[0]
     guard Self.isCustomerID(customer) else {
       throw ReleaseError.usage(
@@ -153,20 +75,19 @@ struct ShareOptions {
     expiresSeconds = Int(
       try parsed.duration(Options.expires, maximum: Double(maximum), maximumText: "7d", examples: "36h or 7d")
         ?? Double(maximum))
-    json = parsed.flag(Options.shareJSON)
+    json = parsed[Options.shareJSON]
     let services = invocation.services
-    destination = try SettingsResolution(parsed, invocation).shareDestination(
-      parsed.value(Options.destination))
+    destination = try SettingsResolution(parsed, invocation).shareDestination(parsed[Options.destination])
     if case .directory = destination {
-      throw ReleaseError.usage(Self.directoryRefusal(destination.description))
+      throw ReleaseError.usage(ShareRun.directoryRefusal(destination.description))
     }
-    if let text = parsed.value(Options.shareVersion) {
+    if let text = parsed[Options.shareVersion] {
       guard let version = SemanticVersion(text) else {
         throw ReleaseError.usage("--version \(text.prefix(40)): expected a version such as 2.4.1")
       }
       self.version = version
     } else {
-      let statePath = parsed.value(Options.state) ?? InputSettings().statePath
+      let statePath = parsed[Options.state] ?? InputSettings().statePath
       let state = try ReleaseState.load(from: services.resolve(statePath), displayPath: statePath)
       guard let entry = state.customers[customer] else {
         let hint =

@@ -27,17 +27,19 @@ package struct WriteArtifactListStep: Step {
     var artifacts: [Entry]
   }
 
-  package func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
-    results.nothingShipsReason("listed")
+  package func skipReason(_ release: CheckedRelease, _ context: ReleaseContext) -> String? {
+    release.results.nothingShipsReason("listed")
   }
 
-  package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
-    ["would list \(results.shipping.count * 3) files in \(context.settings.inputs.distPath)/\(Self.fileName)"]
+  package func dryRunDescription(_ release: CheckedRelease, _ context: ReleaseContext) -> [String] {
+    [
+      "would list \(release.results.shipping.count * 3) files in \(context.settings.inputs.distPath)/\(Self.fileName)"
+    ]
   }
 
-  package func run(_ results: RunResults, _ context: ReleaseContext) throws {
+  package func run(_ release: CheckedRelease, _ context: ReleaseContext) throws {
     var entries: [Entry] = []
-    for job in results.shipping.map(\.job) {
+    for job in release.releases.map(\.job) {
       let directory = job.releaseDirectory(in: context.distDirectory)
       let files: [(String, Kind)] = [
         (job.archiveName, .sourceArchive), (job.archiveName + ".sha256", .checksum),

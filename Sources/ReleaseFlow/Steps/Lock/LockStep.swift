@@ -5,10 +5,13 @@ import ReleaseSystem
 /// Takes the run's locks before anything is written: one on the cache (build slots are
 /// shared) and one on `dist/`. A second `release` on the same directories fails at once with
 /// the holder's pid; the kernel frees the locks if a run dies. The run holds the returned
-/// value to its end.
-struct LockStep: Step {
+/// value to its end, and the build requires it.
+struct LockStep: PhaseStep {
   let name = "lock"
   let changesState = true
+
+  /// A dry run writes nothing, so it takes no lock; its build is only previewed.
+  func notRun(_: Void, _ context: ReleaseContext) -> RunLock { RunLock(locks: []) }
 
   func run(_: Void, _ context: ReleaseContext) throws -> RunLock {
     let lock = RunLock(locks: [

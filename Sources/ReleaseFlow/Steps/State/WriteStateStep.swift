@@ -5,18 +5,20 @@ import ReleaseSystem
 
 /// Records each released customer's version and source digest in the committed state file:
 /// when every customer of the run succeeded, or with `--publish-passed` those that passed (a
-/// failed run otherwise changes no versions).
+/// failed run otherwise changes no versions). It records what shipped: after publishing.
 struct WriteStateStep: Step {
   let name = "write state"
   let changesState = true
 
-  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+  func skipReason(_ release: ShippedRelease, _ context: ReleaseContext) -> String? {
+    let results = release.results
     if let reason = results.nothingShipsReason("recorded") { return reason }
     return updatedState(results) == results.inputs.state ? "no version changed" : nil
   }
 
-  func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
-    results.inputs.unrecorded(results.customers.map(\.job)).flatMap { job in
+  func dryRunDescription(_ release: ShippedRelease, _ context: ReleaseContext) -> [String] {
+    let results = release.results
+    return results.inputs.unrecorded(results.customers.map(\.job)).flatMap { job in
       ["would record \(job.id) \(job.version) in \(context.settings.inputs.statePath), with release notes:"]
         + job.releaseNotes.note.changes.flatMap { change in
           ["  \(change.summary)"] + (change.sdkChanges ?? []).map { "    \($0)" }
@@ -40,13 +42,13 @@ struct WriteStateStep: Step {
   /// it has a lock of its own, and under it the file is read again and this run's records
   /// merged into what is there now, so no run drops another's record. A record another run
   /// changed since this one read the file is not overwritten. Returns the state written.
-  func run(_ results: RunResults, _ context: ReleaseContext) throws -> ReleaseState {
-    let read = results.inputs.state
+  func run(_ release: ShippedRelease, _ context: ReleaseContext) throws -> ReleaseState {
+    let read = release.results.inputs.state
     let url = context.services.resolve(context.settings.inputs.statePath)
     let lock = try ReleaseState.lock(url)
     return try withExtendedLifetime(lock) {
       var current = try ReleaseState.load(from: url, displayPath: context.settings.inputs.statePath)
-      for job in results.shipping.map(\.job) {
+      for job in release.releases.map(\.job) {
         let now = current.customers[job.id]
         let ours = job.releaseNotes.recorded(after: read.customers[job.id], sourceDigest: job.digest.source)
         if now != read.customers[job.id] && now != ours, let now {

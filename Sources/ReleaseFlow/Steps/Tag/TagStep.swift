@@ -219,19 +219,20 @@ struct TagStep: Step {
   }
 
   struct Input: Sendable {
-    var results: RunResults
+    /// What shipped: tags come after publishing.
+    var release: ShippedRelease
     /// What the check before building found.
     var checked: TagPlan
   }
 
   /// Why a run does not tag, whether or not the check before building ran.
-  static func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+  static func skipReason(_ release: ShippedRelease, _ context: ReleaseContext) -> String? {
     if !context.settings.publishing.tag { return "tags are made by publishing runs (--publish) or --tag" }
-    return results.nothingShipsReason("tagged")
+    return release.results.nothingShipsReason("tagged")
   }
 
   func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
-    Self.skipReason(input.results, context)
+    Self.skipReason(input.release, context)
   }
 
   func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
@@ -250,9 +251,9 @@ struct TagStep: Step {
     // directory inside the project) is its own output, not a change to the tagged commit.
     guard head == checked.head else { throw TagError.headMoved(from: checked.head, to: head) }
     // Again: another run may have tagged since the check.
-    // After building, the customers that ship.
+    // After building, the customers that shipped.
     let plan = try ReleaseTags.plan(
-      input.results.shipping.map(\.job), input.results.inputs, repository, head: head)
+      input.release.releases.map(\.job), input.release.results.inputs, repository, head: head)
     for tag in plan.create { try repository.tag(tag.name, at: head, message: tag.message) }
     let created = plan.create.map(\.name)
     context.reporter.report(

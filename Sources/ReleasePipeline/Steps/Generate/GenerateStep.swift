@@ -18,23 +18,9 @@ package struct GenerateStep: CustomerStep {
     try? FileManager.default.removeItem(at: scratch)
     let packageDirectory = scratch.appendingPathComponent(job.customer.packageName)
     try AtomicFile.createDirectory(scratch)
-    let input = Self.input(for: job, inputs: inputs)
+    let input = inputs.generationInput(for: job)
     _ = try PackageGenerator.generate(input, template: inputs.template, into: packageDirectory)
     return GeneratedSource(directory: packageDirectory)
-  }
-
-  /// What the customer's package is generated from: its entry, version, the SDK version, its
-  /// models as the load step read them, and what its README shows: the releases repository URL
-  /// and, with trusted keys, how to check the zip's signature.
-  static func input(for job: CustomerJob, inputs: ReleaseInputs) -> GenerationInput {
-    let models = job.customer.customModels.map { inputs.models[$0.reference]!.embedded(as: $0) }
-    return GenerationInput(
-      customer: job.customer, version: job.version.description, sdkVersion: inputs.sdkVersion.description,
-      models: models, repositoryURL: job.digest.repositoryURL, modelManifestURL: job.digest.modelManifestURL,
-      trustedKeys: job.digest.trustedKeys, manifestURL: job.digest.manifestURL,
-      signatureCheck: job.digest.signatureCheck, trustedRoot: job.digest.trustedRoot,
-      signals: inputs.signals.introduced.mapValues(\.description),
-      releaseNotes: job.releaseNotes.notes)
   }
 }
 

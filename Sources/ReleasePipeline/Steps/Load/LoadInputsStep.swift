@@ -23,7 +23,7 @@ package struct LoadInputsStep: RequiredStep {
     let state = try ReleaseState.load(
       from: services.resolve(settings.inputs.statePath), displayPath: settings.inputs.statePath)
     // Publish destinations first: a missing credential ends the run before any download or build.
-    let publishTargets = try PublishStep.targets(settings, services)
+    let publishTargets = try PublishTarget.resolving(settings.publishing.destinations, services)
     let store = try ModelStoreLocation.open(settings.inputs, services: services)
     // The whole store is listed (stat only, nothing read) before anything else: an entry that
     // is no model file is bad input, found now rather than mid-run by the scan that hashes it.
@@ -44,7 +44,7 @@ package struct LoadInputsStep: RequiredStep {
     }
     let selected = try select(settings.mode.namedCustomers, from: manifest)
 
-    let (models, unavailable) = try Self.readModels(
+    let (models, unavailable) = try ModelFacts.read(
       of: selected, store: store, storePath: settings.inputs.modelsPath)
 
     return LoadedInputs(
@@ -76,39 +76,6 @@ package struct LoadInputsStep: RequiredStep {
       )
     }
     return chosen
-  }
-
-  /// Hashes and parses each model once, however many customers share it. Every broken
-  /// model is reported, not only the first. A model a URL store could not deliver (a
-  /// transfer that failed after its retries) is not bad input: it is returned as unavailable,
-  /// and only the customers that use it fail.
-  package static func readModels(of customers: [Customer], store: ModelStore, storePath: String) throws
-    -> (facts: [ModelReference: ModelFacts], unavailable: [ModelReference: String])
-  {
-    let references = Set(customers.flatMap { $0.customModels.map(\.reference) }).sorted()
-    var facts: [ModelReference: ModelFacts] = [:]
-    var unavailable: [ModelReference: String] = [:]
-    var problems: [Diagnostic] = []
-    for reference in references {
-      let displayPath = "\(storePath)/\(reference.relativePath)"
-      do {
-        let file = try store.localFile(for: reference)
-        let info = try CoreMLModelInfo.load(contentsOf: file)
-        let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: file)
-        facts[reference] = ModelFacts(
-          reference: reference, file: file, sha256: sha256, size: size, info: info)
-      } catch let error as RemoteModelStoreError {
-        if case .downloadFailed = error {
-          unavailable[reference] = error.description
-        } else {
-          problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
-        }
-      } catch {
-        problems.append(Diagnostic(file: displayPath, path: "", message: "\(error)"))
-      }
-    }
-    if !problems.isEmpty { throw ValidationFailure(problems) }
-    return (facts, unavailable)
   }
 
   /// A missing model store or template, or a template of another SDK version, is bad input

@@ -80,7 +80,13 @@ package struct LoadShardsStep: RequiredStep {
 package struct CheckShardsStep: RequiredStep {
   package let name = "check shards"
 
-  package init() {}
+  /// The content checks of releases where they lie, one list of problems per release, in the
+  /// order given (`ArtifactChecks`, whose module builds this step with them).
+  package typealias ContentChecks =
+    @Sendable (_ releases: [(job: CustomerJob, directory: URL)], _ inputs: ReleaseInputs) throws -> [[String]]
+  let contentChecks: ContentChecks
+
+  package init(contentChecks: @escaping ContentChecks) { self.contentChecks = contentChecks }
 
   package struct Input: Sendable {
     var plan: ReleasePlan
@@ -97,7 +103,7 @@ package struct CheckShardsStep: RequiredStep {
     var plan = input.plan
     guard let any = origins.values.first else { return plan }
     var problems = try Self.coverageProblems(of: plan, origins, planDigest: any.record.planDigest, context)
-    if problems.isEmpty { problems = try Self.contentProblems(of: plan, origins) }
+    if problems.isEmpty { problems = try contentProblems(of: plan, origins) }
     // A customer its shard failed fails the merge (or is left out under --publish-passed);
     // one its shard claims to hold but does not hold verified is bad input.
     if problems.isEmpty {
@@ -143,16 +149,12 @@ package struct CheckShardsStep: RequiredStep {
   }
 
   /// The content checks of every release a shard holds up to date, against this plan's inputs.
-  private static func contentProblems(of plan: ReleasePlan, _ origins: [String: MergeOrigin]) throws
-    -> [String]
-  {
+  private func contentProblems(of plan: ReleasePlan, _ origins: [String: MergeOrigin]) throws -> [String] {
     let shipped = plan.customers.filter { $0.status == .upToDate }.compactMap { result in
       origins[result.id].map { (job: result.job, origin: $0) }
     }
-    let found = try ArtifactChecks.problems(
-      of: shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) },
-      store: try plan.inputs.storeModels.models(),
-      inputs: plan.inputs)
+    let found = try contentChecks(
+      shipped.map { ($0.job, $0.job.releaseDirectory(in: $0.origin.dist)) }, plan.inputs)
     return zip(shipped, found).flatMap { shipped, found in
       found.map { "\(shipped.origin.displayPath): \(shipped.job.id): \($0)" }
     }

@@ -16,30 +16,38 @@ import ReleaseSystem
 /// written beside the zip in `dist/`, and each customer index is a DSSE envelope
 /// (`CustomerIndex.payloadType`). A run with trusted keys and no private key is refused before
 /// anything is built (`ReleaseSignature.checkCanSign`).
-package struct PublishStep: Step {
+///
+/// It publishes only what the content checks passed (`CheckedRelease`), and returns what
+/// shipped (`ShippedRelease`), also when it publishes nowhere.
+package struct PublishStep: PhaseStep {
   package let name = "publish"
   package let changesState = true
 
-  package func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
+  package init() {}
+
+  package func skipReason(_ release: CheckedRelease, _ context: ReleaseContext) -> String? {
     if context.settings.publishing.destinations.isEmpty { return "no destination (--publish)" }
-    return results.nothingShipsReason("published")
+    return release.results.nothingShipsReason("published")
   }
 
-  package func dryRunDescription(_ results: RunResults, _ context: ReleaseContext) -> [String] {
+  package func dryRunDescription(_ release: CheckedRelease, _ context: ReleaseContext) -> [String] {
     context.settings.publishing.destinations.flatMap { destination in
-      results.shipping.map { "would publish \($0.id) \($0.job.version) to \(destination.description)" }
+      release.results.shipping.map {
+        "would publish \($0.id) \($0.job.version) to \(destination.description)"
+      }
     }
+  }
+
+  /// Skipped (no destination, nothing ships) or previewed: what the checks passed ships in
+  /// dist/ only.
+  package func notRun(_ release: CheckedRelease, _ context: ReleaseContext) -> ShippedRelease {
+    ShippedRelease(published: release)
   }
 
   /// Every destination of the run, resolved (credentials read, endpoints checked). The load
   /// step does this before anything is built, so a missing credential ends the run at once.
-  static func targets(_ settings: RunSettings, _ services: Services) throws -> [PublishTarget] {
-    try settings.publishing.destinations.map {
-      PublishTarget(destination: $0, resolved: try $0.resolve(services))
-    }
-  }
-
-  package func run(_ results: RunResults, _ context: ReleaseContext) throws {
+  package func run(_ checked: CheckedRelease, _ context: ReleaseContext) throws -> ShippedRelease {
+    let results = checked.results
     let signing = context.settings.signing
     try ReleaseSignature.checkCanSign(context.settings)
     // Zips go only to object stores; a releases repository holds the package's files.
@@ -47,7 +55,7 @@ package struct PublishStep: Step {
       if case .objectStore = $0.resolved { return true }
       return false
     }
-    let releases = try results.shipping.map(\.job).map { job -> PublishedRelease in
+    let releases = try checked.releases.map(\.job).map { job -> PublishedRelease in
       let directory = job.releaseDirectory(in: context.distDirectory)
       return PublishedRelease(
         job: job, directory: directory,
@@ -78,6 +86,7 @@ package struct PublishStep: Step {
       }
     }
     try writeReceipts(releases, results)
+    return ShippedRelease(published: checked)
   }
 
   /// Once every destination has a signed release: its receipt in dist/ (`PublishReceipt`).
@@ -181,12 +190,6 @@ package struct PublishStep: Step {
     return true
   }
 
-  package static func customerIndexKey(_ id: String) -> String { "customers/\(id)/index.json" }
-  /// Where a file of a customer's release lives, below the destination's prefix.
-  package static func artifactKey(customer id: String, version: SemanticVersion, file: String) -> String {
-    "artifacts/\(id)/\(version)/\(file)"
-  }
-
   /// The customer's published index and its tag, nil when there is none yet. An index that
   /// lists this release's version with another archive is an error: published versions never
   /// change.
@@ -194,7 +197,7 @@ package struct PublishStep: Step {
     throws
     -> (index: CustomerIndex, tag: String)?
   {
-    let key = Self.customerIndexKey(release.job.id)
+    let key = ReleaseLayout.customerIndexKey(release.job.id)
     guard let object = try store.read(key) else { return nil }
     let index = try CustomerIndex.decode(
       object.data, trusted: signing.trusted, location: location(store, key),
@@ -215,7 +218,7 @@ package struct PublishStep: Step {
   private func publishCustomerIndex(
     _ release: PublishedRelease, to store: ObjectStore, _ signing: SigningSetup
   ) throws {
-    let key = Self.customerIndexKey(release.job.id)
+    let key = ReleaseLayout.customerIndexKey(release.job.id)
     let record = release.record
     let entry = CustomerIndex.Version(
       version: record.version, sdkVersion: record.sdkVersion, minimumSDKVersion: record.sdkVersion,
@@ -270,7 +273,7 @@ package struct PublishStep: Step {
       }
       for release in releases {
         let id = release.job.id
-        let key = Self.customerIndexKey(id)
+        let key = ReleaseLayout.customerIndexKey(id)
         guard let object = try store.read(key),
           let customerIndex = try? CustomerIndex.decode(
             object.data, trusted: signing.trusted, location: location(store, key))
@@ -309,6 +312,12 @@ package struct PublishStep: Step {
 struct PublishTarget {
   let destination: PublishDestination
   let resolved: PublishDestination.Resolved
+
+  /// Each destination resolved: its store opened, its credentials read.
+  static func resolving(_ destinations: [PublishDestination], _ services: Services) throws -> [PublishTarget]
+  {
+    try destinations.map { PublishTarget(destination: $0, resolved: try $0.resolve(services)) }
+  }
 }
 
 /// One customer release as found in `dist/`, ready to publish.
@@ -328,6 +337,6 @@ struct PublishedRelease {
   }
 
   func key(_ file: String) -> String {
-    PublishStep.artifactKey(customer: job.id, version: job.version, file: file)
+    ReleaseLayout.artifactKey(customer: job.id, version: job.version, file: file)
   }
 }

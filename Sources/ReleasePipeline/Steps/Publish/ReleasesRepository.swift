@@ -15,6 +15,15 @@ package struct ReleasesRepository {
   let services: Services
   /// The release's fixed date (the archive's modification time), for reproducible commits.
   let commitTime: Int64
+  /// The most the clone of a releases repository may write (`maximumCloneSize`; tests inject
+  /// a small one).
+  var cloneLimit: Int64 = maximumCloneSize
+
+  /// Anyone who can push to a releases repository (or a hostile server) decides how big its
+  /// clone is: past this, the clone is stopped before it fills the disk. Far above a
+  /// customer's history (each release is one package with its models, at most
+  /// `ChannelCheck.maximumModelSize` each).
+  static let maximumCloneSize: Int64 = 4 << 30
 
   enum Outcome: CustomStringConvertible, Equatable {
     case published(url: String, tag: String)
@@ -33,6 +42,7 @@ package struct ReleasesRepository {
     case tagDiffers(url: String, tag: String)
     case versionBelowPublished(url: String, tag: String, newest: String)
     case readBack(url: String, tag: String, found: String)
+    case cloneTooLarge(url: String, written: Int64, limit: Int64)
 
     var description: String {
       switch self {
@@ -42,6 +52,9 @@ package struct ReleasesRepository {
         return "\(url): cannot publish \(tag) after \(newest); a customer's versions only increase"
       case .readBack(let url, let tag, let found):
         return "\(url): after the push, tag \(tag) is \(found), not the tag just made"
+      case .cloneTooLarge(let url, let written, let limit):
+        return
+          "\(URLCredentials.redacted(url)): cloning the releases repository wrote \(written) bytes, more than the \(limit) a clone may; stopped, nothing published"
       }
     }
   }
@@ -80,8 +93,7 @@ package struct ReleasesRepository {
     for directory in [work, extracted] { try? FileManager.default.removeItem(at: directory) }
     defer { for directory in [work, extracted] { try? FileManager.default.removeItem(at: directory) } }
     try AtomicFile.createDirectory(scratch)
-    try GitRepository(scratch, runner: services.processRunner, environment: services.environment)
-      .run(["clone", "--quiet", "--no-checkout", "--", url, work.lastPathComponent])
+    try clone(url, into: work)
     let git = GitRepository(
       work, runner: services.processRunner, environment: services.environment, fixedIdentity: true)
 
@@ -128,6 +140,21 @@ package struct ReleasesRepository {
         String.init)
     guard remote == local else { throw PublishError.readBack(url: url, tag: tag, found: remote ?? "missing") }
     return .published(url: url, tag: tag)
+  }
+
+  /// Clones `url` into `work` (in a directory that exists), without checking anything out,
+  /// writing at most `cloneLimit` bytes: past them git is stopped and what it wrote removed.
+  func clone(_ url: String, into work: URL) throws {
+    let parent = GitRepository(
+      work.deletingLastPathComponent(), runner: services.processRunner, environment: services.environment)
+    do {
+      try parent.run(
+        ["clone", "--quiet", "--no-checkout", "--", url, work.lastPathComponent],
+        writeLimit: WriteLimit(directory: work, bytes: cloneLimit))
+    } catch SystemError.wroteTooMuch(_, _, let written, let limit) {
+      try? FileManager.default.removeItem(at: work)
+      throw PublishError.cloneTooLarge(url: url, written: written, limit: limit)
+    }
   }
 
   /// A local releases repository that does not exist yet is created (bare, branch main).

@@ -32,10 +32,9 @@ package struct StageStep: CustomerStep {
       try AtomicFile.write(
         "\(archive.sha256)  \(job.archiveName)\n",
         to: temporary.appendingPathComponent(job.archiveName + ".sha256"))
-      let record = Self.record(
-        job, archive: archive, files: try Self.files(in: archived.tested.source.directory),
-        testCount: testCount,
-        inputs: inputs)
+      let record = ReleaseRecord(
+        job, archiveSHA256: archive.sha256, archiveSize: archive.size,
+        files: try Self.files(in: archived.tested.source.directory), testCount: testCount, inputs: inputs)
       try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
       FaultPoint.reach("stage.assembled")
       try Self.replace(final, with: temporary, in: parent)
@@ -65,39 +64,5 @@ package struct StageStep: CustomerStep {
       files.append(ReleaseRecord.File(path: path, sha256: sha256, size: size))
     }
     return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-  }
-
-  /// The release.json of `job`: everything in it follows from the job and the run's inputs,
-  /// but for what the build produced — the archive's bytes, the package's files, and how many
-  /// tests `swift test` ran. The content checks hold a release in dist/ to this record.
-  static func record(
-    _ job: CustomerJob, archive: CustomerResult.Archive, files: [ReleaseRecord.File], testCount: Int?,
-    inputs: ReleaseInputs
-  ) -> ReleaseRecord {
-    let customer = job.customer
-    return ReleaseRecord(
-      customer: .init(
-        id: customer.id, name: customer.name, appID: customer.appID,
-        bundleIdentifiers: customer.bundleIdentifiers),
-      version: job.version.description, sdkVersion: inputs.sdkVersion.description,
-      packageName: customer.packageName,
-      features: job.features.map(\.name),
-      models: GenerateStep.input(for: job, inputs: inputs).models.map { embedded in
-        ReleaseRecord.Model(
-          flowId: embedded.model.flowId, flowName: embedded.model.flowName,
-          modelVersion: embedded.model.modelVersion,
-          sha256: embedded.sha256, size: embedded.size,
-          entry: PackageGenerator.modelsDirectory + "/" + embedded.resourceName,
-          specificationVersion: embedded.specificationVersion, inputNames: embedded.inputNames,
-          minimumSDKVersion: inputs.models[embedded.model.reference]?.minimumSDKVersion?.description ?? "",
-          metadata: inputs.models[embedded.model.reference]?.info.userDefinedMetadata ?? [:])
-      },
-      files: files,
-      artifact: .init(
-        file: job.archiveName, sha256: archive.sha256, size: archive.size,
-        topLevelDirectory: customer.packageName),
-      toolchain: job.digest.toolchain, tool: job.digest.tool, sourceDigest: job.digest.source,
-      inputDigest: job.digest.build, inputs: job.digest, testCount: testCount,
-      releaseNotes: job.releaseNotes.note, pinnedKeys: !(job.digest.trustedKeys ?? []).isEmpty)
   }
 }

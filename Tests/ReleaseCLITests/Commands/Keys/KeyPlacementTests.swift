@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -81,8 +82,9 @@ final class KeyPlacementTests: XCTestCase {
     XCTAssertEqual(result.exitCode, 0, "*.pem is not in the repository's .gitignore")
   }
 
-  /// The executable with planted secrets and a stand-in for `git` that reads the environment
-  /// block of the `release` that started it (`/proc/<parent>/environ`).
+  /// The executable with planted secrets (proxies with a credential among them) and a stand-in
+  /// for `git` that writes down its own environment and reads the environment block of the
+  /// `release` that started it (`/proc/<parent>/environ`).
   func testTheChildGitFindsNoSecretInItsParent() throws {
     #if os(Linux)
       try git(["init", "-q"])
@@ -91,20 +93,31 @@ final class KeyPlacementTests: XCTestCase {
       let secrets = [
         "AWS_SECRET_ACCESS_KEY": "\(marker)-aws", "AWS_SESSION_TOKEN": "\(marker)-session",
         "RELEASE_SIGNING_KEY": "\(marker)-signing", "MODELS_MIRROR": "https://user:\(marker)-url@host/models",
+        // libcurl's proxies: one with a credential is a secret like the others.
+        "https_proxy": "http://proxyuser:\(marker)-https-proxy@127.0.0.1:9",
+        "http_proxy": "http://proxyuser:\(marker)-http-proxy@127.0.0.1:9",
+        "ALL_PROXY": "socks5://proxyuser:\(marker)-all-proxy@127.0.0.1:9",
       ]
       let shims = try ProgramShims(["git"])
       let run = try ReleaseBinary.run(
-        ["keys", "generate", "keys"], in: root, environment: secrets.merging(["PATH": shims.path]) { $1 },
+        ["keys", "generate", "keys"], in: root,
+        environment: secrets.merging([
+          "PATH": shims.path, "RELEASE_TEST_ENV_DUMP": shims.environmentDumps.path,
+        ]) {
+          $1
+        },
         timeout: 60)
       XCTAssertEqual(run.exitCode, 0, run.allOutput)
+      // git's own environment (git-…) and its parent's block (git-parent-…).
       let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
-        .filter { $0.hasPrefix("git-parent-") }
-      XCTAssertFalse(dumps.isEmpty, "git ran and read its parent's environment block")
+      XCTAssertTrue(dumps.contains { $0.hasPrefix("git-parent-") }, "git read its parent's block: \(dumps)")
+      XCTAssertTrue(
+        dumps.contains { !$0.hasPrefix("git-parent-") }, "git wrote its own environment: \(dumps)")
       for dump in dumps {
         let text = try String(
           contentsOf: shims.environmentDumps.appendingPathComponent(dump), encoding: .utf8)
         XCTAssertTrue(text.contains("PATH="), "the dump is a real environment: \(text.prefix(200))")
-        XCTAssertFalse(text.contains(marker), "a secret is in the parent's environment block")
+        XCTAssertFalse(text.contains(marker), "\(dump) holds a secret")
       }
     #else
       throw XCTSkip("/proc/<pid>/environ is Linux's")

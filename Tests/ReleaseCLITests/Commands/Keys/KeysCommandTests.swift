@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseJSON
 import ReleaseManifest
 import ReleaseSettings

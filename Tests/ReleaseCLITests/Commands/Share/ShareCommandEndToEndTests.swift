@@ -1,4 +1,6 @@
 import Foundation
+import ReleaseCLITestSupport
+import ReleaseFlow
 import ReleaseGeneration
 import ReleaseSystem
 import ReleaseTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseGeneration
 import ReleaseSystem
 import ReleaseTestSupport

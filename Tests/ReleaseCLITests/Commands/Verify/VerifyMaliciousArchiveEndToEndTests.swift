@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseCLITestSupport
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
@@ -7,6 +8,7 @@ import XCTest
 @testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleasePipeline
+@testable import ReleaseVerification
 
 /// `release verify` handed malicious archives, each the artifact of an otherwise valid
 /// release directory (a real release.json whose artifact name, SHA-256 and size are fixed up,
@@ -236,8 +238,9 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
         processRunner: runner, clock: ManualClock(), root: workspace.root, environment: [:],
         output: CapturedOutput())
       XCTAssertThrowsError(
-        try VerifyCommand.buildAndConsume(
-          directory: directory, record: record, services: services, timeLimit: 60), name
+        try BuildAndConsumeStep(build: true, timeLimit: 60).buildAndConsume(
+          directory, record: record, services),
+        name
       ) {
         error in
         // The extraction reports the first problem, which for these is the expected one or,

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseManifest
 import ReleaseSettings
 import ReleaseSystem

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import ReleaseArchive
+import ReleaseCLITestSupport
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest

@@ -29,6 +29,7 @@ enum RootCommand {
       file, a key file that is not an Ed25519 key.
       """,
     positionals: [Positional(label: "<init|rotate|show>", help: "what to do")],
+    arity: .exactly(1, expected: "init, rotate or show"),
     groups: [
       OptionGroup(
         "OPTIONS",
@@ -44,20 +45,20 @@ enum RootCommand {
     let settings = try SettingsResolution(parsed, invocation).root()
     let (url, display, chain) = (settings.directory, settings.display, settings.chain)
     switch parsed.positionals.first {
-    case "init" where parsed.positionals.count == 1:
+    case "init":
       if chain != nil {
         throw ReleaseError.invalidInput("ota root init: \(display)/1.json exists; use 'ota root rotate'")
       }
       try write(
         try next(after: nil, parsed, invocation.services), after: nil, parsed, url, display, invocation)
-    case "rotate" where parsed.positionals.count == 1:
+    case "rotate":
       guard let chain else {
         throw ReleaseError.invalidInput(
           "ota root rotate: \(display)/1.json: no such file; run 'ota root init' first")
       }
       let root = try next(after: chain.current, parsed, invocation.services)
       try write(root, after: chain.current, parsed, url, display, invocation)
-    case "show" where parsed.positionals.count == 1:
+    case "show":
       guard let chain else {
         throw ReleaseError.invalidInput("ota root show: \(display)/1.json: no such file")
       }
@@ -65,8 +66,9 @@ enum RootCommand {
         invocation.services.output.write(line: describe(root, chain.envelopes[index]), to: .standardOutput)
       }
     default:
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      throw ReleaseError.usage("ota root: expected init, rotate or show, found \(found)")
+      // One word (the command's arity): not one of the three.
+      throw ReleaseError.usage(
+        "ota root: expected init, rotate or show, found \"\(parsed.positionals.joined(separator: " "))\"")
     }
   }
 
@@ -74,16 +76,16 @@ enum RootCommand {
   private static func next(after previous: ChannelRoot?, _ parsed: Arguments, _ services: Services) throws
     -> ChannelRoot
   {
-    let rootKeys = try publicKeys(parsed.values(Options.rootKey), Options.rootKey, services)
-    let manifestKeys = try publicKeys(parsed.values(Options.manifestKey), Options.manifestKey, services)
+    let rootKeys = try publicKeys(parsed, Options.rootKey, services)
+    let manifestKeys = try publicKeys(parsed, Options.manifestKey, services)
     guard let root = rootKeys ?? previous?.root.keys, let manifest = manifestKeys ?? previous?.manifest.keys
     else {
       throw ReleaseError.usage("ota root init: expected --root-key <pub>... and --manifest-key <pub>...")
     }
-    guard let threshold = try number(parsed, Options.rootThreshold) ?? previous?.root.threshold else {
+    guard let threshold = parsed[Options.rootThreshold] ?? previous?.root.threshold else {
       throw ReleaseError.usage("ota root init: expected --threshold <t>, how many root keys must sign")
     }
-    let manifestThreshold = try number(parsed, Options.manifestThreshold) ?? previous?.manifest.threshold ?? 1
+    let manifestThreshold = parsed[Options.manifestThreshold] ?? previous?.manifest.threshold ?? 1
     let candidate = ChannelRoot(
       version: (previous?.version ?? 0) + 1, root: .init(keys: root, threshold: threshold),
       manifest: .init(keys: manifest, threshold: manifestThreshold))
@@ -98,7 +100,7 @@ enum RootCommand {
     _ root: ChannelRoot, after previous: ChannelRoot?, _ parsed: Arguments, _ url: URL, _ display: String,
     _ invocation: CommandInvocation
   ) throws {
-    let signers = try signingKeys(parsed.values(Options.rootSigningKey), invocation.services)
+    let signers = try signingKeys(parsed[Options.rootSigningKey], invocation.services)
     let eligible = root.root.keys + (previous?.root.keys ?? [])
     for signer in signers where !eligible.contains(signer.publicKey) {
       throw ReleaseError.invalidInput(
@@ -129,17 +131,10 @@ enum RootCommand {
       "root \(root.version): root keys \(keys(root.root)); manifest keys \(keys(root.manifest)); signed by \(signers) of its root keys"
   }
 
-  private static func number(_ parsed: Arguments, _ option: Option) throws -> Int? {
-    guard let text = parsed.value(option) else { return nil }
-    guard let value = Int(text), value >= 1 else {
-      throw ReleaseError.usage("\(option.name) \(text): expected a whole number, 1 or more")
-    }
-    return value
-  }
-
-  private static func publicKeys(_ files: [String], _ option: Option, _ services: Services) throws
-    -> [PublicKey]?
+  private static func publicKeys(_ parsed: Arguments, _ option: RepeatedOption<String>, _ services: Services)
+    throws -> [PublicKey]?
   {
+    let files = parsed[option]
     guard !files.isEmpty else { return nil }
     var keys: [PublicKey] = []
     for file in files {

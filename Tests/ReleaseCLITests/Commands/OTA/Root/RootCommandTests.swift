@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseCore
 import ReleaseOTA
 import ReleaseSigning

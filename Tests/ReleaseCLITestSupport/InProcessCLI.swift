@@ -2,6 +2,7 @@ import Foundation
 import ReleaseCLI
 import ReleaseCore
 import ReleaseSystem
+import ReleaseTestSupport
 import XCTest
 
 /// Runs the CLI in this process against a directory of its own, with a process runner that

@@ -4,6 +4,8 @@ import ReleaseCore
 import ReleaseGeneration
 import ReleaseManifest
 import ReleaseModels
+import ReleasePipeline
+import ReleaseReporting
 import ReleaseSigning
 import ReleaseSystem
 
@@ -313,67 +315,11 @@ package struct ArtifactChecks {
   }
 }
 
-/// Every model of a store by SHA-256 and by flow and version (hashed once, or from a URL
-/// store's index).
-package struct StoreModels: Sendable {
-  private(set) var byHash: [String: ModelReference] = [:]
-  private(set) var hashes: [ModelReference: String] = [:]
-  package var count: Int { hashes.count }
-
-  /// `known`: digests already taken this run (the selected customers' models), not taken again.
-  /// `digests`: where a directory store's other models' digests are remembered between runs
-  /// (see `ModelDigestCache` for why trusting it is safe); without it every model is read.
-  package init(_ store: ModelStore, known: [ModelReference: String] = [:], digests: ModelDigestCache? = nil)
-    throws
-  {
-    let directory = store as? DirectoryModelStore
-    for flow in try store.flowNames() {
-      for version in try store.versions(of: flow) {
-        let reference = ModelReference(flowName: flow, version: version)
-        let sha256: String
-        if let digest = known[reference] {
-          sha256 = digest
-        } else if let digests, let directory {
-          sha256 = try digests.sha256(of: directory.localFile(for: reference))
-        } else {
-          sha256 = try store.sha256(of: reference)
-        }
-        byHash[sha256] = reference
-        hashes[reference] = sha256
-      }
-    }
-  }
-}
-
-/// Runs the content checks on every artifact of the run (built or up to date) before
-/// anything is published; any problem stops the run.
-struct CheckArtifactsStep: Step {
-  let name = "check artifacts"
-
-  func skipReason(_ results: RunResults, _ context: ReleaseContext) -> String? {
-    if context.settings.dryRun { return "dry run: nothing was built" }
-    return results.nothingShipsReason("checked")
-  }
-
-  func run(_ results: RunResults, _ context: ReleaseContext) throws {
-    let jobs = results.shipping.map(\.job)
-    // Also for releases built by this run: what ships is proven against its inputs.
-    let found = try ArtifactChecks.problems(
-      of: jobs.map { ($0, $0.releaseDirectory(in: context.distDirectory)) },
-      store: try results.inputs.storeModels.models(), inputs: results.inputs)
-    let problems = zip(jobs, found).flatMap { job, found in found.map { "\(job.id): \($0)" } }
-    if !problems.isEmpty {
-      throw ReleaseError.stepProblems(step: name, problems: problems + [ReproductionCheck.recovery])
-    }
-    context.reporter.report(.info("content checks passed for \(jobs.count) artifacts"))
-  }
-}
-
 extension ArtifactChecks {
   /// The content checks of each job's release in its directory, against the job's manifest
   /// entry and inputs, in the order given: checked side by side on every core, since each
   /// release is read and its package generated again on its own.
-  static func problems(
+  package static func problems(
     of releases: [(job: CustomerJob, directory: URL)], store: StoreModels, inputs: ReleaseInputs
   ) throws -> [[String]] {
     let results = Locked([Result<[String], any Error>?](repeating: nil, count: releases.count))

@@ -3,7 +3,7 @@ import ReleaseGeneration
 import ReleaseManifest
 import XCTest
 
-@testable import ReleasePipeline
+@testable import ReleaseVerification
 
 /// The scans that read every file of a package, on files given directly: another customer's
 /// identifiers in any file (issue 34), and a privacy manifest that declares exactly the

@@ -10,7 +10,7 @@ import ReleaseSystem
 /// customer's index must list the version and the zip must be there (read and HEAD); a
 /// signature that is not there is reported (nil), not refused, since releases published
 /// before signing have none.
-struct ShareLinks {
+package struct ShareLinks: Sendable {
   let customer: String
   let version: SemanticVersion
   /// `s3://bucket[/prefix]`, for messages.
@@ -60,7 +60,7 @@ struct ShareLinks {
     customer: String, version: SemanticVersion, store: S3ObjectStore, expiresIn seconds: Int, at date: Date
   ) throws -> ShareLinks {
     let location = store.displayName
-    let indexKey = PublishStep.customerIndexKey(customer)
+    let indexKey = ReleaseLayout.customerIndexKey(customer)
     do {
       guard let object = try store.read(indexKey) else {
         throw ShareError.neverPublished(location: location, customer: customer, indexKey: indexKey)
@@ -83,7 +83,7 @@ struct ShareLinks {
         throw ShareError.unreadableIndex(
           location: location, key: indexKey, reason: "the url of \(entry.version) does not name a .zip")
       }
-      let zipKey = PublishStep.artifactKey(customer: customer, version: version, file: file)
+      let zipKey = ReleaseLayout.artifactKey(customer: customer, version: version, file: file)
       guard try exists(zipKey, in: store) else {
         throw ShareError.zipMissing(location: location, key: zipKey, indexKey: indexKey)
       }
@@ -119,7 +119,7 @@ struct ShareLinks {
   }
 
   /// `YYYY-MM-DDTHH:MM:SSZ`, UTC.
-  static func timestamp(_ date: Date) -> String {
+  package static func timestamp(_ date: Date) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime]
     formatter.timeZone = TimeZone(identifier: "UTC")

@@ -2,6 +2,7 @@ import Foundation
 import ReleaseArchive
 import ReleaseGeneration
 import ReleaseManifest
+import ReleasePipeline
 import ReleaseSystem
 
 /// Whether a release is what its inputs make: the archive holds exactly the files the
@@ -82,8 +83,7 @@ package enum ReproductionCheck {
   ) -> [String] {
     let expected: [String: PackageGenerator.PackageFile]
     do {
-      expected = try PackageGenerator.files(
-        GenerateStep.input(for: job, inputs: inputs), template: inputs.template)
+      expected = try PackageGenerator.files(inputs.generationInput(for: job), template: inputs.template)
     } catch {
       return recordProblems(record, customer: job.customer, version: job.version.description) + [
         "cannot generate the package to compare with: \(error)"
@@ -98,11 +98,8 @@ package enum ReproductionCheck {
     // under --skip-tests: only running them again could prove it; shown in report.xml, never
     // published). The files list is computed from the package the template makes. The
     // toolchain is part of the build digest, so it is fixed for the plan and compared.
-    let wanted = StageStep.record(
-      job,
-      archive: .init(
-        path: releaseDirectory.appendingPathComponent(job.archiveName), sha256: record.artifact.sha256,
-        size: record.artifact.size),
+    let wanted = ReleaseRecord(
+      job, archiveSHA256: record.artifact.sha256, archiveSize: record.artifact.size,
       files: files(of: expected), testCount: record.testCount, inputs: inputs)
     return differences(record, wanted)
       + archiveProblems(
@@ -178,6 +175,6 @@ package enum ReproductionCheck {
   }
 
   /// Said once after the problems: how to get past a release that is not what its inputs make.
-  static let recovery =
+  package static let recovery =
     "a release in dist/ that is not exactly what the inputs make is never published or tagged; --force rebuilds it from the inputs"
 }
