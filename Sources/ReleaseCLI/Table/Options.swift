@@ -162,6 +162,10 @@ enum Options {
   // Single commands'.
   static let noBuild = Option.flag("--no-build", help: "content checks only")
   static let percent = Option.value("--percent", "n", help: "share of devices, 0 to 100 (required)")
+  /// `release bump`'s: where the new CHANGELOG section's commits start.
+  static let bumpSince = Option.value(
+    "--since", "ref", help: "list in CHANGELOG.md the commits after this commit, tag or branch",
+    default: "tag v<version>, else the newest v* tag, else the commit adding the version's CHANGELOG section")
 
   // `ota evaluate`'s.
   static let outcomes = Option.value(
