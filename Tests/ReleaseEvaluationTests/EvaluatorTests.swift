@@ -231,6 +231,16 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertTrue(conversion.estimateOutside, "\(conversion.interval)")
     XCTAssertLessThan(conversion.interval.estimate, conversion.interval.low)
     XCTAssertTrue(EvaluationReport.markdown([judgement]).contains("estimate outside its interval"))
+    let relative = try jsonMetric(judgement, "relative")
+    XCTAssertEqual(relative["estimateOutsideInterval"] as? Bool, true, judgement.jsonLine())
+    XCTAssertEqual(relative["emptyIntersection"] as? Bool, false, judgement.jsonLine())
+  }
+
+  /// A metric's object (`relative` or `revenue`) of the judgement's `--json` line.
+  func jsonMetric(_ judgement: Judgement, _ key: String) throws -> [String: Any] {
+    let line = judgement.jsonLine()
+    let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+    return try XCTUnwrap(object[key] as? [String: Any], line)
   }
 
   func testAnEmptyIntersectionIsReportedAndInvalid() throws {
@@ -242,6 +252,13 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertEqual(judgement.invalidReason, .emptyIntersection(metric: .conversion))
     XCTAssertTrue(try XCTUnwrap(judgement.conversion).emptyIntersection)
     XCTAssertTrue(EvaluationReport.markdown([judgement]).contains("empty intersection"))
+    // The JSON line says so too, with the bounds that contradict each other (low above high).
+    let relative = try jsonMetric(judgement, "relative")
+    XCTAssertEqual(relative["emptyIntersection"] as? Bool, true, judgement.jsonLine())
+    XCTAssertEqual(relative["estimateOutsideInterval"] as? Bool, false, judgement.jsonLine())
+    XCTAssertGreaterThan(
+      try XCTUnwrap(relative["low"] as? Double), try XCTUnwrap(relative["high"] as? Double))
+    XCTAssertTrue(judgement.jsonLine().contains("\"reason\":\"emptyIntersection\""), judgement.jsonLine())
   }
 
   /// Counts at the reader's limit on every row: nothing traps, the judgement is made.
@@ -275,7 +292,10 @@ final class EvaluatorTests: XCTestCase {
     let empty = try judge(header + "\n")
     XCTAssertEqual(empty.decision, .continue)
     XCTAssertEqual(empty.devicesNeeded, .unknown)
-    XCTAssertTrue(empty.jsonLine().contains("\"relative\":{\"estimate\":null,\"high\":null,\"low\":null}"))
+    XCTAssertTrue(
+      empty.jsonLine().contains(
+        "\"relative\":{\"emptyIntersection\":false,\"estimate\":null,\"estimateOutsideInterval\":false,\"high\":null,\"low\":null}"
+      ), empty.jsonLine())
   }
 
   func testJSONLineHasTheDocumentedFields() throws {
@@ -291,8 +311,10 @@ final class EvaluatorTests: XCTestCase {
     let arms = try XCTUnwrap(object["arms"] as? [String: [String: Any]])
     XCTAssertEqual(arms["7"]?["devices"] as? Int, 6_000)
     XCTAssertEqual(arms["7"]?["conversions"] as? Int, 180)
-    let relative = try XCTUnwrap(object["relative"] as? [String: Double])
-    XCTAssertEqual(try XCTUnwrap(relative["estimate"]), 0.03 / 0.05 - 1, accuracy: 1e-12)
+    let relative = try XCTUnwrap(object["relative"] as? [String: Any])
+    XCTAssertEqual(
+      Set(relative.keys), ["estimate", "low", "high", "estimateOutsideInterval", "emptyIntersection"])
+    XCTAssertEqual(try XCTUnwrap(relative["estimate"] as? Double), 0.03 / 0.05 - 1, accuracy: 1e-12)
   }
 
   func testIntervalAndLikelihoodRatioAgree() {
