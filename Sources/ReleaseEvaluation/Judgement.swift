@@ -51,6 +51,11 @@ public enum InvalidReason: Hashable, Sendable {
   /// The running intersection of a metric's intervals is empty: the data contradict each
   /// other (or the model of them is wrong).
   case emptyIntersection(metric: Metric)
+  /// The export has no `splitStart` column and did not restart its counts at the split that
+  /// began on `splitStart` (each arm's first row of the split counts on from the row before):
+  /// the export rule is broken, so the sample ratio test that fired on it says nothing about
+  /// the challenger, and nothing is retracted or paused.
+  case exportNotRestarted(splitStart: OutcomeDate)
 }
 
 /// What a challenger is judged on.
@@ -185,6 +190,7 @@ extension Judgement {
     case .noChallengerRows?: return "noChallengerRows"
     case .badSeries?: return "badSeries"
     case .emptyIntersection?: return "emptyIntersection"
+    case .exportNotRestarted?: return "exportNotRestarted"
     case nil: return nil
     }
   }

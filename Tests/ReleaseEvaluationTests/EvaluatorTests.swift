@@ -177,6 +177,65 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertEqual(judgement.ignoredRows, 5, "4 rows before the split and 1 of another version")
   }
 
+  /// An export without `splitStart` that counts on across a ramp step 10 → 25 % (breaking the
+  /// export rule) shows the challenger far below its new share: a sample ratio mismatch with
+  /// fewer devices, which `--apply` would answer by retracting a challenger as good as its
+  /// baseline. The judge names the export as the cause instead (`invalid`, no direction, so
+  /// nothing is retracted); the same rollout exported as the rule says is judged as usual.
+  func testAnExportThatDoesNotRestartAtARampStepIsNotASampleRatioMismatch() throws {
+    var simulation = RolloutSimulation(
+      challengers: [.init(version: 2, rate: 0.05, steps: [(0, 10), (7, 25)])], devicesPerDay: 2_000, days: 14)
+    simulation.splitStartColumn = false
+    simulation.restartsCounts = false
+    func judged(_ simulation: RolloutSimulation) throws -> Judgement {
+      var random = SplitMix64(seed: 34)
+      let outcomes = try OutcomesReader.read(
+        simulation.export(random: &random), source: "simulated.csv", known: ["acme": ["checkout"]],
+        today: RolloutSimulation.start.adding(days: simulation.days))
+      return Evaluator.judge(simulation.challenges[0], outcomes: outcomes)
+    }
+    let counting = try judged(simulation)
+    let splitChange = RolloutSimulation.start.adding(days: 7)
+    XCTAssertEqual(counting.decision, .invalid, counting.jsonLine())
+    XCTAssertEqual(counting.invalidReason, .exportNotRestarted(splitStart: splitChange), counting.jsonLine())
+    XCTAssertNil(counting.sampleRatioDirection, "nothing for --apply to retract or pause")
+    XCTAssertTrue(counting.jsonLine().contains("\"reason\":\"exportNotRestarted\""), counting.jsonLine())
+    XCTAssertTrue(
+      EvaluationReport.decisionText(counting).contains("must restart its counts at each split"),
+      EvaluationReport.decisionText(counting))
+
+    simulation.restartsCounts = true
+    let restarting = try judged(simulation)
+    XCTAssertNotEqual(restarting.decision, .invalid, restarting.jsonLine())
+  }
+
+  /// An export without `splitStart` restarts its counts at the split of 2026-05-03, as the
+  /// rule says: the decrease the reader sees there is the restart, and the series is checked
+  /// from that date on; a decrease after it still makes the challenger `invalid`.
+  func testAnExportWithoutSplitStartIsCheckedFromTheCurrentSplitOn() throws {
+    let rows = [
+      "2026-05-01,acme,checkout,7,1000,50", "2026-05-01,acme,checkout,6,9000,450",
+      "2026-05-02,acme,checkout,7,2000,100", "2026-05-02,acme,checkout,6,18000,900",
+      "2026-05-03,acme,checkout,7,500,25", "2026-05-03,acme,checkout,6,1500,75",
+    ]
+    let challenge = Challenge(
+      customer: "acme", flow: "checkout", challenger: 7, baseline: 6, challengerPercent: 25,
+      since: start.adding(days: 2))
+    let restarted = Evaluator.judge(
+      challenge, outcomes: try outcomes(([header] + rows).joined(separator: "\n")))
+    XCTAssertNil(restarted.invalidReason, restarted.jsonLine())
+    XCTAssertEqual(restarted.challengerArm, ArmCounts(devices: 500, conversions: 25))
+    XCTAssertEqual(restarted.ignoredRows, 4)
+
+    let decreasing = rows + ["2026-05-04,acme,checkout,7,400,30", "2026-05-04,acme,checkout,6,3000,150"]
+    let judged = Evaluator.judge(
+      challenge, outcomes: try outcomes(([header] + decreasing).joined(separator: "\n")))
+    guard case .badSeries(let problems)? = judged.invalidReason else {
+      return XCTFail(judged.jsonLine())
+    }
+    XCTAssertEqual(problems.map(\.line), [8], "the decrease after the restart, not the restart")
+  }
+
   func testTwoChallengersShareTheErrorBudgetByHolm() throws {
     var lines = [header]
     for day in 0..<5 {
