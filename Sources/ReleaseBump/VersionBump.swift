@@ -9,7 +9,8 @@ import ReleaseSystem
 /// `release bump major|minor|patch`: moves the SDK version everywhere it appears, as one
 /// commit-ready change: the state file, the template's version constant (which generated
 /// packages' customer.json and README take their SDK version from, through the state), a new
-/// CHANGELOG section (date and the commits since the previous SDK tag) and the versions in
+/// CHANGELOG section (date and the commits since the previous SDK version, see `historyBase`)
+/// and the versions in
 /// the code blocks of README.md and of the Markdown files under docs/. Customer versions are
 /// not touched: each customer's next release takes the new SDK version (see `VersionRule`).
 package struct VersionBump {
@@ -41,11 +42,14 @@ package struct VersionBump {
   let statePath: String
   let templatesPath: String
   let changelogPath = InputSettings.sdkChangelogPath
+  /// `--since <ref>`: the commit after which the CHANGELOG's commits start, chosen by hand.
+  let since: String?
 
-  package init(services: Services, statePath: String, templatesPath: String) {
+  package init(services: Services, statePath: String, templatesPath: String, since: String? = nil) {
     self.services = services
     self.statePath = statePath
     self.templatesPath = templatesPath
+    self.since = since
   }
   /// The documentation whose code blocks show the SDK version: README.md, then every
   /// Markdown file under docs/ (sorted, so the diff has one order).
@@ -156,21 +160,61 @@ package struct VersionBump {
     }
   }
 
+  /// Where the previous SDK version's history ends: the commits after it are this release's.
+  /// `ref` goes into the range (a tag name or a full commit id, never an option); `label` is
+  /// how "No changes since …" names it.
+  struct HistoryBase: Equatable {
+    var ref: String
+    var label: String
+  }
+
+  /// The first of: `--since <ref>`; the tag `v<old>`; the newest `v*` tag before HEAD; the
+  /// commit that added CHANGELOG.md's `## <old> - ` section (the previous bump's commit); the
+  /// commit that set the template's constant to `old` (each only while the file still holds
+  /// it). Nil (every commit) when none exists.
+  /// A repository without tags thus starts after the previous version's own commit, not at
+  /// the first commit ever made.
+  func historyBase(of old: SemanticVersion, in repository: GitRepository) throws -> HistoryBase? {
+    if let since {
+      guard let commit = repository.commit(of: since) else {
+        throw ReleaseError.usage(
+          "bump: --since \"\(since)\" is not a commit of this repository; expected a commit, tag or branch (the last commit of the previous SDK version)"
+        )
+      }
+      return HistoryBase(ref: commit, label: since)
+    }
+    if repository.commit(of: "refs/tags/v\(old)") != nil {
+      return HistoryBase(ref: "v\(old)", label: "v\(old)")
+    }
+    if let tag = repository.latestTag(matching: "v[0-9]*") { return HistoryBase(ref: tag, label: tag) }
+    let versionPath = templatesPath + "/" + Self.versionFile
+    for (text, path) in [
+      ("## \(old) - ", changelogPath), ("public let contextSDKVersion = \"\(old)\"", versionPath),
+    ] {
+      // Only text the file still holds: then the newest commit that changed how often it
+      // occurs in `path` is the one that added it.
+      guard (try? read(path))?.contains(text) == true else { continue }
+      let found = try? repository.run(["log", "-1", "--format=%H", "-S" + text, "HEAD", "--", path])
+      if let commit = found, !commit.isEmpty {
+        return HistoryBase(ref: commit, label: "commit \(commit.prefix(12))")
+      }
+    }
+    return nil
+  }
+
   /// Inserts `## <new> - <date>` above the newest section, listing the subjects of the commits
-  /// since the previous SDK version's tag (`v<old>`, else the newest `v*` tag before HEAD; all
-  /// commits when there is none).
+  /// after `historyBase` (all commits when there is none), merges left out.
   private func changelogWith(_ new: SemanticVersion, since old: SemanticVersion, _ changelog: String) throws
     -> String
   {
     let repository = GitRepository(
       services.root, runner: services.processRunner, environment: services.environment)
-    let base =
-      repository.commit(of: "refs/tags/v\(old)") != nil
-      ? "v\(old)" : repository.latestTag(matching: "v[0-9]*")
-    let range = base.map { ["\($0)..HEAD"] } ?? ["HEAD"]
+    let base = try historyBase(of: old, in: repository)
+    let range = base.map { ["\($0.ref)..HEAD"] } ?? ["HEAD"]
     let subjects: [String]
     do {
-      // The range comes from a tag name: after the end of options it is never an option.
+      // The range comes from a tag name or a commit id: after the end of options it is never
+      // an option.
       subjects = try repository.run(["log", "--no-merges", "--format=%s", "--end-of-options"] + range)
         .split(separator: "\n").map { "- \($0)" }
     } catch {
@@ -180,7 +224,7 @@ package struct VersionBump {
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = TimeZone(identifier: "UTC")
     formatter.dateFormat = "yyyy-MM-dd"
-    let body = subjects.isEmpty ? ["- No changes since \(base ?? old.description)."] : subjects
+    let body = subjects.isEmpty ? ["- No changes since \(base?.label ?? old.description)."] : subjects
     let section = ["## \(new) - \(formatter.string(from: services.clock.now()))", ""] + body + [""]
 
     var lines = changelog.components(separatedBy: "\n")

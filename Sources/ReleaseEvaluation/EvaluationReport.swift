@@ -74,6 +74,10 @@ public enum EvaluationReport {
       return "inconsistent rows: " + problems.prefix(3).map(\.description).joined(separator: "; ")
         + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
     case .emptyIntersection(let metric): return "the \(metric.rawValue) intervals contradict each other"
+    case .exportNotRestarted(let splitStart):
+      return
+        "the export did not restart its counts at the split of \(splitStart): an export without a splitStart "
+        + "column must restart its counts at each split; fix the export (or add splitStart), nothing retracted"
     }
   }
 

@@ -108,6 +108,11 @@ extension PairTrack {
     if !rows.hasRows(challenger: true, on: date) || strata.isEmpty { return .invalid(.noChallengerRows) }
     if harmLog >= log(Double(pairs) / policy.harmAlpha) { return .harm }
     if sampleRatioLog >= log(1 / policy.sampleRatioThreshold) {
+      // The mismatch of an export that broke its rule at the split change is the export's,
+      // not the challenger's: nothing to retract.
+      if let splitStart = rows.countsNotRestartedAt {
+        return .invalid(.exportNotRestarted(splitStart: splitStart))
+      }
       return .invalid(Self.mismatch(strata, bayesFactor: exp(min(sampleRatioLog, 700))))
     }
     return gateOpenedOn == nil ? .gateClosed : .open

@@ -51,6 +51,11 @@ public enum InvalidReason: Hashable, Sendable {
   /// The running intersection of a metric's intervals is empty: the data contradict each
   /// other (or the model of them is wrong).
   case emptyIntersection(metric: Metric)
+  /// The export has no `splitStart` column and did not restart its counts at the split that
+  /// began on `splitStart` (each arm's first row of the split counts on from the row before):
+  /// the export rule is broken, so the sample ratio test that fired on it says nothing about
+  /// the challenger, and nothing is retracted or paused.
+  case exportNotRestarted(splitStart: OutcomeDate)
 }
 
 /// What a challenger is judged on.
@@ -165,7 +170,9 @@ extension Judgement {
   /// `challenger`, `baseline`, `decision`, `decidedOn`, `reason` (why `invalid`, or `harm`
   /// for a rollback by the harm check; else null), `arms` (keyed by the version as a string:
   /// `devices`, `conversions`, `rate`), `relative` and `revenue` (the relative effect per
-  /// metric: `estimate`, `low`, `high`; null when not estimable), `gateOpenedOn`, `srm`,
+  /// metric: `estimate`, `low`, `high`, null when not estimable; `estimateOutsideInterval`,
+  /// `emptyIntersection`, false when not estimable; `revenue` null without revenue
+  /// columns), `gateOpenedOn`, `srm`,
   /// `srmDirection`, `strata` and `ignoredRows`. Keys sorted.
   public func jsonLine() -> String {
     let encoder = JSONEncoder()
@@ -183,6 +190,7 @@ extension Judgement {
     case .noChallengerRows?: return "noChallengerRows"
     case .badSeries?: return "badSeries"
     case .emptyIntersection?: return "emptyIntersection"
+    case .exportNotRestarted?: return "exportNotRestarted"
     case nil: return nil
     }
   }
@@ -194,14 +202,21 @@ private struct JudgementRecord: Encodable {
     let conversions: Int
     let rate: Double
   }
+  /// A metric's relative effect, and whether its running intersection says something is off
+  /// (never reset silently: an empty one makes the challenger `invalid`).
   struct Bounds: Encodable {
-    let interval: Interval?
-    enum CodingKeys: String, CodingKey { case estimate, low, high }
+    let metric: MetricJudgement?
+    enum CodingKeys: String, CodingKey {
+      case estimate, low, high, estimateOutsideInterval, emptyIntersection
+    }
     func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
+      let interval = metric?.interval
       try container.encode(interval.map { Self.finite($0.estimate) } ?? nil, forKey: .estimate)
       try container.encode(interval.map { Self.finite($0.low) } ?? nil, forKey: .low)
       try container.encode(interval.map { Self.finite($0.high) } ?? nil, forKey: .high)
+      try container.encode(metric?.estimateOutside ?? false, forKey: .estimateOutsideInterval)
+      try container.encode(metric?.emptyIntersection ?? false, forKey: .emptyIntersection)
     }
     static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
   }
@@ -230,8 +245,8 @@ private struct JudgementRecord: Encodable {
     }
     try container.encode(
       [String(j.baseline): arm(j.baselineArm), String(j.challenger): arm(j.challengerArm)], forKey: .arms)
-    try container.encode(Bounds(interval: j.relative), forKey: .relative)
-    try container.encode(j.revenue.map { Bounds(interval: $0.interval) }, forKey: .revenue)
+    try container.encode(Bounds(metric: j.conversion), forKey: .relative)
+    try container.encode(j.revenue.map { Bounds(metric: $0) }, forKey: .revenue)
     try container.encode(j.gateOpenedOn?.description, forKey: .gateOpenedOn)
     try container.encode(j.sampleRatioMismatch, forKey: .srm)
     try container.encode(j.sampleRatioDirection?.rawValue, forKey: .srmDirection)

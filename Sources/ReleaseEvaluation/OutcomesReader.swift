@@ -66,14 +66,20 @@ public struct Outcomes: Hashable, Sendable {
   /// What is wrong with each inconsistent series; its rows are not in `rows`, and a challenger
   /// judged on one of them is `invalid`.
   public let badSeries: [SeriesKey: [OutcomeProblem]]
+  /// The rows of each inconsistent series without `splitStart`, by date: such an export
+  /// restarts its counts at each split, which the reader (knowing no splits) sees as a
+  /// decrease; the judge checks them again from the current split's first date (`PairRows`).
+  let badSeriesRows: [SeriesKey: [OutcomeRow]]
 
   init(
-    source: String, rows: [OutcomeRow], skippedRows: Int = 0, badSeries: [SeriesKey: [OutcomeProblem]] = [:]
+    source: String, rows: [OutcomeRow], skippedRows: Int = 0, badSeries: [SeriesKey: [OutcomeProblem]] = [:],
+    badSeriesRows: [SeriesKey: [OutcomeRow]] = [:]
   ) {
     self.source = source
     self.rows = rows
     self.skippedRows = skippedRows
     self.badSeries = badSeries
+    self.badSeriesRows = badSeriesRows
   }
 }
 
@@ -140,15 +146,21 @@ public enum OutcomesReader {
     for row in rows { bySeries[row.series, default: []].append(row) }
     var good: [OutcomeRow] = []
     var bad: [SeriesKey: [OutcomeProblem]] = [:]
+    var badRows: [SeriesKey: [OutcomeRow]] = [:]
     let keys = bySeries.keys.sorted { (bySeries[$0]?.first?.line ?? 0) < (bySeries[$1]?.first?.line ?? 0) }
     for key in keys {
       let series = (bySeries[key] ?? []).sorted { ($0.date, $0.line) < ($1.date, $1.line) }
       let problems = seriesProblems(series, today: today).map {
         OutcomeProblem(source: source, line: $0.0, kind: $0.1)
       }
-      if problems.isEmpty { good += series } else { bad[key] = problems.sorted { $0.line < $1.line } }
+      if problems.isEmpty {
+        good += series
+      } else {
+        bad[key] = problems.sorted { $0.line < $1.line }
+        if key.splitStart == nil { badRows[key] = series }
+      }
     }
-    return Outcomes(source: source, rows: good, skippedRows: skipped, badSeries: bad)
+    return Outcomes(source: source, rows: good, skippedRows: skipped, badSeries: bad, badSeriesRows: badRows)
   }
 
   /// The problems of one series, its rows sorted by date.

@@ -43,19 +43,24 @@ struct PairRows {
   var order: [OutcomeDate?] = []
   var firstChallengerDate: OutcomeDate?
   var firstBaselineDate: OutcomeDate?
+  /// The current split's first date, when the export has no `splitStart` and breaks its rule
+  /// there: each arm's first row of the split counts on from its last row before it, no
+  /// restart (see `InvalidReason.exportNotRestarted`).
+  var countsNotRestartedAt: OutcomeDate?
 
   /// A row with `splitStart` belongs to the stratum that began then, with the share of the
   /// period in force on that date; a row without belongs to the current split, and is ignored
-  /// when dated before it began (its counts restart at each split).
+  /// when dated before it began (its counts restart at each split, so a series without
+  /// `splitStart` is checked from the current split's first date only).
   init(_ challenge: Challenge, outcomes: Outcomes) {
-    for (key, problems) in outcomes.badSeries
-    where key.customer == challenge.customer && key.flow == challenge.flow
-      && (key.modelVersion == challenge.challenger || key.modelVersion == challenge.baseline)
-    {
-      self.problems += problems
-    }
-    for row in outcomes.rows where row.customer == challenge.customer && row.flow == challenge.flow {
+    let restarted = checkBadSeries(challenge, outcomes)
+    var splitChange = SplitChange()
+    for row in outcomes.rows + restarted
+    where row.customer == challenge.customer && row.flow == challenge.flow {
       let isChallenger = row.modelVersion == challenge.challenger
+      if isChallenger || row.modelVersion == challenge.baseline {
+        splitChange.take(row, challenger: isChallenger, since: challenge.since)
+      }
       guard isChallenger || row.modelVersion == challenge.baseline,
         let (start, share) = Self.stratum(of: row, challenge.periods)
       else {
@@ -72,6 +77,61 @@ struct PairRows {
     order = strata.keys.sorted { ($0?.daysSinceEpoch ?? Int.min) < ($1?.daysSinceEpoch ?? Int.min) }
     firstChallengerDate = strata.values.compactMap { $0.challenger.first?.date }.min()
     firstBaselineDate = strata.values.compactMap { $0.baseline.first?.date }.min()
+    countsNotRestartedAt = splitChange.countedOn ? challenge.since : nil
+  }
+
+  /// Takes in the problems of the pair's bad series, and returns the rows of those that are
+  /// bad only by the restart the export rule asks for: a series without `splitStart` whose
+  /// only problems are decreases, consistent from the current split's first date on.
+  private mutating func checkBadSeries(_ challenge: Challenge, _ outcomes: Outcomes) -> [OutcomeRow] {
+    var restarted: [OutcomeRow] = []
+    for (key, problems) in outcomes.badSeries
+    where key.customer == challenge.customer && key.flow == challenge.flow
+      && (key.modelVersion == challenge.challenger || key.modelVersion == challenge.baseline)
+    {
+      let onlyDecreases = problems.allSatisfy {
+        if case .decreasingCount = $0.kind { return true }
+        return false
+      }
+      guard onlyDecreases, let series = outcomes.badSeriesRows[key], let since = challenge.since else {
+        self.problems += problems
+        continue
+      }
+      let current = series.filter { $0.date >= since }
+      let again = OutcomesReader.seriesProblems(current, today: current.last?.date ?? since)
+      if again.isEmpty {
+        restarted += series
+      } else {
+        self.problems += again.map { OutcomeProblem(source: outcomes.source, line: $0.0, kind: $0.1) }
+      }
+    }
+    return restarted
+  }
+
+  /// Each arm's rows without `splitStart` on either side of the current split's first date:
+  /// the last before it and the first on or after it (a series' rows come by date).
+  struct SplitChange {
+    var lastBefore: [Bool: OutcomeRow] = [:]
+    var firstFrom: [Bool: OutcomeRow] = [:]
+
+    mutating func take(_ row: OutcomeRow, challenger: Bool, since: OutcomeDate?) {
+      guard row.splitStart == nil, let since else { return }
+      if row.date < since {
+        lastBefore[challenger] = row
+      } else if firstFrom[challenger] == nil {
+        firstFrom[challenger] = row
+      }
+    }
+
+    /// Both arms counted on across the split's first date: no count of either went down. A
+    /// restarting export's baseline never does after a raise (its share shrinks, its count
+    /// starts from one day's devices).
+    var countedOn: Bool {
+      [true, false].allSatisfy { arm in
+        guard let before = lastBefore[arm], let after = firstFrom[arm] else { return false }
+        return after.devices >= before.devices && after.conversions >= before.conversions
+      }
+    }
   }
 
   static func stratum(of row: OutcomeRow, _ periods: [SplitPeriod]) -> (OutcomeDate?, Double)? {

@@ -39,7 +39,7 @@ final class VersionBumpTests: XCTestCase {
   /// The fixture, committed as the 2.4.0 release and tagged `v2.4.0`, then three commits (one
   /// of them a merge) that the new CHANGELOG section lists. Commit dates are fixed and
   /// increasing, so `git log` has one order.
-  func fixtureRepository() throws -> TemporaryDirectory {
+  func fixtureRepository(tagged: Bool = true) throws -> TemporaryDirectory {
     let directory = try TemporaryDirectory()
     let root = directory.url
     for item in try FileManager.default.contentsOfDirectory(
@@ -64,7 +64,9 @@ final class VersionBumpTests: XCTestCase {
     }
     try TestGit.run(["init", "--quiet", "--initial-branch=main"], in: root)
     try commit("Release 2.4.0", writing: ".gitignore", "dist/\n")
-    try TestGit.run(["tag", "--annotate", "-m", "SDK 2.4.0", "v2.4.0"], in: root, environment: dated())
+    if tagged {
+      try TestGit.run(["tag", "--annotate", "-m", "SDK 2.4.0", "v2.4.0"], in: root, environment: dated())
+    }
     try commit("Cache downloaded models for offline use", writing: "docs/offline.md", "Offline\n")
     try TestGit.run(["checkout", "--quiet", "-b", "docs"], in: root)
     try commit("Document the model resolver", writing: "docs/resolver.md", "Resolver\n")
@@ -166,7 +168,10 @@ final class VersionBumpTests: XCTestCase {
     XCTAssertTrue(
       run.printed.contains("diff --git a/CHANGELOG.md b/CHANGELOG.md\nnew file mode 100644\n"), run.all)
     let changelog = try String(contentsOf: workspace.file("CHANGELOG.md"), encoding: .utf8)
-    XCTAssertEqual(changelog, "# Changelog\n\n## \(new) - 2027-01-15\n\n- Project\n")
+    // The workspace's one commit set the version constant: nothing since.
+    let commit = try TestGit.run(["rev-parse", "--short=12", "HEAD"], in: workspace.root)
+    XCTAssertEqual(
+      changelog, "# Changelog\n\n## \(new) - 2027-01-15\n\n- No changes since commit \(commit).\n")
     XCTAssertEqual(try workspace.sdkVersion(), new)
 
     let plan = workspace.run(["customer", "acme", "--dry-run"])
@@ -271,6 +276,71 @@ extension VersionBumpTests {
     XCTAssertEqual(logs.value.count, 1)
     let arguments = logs.value.first ?? []
     XCTAssertEqual(Array(arguments.suffix(2)), ["--end-of-options", "v2.4.0..HEAD"], "\(arguments)")
+  }
+}
+
+/// Where the CHANGELOG's commits start when the repository has no `v*` tag, or when the
+/// person bumping names the start.
+extension VersionBumpTests {
+  /// No tag at all (a repository that never tagged an SDK version): the new section lists the
+  /// commits after the one that wrote the 2.4.0 section, the same three as after a tag, not
+  /// every commit ever made. Without that section either, the commits after the one that set
+  /// the template's version constant to 2.4.0 (the fixture's first).
+  func testWithoutATagTheCommitsStartAfterThePreviousVersionsOwnCommit() throws {
+    let repository = try fixtureRepository(tagged: false)
+    let root = repository.url
+    XCTAssertEqual(try TestGit.run(["tag", "--list"], in: root), "", "no tag")
+    let run = bump(["minor"], in: root)
+    XCTAssertEqual(run.exitCode, 0, run.all)
+    let golden = try String(contentsOf: Self.golden, encoding: .utf8)
+    XCTAssertEqual(try TestGit.run(["diff", "--no-color"], in: root) + "\n", golden)
+
+    try TestGit.run(["checkout", "--quiet", "--", "."], in: root)
+    try "# Changelog\n".write(
+      to: root.appendingPathComponent("CHANGELOG.md"), atomically: true, encoding: .utf8)
+    try TestGit.run(["commit", "--quiet", "--all", "-m", "Start the changelog again"], in: root)
+    let withoutSection = bump(["patch"], in: root)
+    XCTAssertEqual(withoutSection.exitCode, 0, withoutSection.all)
+    XCTAssertEqual(
+      try changelog(root),
+      """
+      # Changelog
+
+      ## 2.4.1 - 2027-01-15
+
+      - Start the changelog again
+      - Fix the bundle identifier check for app extensions
+      - Document the model resolver
+      - Cache downloaded models for offline use
+
+      """)
+  }
+
+  /// `--since <ref>` overrides the tag; a ref that is no commit is refused (exit 2), naming
+  /// the argument, and nothing is written.
+  func testSinceNamesTheStartAndAnUnknownRefIsRefused() throws {
+    let repository = try fixtureRepository()
+    let root = repository.url
+    let unknown = bump(["minor", "--since", "no-such-release"], in: root)
+    XCTAssertEqual(unknown.exitCode, 2, unknown.all)
+    XCTAssertEqual(
+      unknown.standardError,
+      [
+        "error: bump: --since \"no-such-release\" is not a commit of this repository; expected a commit, tag or branch (the last commit of the previous SDK version)"
+      ])
+    XCTAssertEqual(try TestGit.run(["status", "--porcelain"], in: root), "", "nothing written")
+
+    let start = try TestGit.run(["log", "-1", "--format=%H", "--grep=Document the model resolver"], in: root)
+    let run = bump(["minor", "--since", start], in: root)
+    XCTAssertEqual(run.exitCode, 0, run.all)
+    let section = try changelog(root).components(separatedBy: "## 2.4.0")[0]
+    XCTAssertTrue(
+      section.hasSuffix("## 2.5.0 - 2027-01-15\n\n- Fix the bundle identifier check for app extensions\n\n"),
+      section)
+  }
+
+  private func changelog(_ root: URL) throws -> String {
+    try String(contentsOf: root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
   }
 }
 

@@ -177,6 +177,65 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertEqual(judgement.ignoredRows, 5, "4 rows before the split and 1 of another version")
   }
 
+  /// An export without `splitStart` that counts on across a ramp step 10 → 25 % (breaking the
+  /// export rule) shows the challenger far below its new share: a sample ratio mismatch with
+  /// fewer devices, which `--apply` would answer by retracting a challenger as good as its
+  /// baseline. The judge names the export as the cause instead (`invalid`, no direction, so
+  /// nothing is retracted); the same rollout exported as the rule says is judged as usual.
+  func testAnExportThatDoesNotRestartAtARampStepIsNotASampleRatioMismatch() throws {
+    var simulation = RolloutSimulation(
+      challengers: [.init(version: 2, rate: 0.05, steps: [(0, 10), (7, 25)])], devicesPerDay: 2_000, days: 14)
+    simulation.splitStartColumn = false
+    simulation.restartsCounts = false
+    func judged(_ simulation: RolloutSimulation) throws -> Judgement {
+      var random = SplitMix64(seed: 34)
+      let outcomes = try OutcomesReader.read(
+        simulation.export(random: &random), source: "simulated.csv", known: ["acme": ["checkout"]],
+        today: RolloutSimulation.start.adding(days: simulation.days))
+      return Evaluator.judge(simulation.challenges[0], outcomes: outcomes)
+    }
+    let counting = try judged(simulation)
+    let splitChange = RolloutSimulation.start.adding(days: 7)
+    XCTAssertEqual(counting.decision, .invalid, counting.jsonLine())
+    XCTAssertEqual(counting.invalidReason, .exportNotRestarted(splitStart: splitChange), counting.jsonLine())
+    XCTAssertNil(counting.sampleRatioDirection, "nothing for --apply to retract or pause")
+    XCTAssertTrue(counting.jsonLine().contains("\"reason\":\"exportNotRestarted\""), counting.jsonLine())
+    XCTAssertTrue(
+      EvaluationReport.decisionText(counting).contains("must restart its counts at each split"),
+      EvaluationReport.decisionText(counting))
+
+    simulation.restartsCounts = true
+    let restarting = try judged(simulation)
+    XCTAssertNotEqual(restarting.decision, .invalid, restarting.jsonLine())
+  }
+
+  /// An export without `splitStart` restarts its counts at the split of 2026-05-03, as the
+  /// rule says: the decrease the reader sees there is the restart, and the series is checked
+  /// from that date on; a decrease after it still makes the challenger `invalid`.
+  func testAnExportWithoutSplitStartIsCheckedFromTheCurrentSplitOn() throws {
+    let rows = [
+      "2026-05-01,acme,checkout,7,1000,50", "2026-05-01,acme,checkout,6,9000,450",
+      "2026-05-02,acme,checkout,7,2000,100", "2026-05-02,acme,checkout,6,18000,900",
+      "2026-05-03,acme,checkout,7,500,25", "2026-05-03,acme,checkout,6,1500,75",
+    ]
+    let challenge = Challenge(
+      customer: "acme", flow: "checkout", challenger: 7, baseline: 6, challengerPercent: 25,
+      since: start.adding(days: 2))
+    let restarted = Evaluator.judge(
+      challenge, outcomes: try outcomes(([header] + rows).joined(separator: "\n")))
+    XCTAssertNil(restarted.invalidReason, restarted.jsonLine())
+    XCTAssertEqual(restarted.challengerArm, ArmCounts(devices: 500, conversions: 25))
+    XCTAssertEqual(restarted.ignoredRows, 4)
+
+    let decreasing = rows + ["2026-05-04,acme,checkout,7,400,30", "2026-05-04,acme,checkout,6,3000,150"]
+    let judged = Evaluator.judge(
+      challenge, outcomes: try outcomes(([header] + decreasing).joined(separator: "\n")))
+    guard case .badSeries(let problems)? = judged.invalidReason else {
+      return XCTFail(judged.jsonLine())
+    }
+    XCTAssertEqual(problems.map(\.line), [8], "the decrease after the restart, not the restart")
+  }
+
   func testTwoChallengersShareTheErrorBudgetByHolm() throws {
     var lines = [header]
     for day in 0..<5 {
@@ -231,6 +290,16 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertTrue(conversion.estimateOutside, "\(conversion.interval)")
     XCTAssertLessThan(conversion.interval.estimate, conversion.interval.low)
     XCTAssertTrue(EvaluationReport.markdown([judgement]).contains("estimate outside its interval"))
+    let relative = try jsonMetric(judgement, "relative")
+    XCTAssertEqual(relative["estimateOutsideInterval"] as? Bool, true, judgement.jsonLine())
+    XCTAssertEqual(relative["emptyIntersection"] as? Bool, false, judgement.jsonLine())
+  }
+
+  /// A metric's object (`relative` or `revenue`) of the judgement's `--json` line.
+  func jsonMetric(_ judgement: Judgement, _ key: String) throws -> [String: Any] {
+    let line = judgement.jsonLine()
+    let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+    return try XCTUnwrap(object[key] as? [String: Any], line)
   }
 
   func testAnEmptyIntersectionIsReportedAndInvalid() throws {
@@ -242,6 +311,13 @@ final class EvaluatorTests: XCTestCase {
     XCTAssertEqual(judgement.invalidReason, .emptyIntersection(metric: .conversion))
     XCTAssertTrue(try XCTUnwrap(judgement.conversion).emptyIntersection)
     XCTAssertTrue(EvaluationReport.markdown([judgement]).contains("empty intersection"))
+    // The JSON line says so too, with the bounds that contradict each other (low above high).
+    let relative = try jsonMetric(judgement, "relative")
+    XCTAssertEqual(relative["emptyIntersection"] as? Bool, true, judgement.jsonLine())
+    XCTAssertEqual(relative["estimateOutsideInterval"] as? Bool, false, judgement.jsonLine())
+    XCTAssertGreaterThan(
+      try XCTUnwrap(relative["low"] as? Double), try XCTUnwrap(relative["high"] as? Double))
+    XCTAssertTrue(judgement.jsonLine().contains("\"reason\":\"emptyIntersection\""), judgement.jsonLine())
   }
 
   /// Counts at the reader's limit on every row: nothing traps, the judgement is made.
@@ -275,7 +351,10 @@ final class EvaluatorTests: XCTestCase {
     let empty = try judge(header + "\n")
     XCTAssertEqual(empty.decision, .continue)
     XCTAssertEqual(empty.devicesNeeded, .unknown)
-    XCTAssertTrue(empty.jsonLine().contains("\"relative\":{\"estimate\":null,\"high\":null,\"low\":null}"))
+    XCTAssertTrue(
+      empty.jsonLine().contains(
+        "\"relative\":{\"emptyIntersection\":false,\"estimate\":null,\"estimateOutsideInterval\":false,\"high\":null,\"low\":null}"
+      ), empty.jsonLine())
   }
 
   func testJSONLineHasTheDocumentedFields() throws {
@@ -291,8 +370,10 @@ final class EvaluatorTests: XCTestCase {
     let arms = try XCTUnwrap(object["arms"] as? [String: [String: Any]])
     XCTAssertEqual(arms["7"]?["devices"] as? Int, 6_000)
     XCTAssertEqual(arms["7"]?["conversions"] as? Int, 180)
-    let relative = try XCTUnwrap(object["relative"] as? [String: Double])
-    XCTAssertEqual(try XCTUnwrap(relative["estimate"]), 0.03 / 0.05 - 1, accuracy: 1e-12)
+    let relative = try XCTUnwrap(object["relative"] as? [String: Any])
+    XCTAssertEqual(
+      Set(relative.keys), ["estimate", "low", "high", "estimateOutsideInterval", "emptyIntersection"])
+    XCTAssertEqual(try XCTUnwrap(relative["estimate"] as? Double), 0.03 / 0.05 - 1, accuracy: 1e-12)
   }
 
   func testIntervalAndLikelihoodRatioAgree() {

@@ -32,6 +32,9 @@ struct RolloutSimulation {
   var baselineRevenuePerConversion: Double?
   /// Whether the export has `splitStart` (else its counts restart at each split).
   var splitStartColumn = true
+  /// Whether the counts restart at each split, as the export rule asks; false: an export
+  /// without `splitStart` that breaks the rule, counting on from its first day.
+  var restartsCounts = true
 
   /// The days on which any offer changed: the strata.
   var changeDays: [Int] { Array(Set(challengers.flatMap { $0.steps.map(\.day) })).sorted() }
@@ -78,7 +81,7 @@ struct RolloutSimulation {
     for day in 0..<days {
       if changeDays.contains(day) {
         splitStart = day
-        totals = [:]
+        if restartsCounts { totals = [:] }
       }
       var left = devicesPerDay
       var leftShare = 1.0

@@ -24,6 +24,22 @@ package final class Workspace: Sendable {
     FileManager.default.temporaryDirectory.appendingPathComponent("release-tests-cache-\(getpid())")
   }
 
+  /// The repository's SDK version (`release-state.json`), which a workspace's state starts at
+  /// and its customers' first releases take: tests name release paths by it, so `release
+  /// bump` changes no test.
+  package static let sdk: SemanticVersion = {
+    let url = RepositoryRoot.url.appendingPathComponent("release-state.json")
+    guard let state = try? ReleaseState.load(from: url, displayPath: "release-state.json") else {
+      fatalError("Workspace: \(url.path) is not a readable state file")
+    }
+    return state.sdkVersion
+  }()
+
+  /// `sdk` with `patches` more patch releases (a customer's release after a model change: 1).
+  package static func sdkVersion(plusPatches patches: Int = 0) -> String {
+    "\(sdk.major).\(sdk.minor).\(sdk.patch + patches)"
+  }
+
   package init(manifest: String? = nil, state: String? = nil) throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent(
       "release-workspace-\(UUID().uuidString)")
@@ -40,10 +56,7 @@ package final class Workspace: Sendable {
         at: RepositoryRoot.url.appendingPathComponent("customers.json"),
         to: root.appendingPathComponent("customers.json"))
     }
-    let sdkVersion = try ReleaseState.load(
-      from: RepositoryRoot.url.appendingPathComponent("release-state.json"), displayPath: "release-state.json"
-    ).sdkVersion
-    try (state ?? #"{"sdkVersion": "\#(sdkVersion)", "customers": {}}"#)
+    try (state ?? #"{"sdkVersion": "\#(Self.sdk)", "customers": {}}"#)
       .write(to: root.appendingPathComponent("release-state.json"), atomically: true, encoding: .utf8)
   }
 

@@ -113,12 +113,16 @@ extension Command {
       discussion: """
         Updates release-state.json, the template's version constant \
         (templates/ContextSDK/Sources/ContextSDKCore/SDKVersion.swift), CHANGELOG.md (a new \
-        section with today's date and the commits since the tag of the previous SDK version) and \
-        versions in README.md code blocks. Prints the change as a unified diff.
+        section with today's date and the commits since the previous SDK version: after its tag \
+        v<version>, else after the newest v* tag, else after the commit that added its CHANGELOG \
+        section or set its version constant, or after --since) and versions in README.md code \
+        blocks. Prints the change as a unified diff.
         """,
       positionals: [Positional(label: "major|minor|patch", help: "the part of the SDK version to bump")],
       arity: .oneOf(SemanticVersion.Part.allCases.map(\.rawValue)),
-      groups: [OptionGroup("OPTIONS", [Options.dryRun, Options.state, Options.templates])],
+      groups: [
+        OptionGroup("OPTIONS", [Options.dryRun, Options.bumpSince, Options.state, Options.templates])
+      ],
       run: { try BumpCommand.run(try BumpOptions($0), $1.services) }),
     Command(
       name: "rollout", synopsis: "rollout <id> <flow> <version>",

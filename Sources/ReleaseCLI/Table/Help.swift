@@ -76,12 +76,13 @@ extension Command {
     }
     let groups = OptionGroup.shared.map { "| *\($0.name ?? $0.title)* | \(names($0.options)) |" }
     // Every option once, in the order the commands first name it: its help, default and the
-    // release.config.json key it defaults from.
+    // release.config.json key it defaults from. One name with another value (bump's
+    // `--since <ref>`, evaluate's `--since <date>`) is another row.
     var seen: Set<String> = []
     let options = runnable.flatMap(\.options)
-      .filter { seen.insert($0.name).inserted }
-      .map { option in
-        let label = option.valueName.map { "\(option.name) <\($0)>" } ?? option.name
+      .map { option in (option, option.valueName.map { "\(option.name) <\($0)>" } ?? option.name) }
+      .filter { seen.insert($0.1).inserted }
+      .map { option, label in
         let help = option.statedHelp.split(whereSeparator: \.isNewline).joined(separator: " ")
         let defaults = [
           option.defaultValue.map { "default `\(cell($0))`" },

@@ -169,6 +169,10 @@ enum Options {
   static let percent = Declare.integer(
     "--percent", 0...100, help: "share of devices, 0 to 100",
     required: .init(reason: "the share of devices offered the model", shownValue: "0-100"))
+  /// `release bump`'s: where the new CHANGELOG section's commits start.
+  static let bumpSince = Declare.text(
+    "--since", "ref", help: "list in CHANGELOG.md the commits after this commit, tag or branch",
+    default: "tag v<version>, else the newest v* tag, else the commit adding the version's CHANGELOG section")
 
   // `ota evaluate`'s.
   static let outcomes = Declare.text(

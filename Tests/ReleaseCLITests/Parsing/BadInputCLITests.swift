@@ -194,7 +194,7 @@ final class BadInputCLITests: XCTestCase {
       "templates/ContextSDK/features.json: features.att.signals: 'hour_of_day' is not a signal of signals.json; expected one the SDK computes",
       #"models/paywall_timing/16.mlmodel: metadata.flowName: "onboarding_upsell" differs from its place in the model store (paywall_timing)"#,
       #"models/paywall_timing/16.mlmodel: metadata.modelVersion: "73" differs from its place in the model store (16)"#,
-      "customers.json: customers[0].customModels[0]: paywall_timing v15 needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 2.5.0)",
+      "customers.json: customers[0].customModels[0]: paywall_timing v15 needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 3.1.0)",
       "customers.json: customers[1].customModels[0]: tracking_permission v5 needs signal 'hour_of_day', which no ContextSDK version computes (not in signals.json)",
       "customers.json: customers[2].customModels[0]: paywall_timing v16 has flowId 8362 in its metadata; the manifest says 8363",
     ]
@@ -296,7 +296,7 @@ final class BadInputCLITests: XCTestCase {
     assertRefused(
       ["all"], in: workspace,
       expected: [
-        "\(root)/templates/ContextSDK/Sources/ContextSDKCore/SDKVersion.swift: contextSDKVersion is \"2.4.0\", expected \"9.9.9\" (the SDK version being released)"
+        "\(root)/templates/ContextSDK/Sources/ContextSDKCore/SDKVersion.swift: contextSDKVersion is \"\(Workspace.sdk)\", expected \"9.9.9\" (the SDK version being released)"
       ], "template of another SDK version")
     try state.write(to: stateFile)
 

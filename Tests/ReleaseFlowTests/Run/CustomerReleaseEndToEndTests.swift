@@ -10,6 +10,9 @@ import XCTest
 @testable import ReleaseFlow
 @testable import ReleasePipeline
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// `release customer` for real: generation, `swift build`, `swift test`, zip, stage. The
 /// expectations come from the inputs (template tree, manifest, model files), never from the
 /// tool's own output.
@@ -21,8 +24,8 @@ final class CustomerReleaseEndToEndTests: XCTestCase {
     let first = workspace.run(["customer", "acme"])
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
 
-    let release = workspace.dist.appendingPathComponent("acme/2.4.0")
-    let zip = release.appendingPathComponent("ContextSDK_Acme-2.4.0.zip")
+    let release = workspace.dist.appendingPathComponent("acme/\(firstVersion)")
+    let zip = release.appendingPathComponent("ContextSDK_Acme-\(firstVersion).zip")
     XCTAssertTrue(FileManager.default.fileExists(atPath: zip.path), first.allOutput)
     // Only the named customer was released.
     XCTAssertFalse(
@@ -65,10 +68,11 @@ final class CustomerReleaseEndToEndTests: XCTestCase {
     XCTAssertEqual(
       Set(unzip.standardOutput.split(separator: "\n").map(String.init)), Set(entries.map(\.path)))
     let sha256sum = try SystemProcessRunner().run(
-      ProcessInvocation("sha256sum", ["ContextSDK_Acme-2.4.0.zip"], in: release))
+      ProcessInvocation("sha256sum", ["ContextSDK_Acme-\(firstVersion).zip"], in: release))
     XCTAssertEqual(
       try String(
-        contentsOf: release.appendingPathComponent("ContextSDK_Acme-2.4.0.zip.sha256"), encoding: .utf8),
+        contentsOf: release.appendingPathComponent("ContextSDK_Acme-\(firstVersion).zip.sha256"),
+        encoding: .utf8),
       sha256sum.standardOutput)
 
     // release.json describes it; the state file records the version.

@@ -6,11 +6,14 @@ import XCTest
 
 @testable import ReleaseCore
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// Failures while doing valid work: a generated package that does not compile or whose tests
 /// fail, a missing `swift` or `git`, an output directory that is a file, read-only or full.
 /// Each gives a clear error and leaves nothing partial under a final name.
 final class FailureEndToEndTests: XCTestCase {
-  private let release = "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip"
+  private let release = "dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip"
 
   /// The checks shared by the build and test failures.
   private func assertCustomerFailed(
@@ -20,7 +23,9 @@ final class FailureEndToEndTests: XCTestCase {
     XCTAssertEqual(run.exitCode, 1, run.allOutput, file: file, line: line)
     // The failing step and command, the log's path, and the log's tail, on stderr.
     XCTAssertTrue(
-      run.standardError.contains { $0.contains("FAIL acme 2.4.0 in \(step)") && $0.contains(command) },
+      run.standardError.contains {
+        $0.contains("FAIL acme \(firstVersion) in \(step)") && $0.contains(command)
+      },
       run.allOutput, file: file, line: line)
     XCTAssertTrue(
       run.standardError.contains { $0.hasSuffix("  log: dist/logs/acme.log") }, run.allOutput, file: file,
@@ -172,7 +177,7 @@ final class FailureEndToEndTests: XCTestCase {
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
-        $0.contains("FAIL acme 2.4.0 in stage") && $0.contains(acme.path)
+        $0.contains("FAIL acme \(firstVersion) in stage") && $0.contains(acme.path)
           && ($0.contains(String(cString: strerror(EROFS))) || $0.lowercased().contains("read only"))
       }, run.allOutput)
     XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: acme.path), [])
@@ -210,7 +215,7 @@ final class FailureEndToEndTests: XCTestCase {
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
-        $0.contains("FAIL acme 2.4.0 in stage") && $0.contains(String(cString: strerror(ENOSPC)))
+        $0.contains("FAIL acme \(firstVersion) in stage") && $0.contains(String(cString: strerror(ENOSPC)))
       },
       run.allOutput)
     XCTAssertFalse(run.allOutput.contains("/staging/"), run.allOutput)

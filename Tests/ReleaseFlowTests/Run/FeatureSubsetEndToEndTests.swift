@@ -9,6 +9,11 @@ import XCTest
 @testable import ReleaseFlow
 @testable import ReleasePipeline
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+/// The release after a customer's first when only its models or entry changed.
+private let nextPatch = Workspace.sdkVersion(plusPatches: 1)
+
 /// Issue 13: each customer's package holds only the features it licenses. An `att`-only
 /// customer's package has no conversion code, models or module names, it builds and passes
 /// its tests, its ATT API serves an app, and the conversion API does not exist for it: an app
@@ -42,7 +47,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     let workspace = try Workspace(manifest: Self.manifest)
     let run = workspace.run(["customer", "harbor", "--jobs", "1"])
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
-    let release = workspace.dist.appendingPathComponent("harbor/2.4.0")
+    let release = workspace.dist.appendingPathComponent("harbor/\(firstVersion)")
     let record = try ReleaseRecord.load(from: release.appendingPathComponent(ReleaseRecord.fileName))
     XCTAssertEqual(record.features, ["att"])
     XCTAssertGreaterThan(record.testCount ?? 0, 0, "the package's tests ran")
@@ -124,8 +129,8 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     let workspace = try Workspace(manifest: Self.manifest)
     let built = workspace.run(["customer", "harbor", "--skip-tests", "--jobs", "1"])
     XCTAssertEqual(built.exitCode, 0, built.allOutput)
-    let release = workspace.dist.appendingPathComponent("harbor/2.4.0")
-    let zip = release.appendingPathComponent("ContextSDK_Harbor-2.4.0.zip")
+    let release = workspace.dist.appendingPathComponent("harbor/\(firstVersion)")
+    let zip = release.appendingPathComponent("ContextSDK_Harbor-\(firstVersion).zip")
     let planted = "Sources/ContextSDKConversion/ConversionMoment.swift"
     try PlantedRelease.plant(release, zip: zip) { package in
       let file = package.appendingPathComponent(planted)
@@ -140,9 +145,9 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
       ).write(to: registry, atomically: true, encoding: .utf8)
     }
     let fileLine =
-      "ContextSDK_Harbor-2.4.0.zip: \(planted) belongs to feature \"conversion\", which harbor does not have"
+      "ContextSDK_Harbor-\(firstVersion).zip: \(planted) belongs to feature \"conversion\", which harbor does not have"
     let registryLine =
-      "ContextSDK_Harbor-2.4.0.zip: Sources/ContextSDK/CustomerRegistry.swift names ContextSDKConversion, the module of feature \"conversion\", which harbor does not have"
+      "ContextSDK_Harbor-\(firstVersion).zip: Sources/ContextSDK/CustomerRegistry.swift names ContextSDKConversion, the module of feature \"conversion\", which harbor does not have"
 
     let run = workspace.run(["customer", "harbor", "--skip-tests"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
@@ -161,12 +166,13 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     let workspace = try Workspace(manifest: Self.manifest)
     let first = workspace.run(["all", "--skip-tests", "--jobs", "1", "--json"])
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
-    let harborDigest = try digest(of: "harbor", version: "2.4.0", in: workspace)
+    let harborDigest = try digest(of: "harbor", version: "\(firstVersion)", in: workspace)
     // A dry run says what the package would hold.
     let dryRun = workspace.run(["customer", "harbor", "--dry-run", "--force"])
     XCTAssertEqual(dryRun.exitCode, 0, dryRun.allOutput)
     XCTAssertTrue(
-      dryRun.allOutput.contains("would build harbor 2.4.0 (features att; models tracking_permission v5)"),
+      dryRun.allOutput.contains(
+        "would build harbor \(firstVersion) (features att; models tracking_permission v5)"),
       dryRun.allOutput)
 
     // acme licenses ATT too.
@@ -178,7 +184,8 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     XCTAssertEqual(status(of: "harbor", in: second), "up to date", second.allOutput)
     XCTAssertEqual(status(of: "acme", in: second), "built", second.allOutput)
-    let acme = try ReleaseRecord.load(from: workspace.dist.appendingPathComponent("acme/2.4.1/release.json"))
+    let acme = try ReleaseRecord.load(
+      from: workspace.dist.appendingPathComponent("acme/\(nextPatch)/release.json"))
     XCTAssertEqual(acme.features, ["att", "conversion"])
 
     // The conversion module changes: only customers with that feature are released again.
@@ -190,7 +197,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     XCTAssertEqual(third.exitCode, 0, third.allOutput)
     XCTAssertEqual(status(of: "harbor", in: third), "up to date", third.allOutput)
     XCTAssertEqual(status(of: "acme", in: third), "built", third.allOutput)
-    XCTAssertEqual(try digest(of: "harbor", version: "2.4.0", in: workspace), harborDigest)
+    XCTAssertEqual(try digest(of: "harbor", version: "\(firstVersion)", in: workspace), harborDigest)
   }
 
   private func digest(of id: String, version: String, in workspace: Workspace) throws -> String {

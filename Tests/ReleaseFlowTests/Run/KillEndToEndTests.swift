@@ -6,6 +6,9 @@ import XCTest
 
 @testable import ReleaseCore
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -22,7 +25,7 @@ final class KillEndToEndTests: XCTestCase {
   func testKilledAtEveryFaultPointLeavesNothingPartialAndARerunConverges() throws {
     XCTAssertEqual(FaultPoint.all.count, 4, "a new fault point needs its expectations here")
     let arguments = ["customer", "acme", "--skip-tests", "--cache", Workspace.sharedCache.path]
-    let zipPath = "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip"
+    let zipPath = "dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip"
 
     // The uninterrupted reference.
     let reference = try Workspace()

@@ -6,6 +6,11 @@ import XCTest
 
 @testable import ReleaseCore
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+/// The release after a customer's first when only its models or entry changed.
+private let nextPatch = Workspace.sdkVersion(plusPatches: 1)
+
 #if canImport(FoundationXML)
   import FoundationXML
 #endif
@@ -44,7 +49,11 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     let cold = workspace.run(["all", "--json", "--skip-tests"])
     XCTAssertEqual(cold.exitCode, 0, cold.allOutput)
     XCTAssertEqual(
-      try statuses(cold), ["acme": "2.4.0 built", "bluebird": "2.4.0 built", "ember": "2.4.0 built"])
+      try statuses(cold),
+      [
+        "acme": "\(firstVersion) built", "bluebird": "\(firstVersion) built",
+        "ember": "\(firstVersion) built",
+      ])
 
     // Unchanged: nothing is rebuilt and dist/ keeps its bytes.
     let before = Workspace.snapshot(workspace.dist).filter {
@@ -54,15 +63,19 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     XCTAssertEqual(rerun.exitCode, 0, rerun.allOutput)
     XCTAssertEqual(
       try statuses(rerun),
-      ["acme": "2.4.0 up to date", "bluebird": "2.4.0 up to date", "ember": "2.4.0 up to date"])
+      [
+        "acme": "\(firstVersion) up to date", "bluebird": "\(firstVersion) up to date",
+        "ember": "\(firstVersion) up to date",
+      ])
     // Each up-to-date customer has its own event, with the artifact it stands for.
     let skipped = try events(rerun).filter { $0["event"] as? String == "customer_skipped" }
     XCTAssertEqual(skipped.map { $0["id"] as? String }, ["acme", "bluebird", "ember"])
     XCTAssertEqual(
       skipped.map { $0["artifact"] as? String },
       [
-        "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "dist/bluebird/2.4.0/ContextSDK_Bluebird-2.4.0.zip",
-        "dist/ember/2.4.0/ContextSDK_Ember-2.4.0.zip",
+        "dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip",
+        "dist/bluebird/\(firstVersion)/ContextSDK_Bluebird-\(firstVersion).zip",
+        "dist/ember/\(firstVersion)/ContextSDK_Ember-\(firstVersion).zip",
       ])
     XCTAssertFalse(try events(rerun).contains { $0["event"] as? String == "customer_started" })
     XCTAssertEqual(
@@ -76,7 +89,7 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     let planned = try XCTUnwrap(
       try events(plan).first { $0["event"] as? String == "plan" }?["customers"] as? [[String: String]])
     XCTAssertEqual(planned.map { $0["action"] }, ["up to date", "build", "up to date"])
-    XCTAssertEqual(planned[1]["version"], "2.4.1")
+    XCTAssertEqual(planned[1]["version"], "\(nextPatch)")
     XCTAssertTrue(planned[1]["reason"]?.contains("model onboarding_upsell v72") == true, "\(planned[1])")
     XCTAssertEqual(
       Workspace.snapshot(workspace.dist).filter { $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json") },
@@ -87,15 +100,18 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     XCTAssertEqual(changed.exitCode, 0, changed.allOutput)
     XCTAssertEqual(
       try statuses(changed),
-      ["acme": "2.4.0 up to date", "bluebird": "2.4.1 built", "ember": "2.4.0 up to date"])
+      [
+        "acme": "\(firstVersion) up to date", "bluebird": "\(nextPatch) built",
+        "ember": "\(firstVersion) up to date",
+      ])
     let state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     XCTAssertEqual(
       state.customers.mapValues(\.version.description),
-      ["acme": "2.4.0", "bluebird": "2.4.1", "ember": "2.4.0"])
+      ["acme": "\(firstVersion)", "bluebird": "\(nextPatch)", "ember": "\(firstVersion)"])
     // The earlier version stays as it was: versions are immutable.
     XCTAssertTrue(
       FileManager.default.fileExists(
-        atPath: workspace.dist.appendingPathComponent("bluebird/2.4.0/release.json").path))
+        atPath: workspace.dist.appendingPathComponent("bluebird/\(firstVersion)/release.json").path))
   }
 
   func testOneFailingCustomerDoesNotStopTheOthersAndNothingOfItIsWritten() throws {
@@ -112,7 +128,11 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     let run = workspace.run(["all", "--json", "--jobs", "2"], environment: ["GITHUB_ACTIONS": "false"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertEqual(
-      try statuses(run), ["acme": "2.4.0 built", "bluebird": "2.4.0 failed", "ember": "2.4.0 built"])
+      try statuses(run),
+      [
+        "acme": "\(firstVersion) built", "bluebird": "\(firstVersion) failed",
+        "ember": "\(firstVersion) built",
+      ])
     let failed = try XCTUnwrap(try events(run).first { $0["event"] as? String == "customer_failed" })
     XCTAssertEqual(failed["failed_step"] as? String, "build and test")
     XCTAssertEqual(failed["log"] as? String, "dist/logs/bluebird.log")
@@ -124,7 +144,7 @@ final class ReleaseAllEndToEndTests: XCTestCase {
       FileManager.default.fileExists(atPath: workspace.dist.appendingPathComponent("bluebird").path))
     XCTAssertTrue(
       FileManager.default.fileExists(
-        atPath: workspace.dist.appendingPathComponent("acme/2.4.0/release.json").path))
+        atPath: workspace.dist.appendingPathComponent("acme/\(firstVersion)/release.json").path))
     let state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     XCTAssertEqual(state.customers, [:])
 
@@ -132,7 +152,7 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     let report = try XMLDocument(contentsOf: workspace.file("dist/report.xml"))
     XCTAssertEqual(try report.nodes(forXPath: "//testcase").count, 3)
     let failure = try XCTUnwrap(
-      try report.nodes(forXPath: "//testcase[@name='bluebird 2.4.0']/failure").first)
+      try report.nodes(forXPath: "//testcase[@name='bluebird \(firstVersion)']/failure").first)
     XCTAssertFalse((failure.stringValue ?? "").isEmpty)
   }
 
@@ -181,7 +201,8 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     var logs: [[String]] = []
     for id in ["acme", "bluebird"] {
       let start = try XCTUnwrap(
-        cold.standardOutput.firstIndex { $0 == "::group::\(id) 2.4.0 build log (built)" }, cold.allOutput)
+        cold.standardOutput.firstIndex { $0 == "::group::\(id) \(firstVersion) build log (built)" },
+        cold.allOutput)
       let end = try XCTUnwrap(cold.standardOutput[start...].firstIndex { $0 == "::endgroup::" })
       logs.append(Array(cold.standardOutput[start..<end]))
     }
@@ -204,18 +225,19 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     }
     for customer in try plan([], environment: ["SOURCE_DATE_EPOCH": "1600000000"]) {
       XCTAssertEqual(customer["action"], "build")
-      XCTAssertEqual(customer["version"], "2.4.0", "an archive time is not a new version")
+      XCTAssertEqual(customer["version"], "\(firstVersion)", "an archive time is not a new version")
       XCTAssertTrue(customer["reason"]?.contains("archive time (SOURCE_DATE_EPOCH)") == true, "\(customer)")
     }
-    // The cold run recorded 2.4.0 in the state file; a template change gives every customer
+    // The cold run recorded the SDK version in the state file; a template change gives every customer
     // a new version, because of the template.
     let core = workspace.file("templates/ContextSDK/Sources/ContextSDKCore/FlowModel.swift")
     try (try String(contentsOf: core, encoding: .utf8) + "\n// changed by test\n").write(
       to: core, atomically: true, encoding: .utf8)
     for customer in try plan([]) {
       XCTAssertEqual(customer["action"], "build")
-      XCTAssertEqual(customer["version"], "2.4.1")
-      XCTAssertTrue(customer["reason"]?.hasPrefix("changed since 2.4.0: template") == true, "\(customer)")
+      XCTAssertEqual(customer["version"], "\(nextPatch)")
+      XCTAssertTrue(
+        customer["reason"]?.hasPrefix("changed since \(firstVersion): template") == true, "\(customer)")
     }
   }
 }

@@ -5,6 +5,9 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// Credentials in the environment never leave it: a release with `--json` events and a
 /// directory publish (which tags, so the workspace is a git repository) runs with recognisable
 /// planted secrets, and neither its output, nor `dist/`, nor the published files, nor the
@@ -67,12 +70,15 @@ final class SecretEndToEndTests: XCTestCase {
       events.count, run.standardOutput.split(separator: "\n").count, "every stdout line is a JSON event")
     XCTAssertTrue(events.contains { $0["event"] as? String == "summary" }, run.standardOutput)
     XCTAssertTrue(
-      FileManager.default.fileExists(atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path)
+      FileManager.default.fileExists(
+        atPath: workspace.file("dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip").path)
     )
     XCTAssertTrue(FileManager.default.fileExists(atPath: publish.appendingPathComponent("index.json").path))
     XCTAssertTrue(
       FileManager.default.fileExists(
-        atPath: publish.appendingPathComponent("artifacts/acme/2.4.0/ContextSDK_Acme-2.4.0.zip.sig").path),
+        atPath: publish.appendingPathComponent(
+          "artifacts/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip.sig"
+        ).path),
       "the run signed with the planted key")
     let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
     XCTAssertTrue(dumps.contains { $0.hasPrefix("swift-") }, "swift ran: \(dumps)")
@@ -103,7 +109,8 @@ final class SecretEndToEndTests: XCTestCase {
     let refs = try SystemProcessRunner().run(
       ProcessInvocation(
         "git", ["for-each-ref", "--format=%(refname) %(contents)", "refs/tags"], in: workspace.root))
-    XCTAssertTrue(refs.standardOutput.contains("refs/tags/acme/v2.4.0"), "tagged: \(refs.standardOutput)")
+    XCTAssertTrue(
+      refs.standardOutput.contains("refs/tags/acme/v\(firstVersion)"), "tagged: \(refs.standardOutput)")
     let log = try SystemProcessRunner().run(
       ProcessInvocation("git", ["log", "--all", "--format=%H %an %B"], in: workspace.root))
     for needle in needles {
@@ -130,7 +137,7 @@ final class SecretEndToEndTests: XCTestCase {
   {
     let shims = try ProgramShims(["swift"], compiles: false)
     let verify = try ReleaseBinary.run(
-      ["verify", "dist/acme/2.4.0"], in: workspace.root,
+      ["verify", "dist/acme/\(firstVersion)"], in: workspace.root,
       environment: secrets.merging(["PATH": shims.path]) { $1 })
     let dumps = try FileManager.default.contentsOfDirectory(atPath: shims.environmentDumps.path)
     #if os(Linux)

@@ -23,18 +23,18 @@ final class InputLimitTests: XCTestCase {
     XCTAssertEqual(Workspace.snapshot(workspace.root), before, "nothing written", file: file, line: line)
   }
 
-  /// A patch release past 2.4.999999999 would write 2.4.1000000000, which the state reader
+  /// A patch release past <sdk>.999999999 would write <sdk>.1000000000, which the state reader
   /// refuses: every later run would fail until the file is edited by hand (measured).
   func testAPatchReleaseBeyondTheLargestVersionIsRefusedBeforeAnythingIsWritten() throws {
+    let largestPatch = "\(Workspace.sdk.major).\(Workspace.sdk.minor).999999999"
     let workspace = try Workspace(
       manifest: PublishFixtures.manifest,
-      state:
-        #"{"sdkVersion": "2.4.0", "customers": {"acme": {"version": "2.4.999999999", "sourceDigest": "old"}}}"#
+      state: #"{"sdkVersion": "\#(Workspace.sdk)", "customers": {"acme": {"version": "\#(largestPatch)", "sourceDigest": "old"}}}"#
     )
     assertRefused(
       workspace, ["all", "--skip-tests"],
       expected:
-        "release-state.json: customers.acme: 2.4.999999999 cannot take another patch release (each part has at most 9 digits); release a new SDK version (release bump minor)"
+        "release-state.json: customers.acme: \(largestPatch) cannot take another patch release (each part has at most 9 digits); release a new SDK version (release bump minor)"
     )
     try #"{"sdkVersion": "2.999999999.0", "customers": {}}"#.write(
       to: workspace.file("release-state.json"), atomically: true, encoding: .utf8)

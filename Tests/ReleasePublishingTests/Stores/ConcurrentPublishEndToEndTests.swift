@@ -4,6 +4,9 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+/// The release after a customer's first when only its models or entry changed.
+private let nextPatch = Workspace.sdkVersion(plusPatches: 1)
+
 /// Issue 12, "indexes with two publishers": two machines publishing different customers into
 /// one destination at the same moment. Each reads index.json, adds its customer and writes it
 /// back; without a compare-and-replace the later write drops the earlier customer. Each publish
@@ -82,20 +85,21 @@ final class ConcurrentPublishEndToEndTests: XCTestCase {
     }
   }
 
-  /// Two publishers of one customer, 2.4.0 and 2.4.1: the older one reads the customer index
+  /// Two publishers of one customer, its first release and the patch after it: the older one reads the customer index
   /// for the top-level index, then (held at that point) the newer one publishes completely,
-  /// then the older one goes on. index.json must still say 2.4.1 is the latest.
+  /// then the older one goes on. index.json must still say the patch is the latest.
   func testTwoPublishersOfOneCustomerNeverMoveLatestBack() throws {
     let older = try BuiltFixture.shared.get().copy()
     let newer = try BuiltFixture.shared.get().copy()
-    // The newer checkout records 2.4.0, then releases acme with another model: 2.4.1.
+    // The newer checkout records the first release, then releases acme with another model: the patch.
     XCTAssertEqual(newer.run(["customer", "acme", "--skip-tests"]).exitCode, 0)
     let manifest = try String(contentsOf: newer.file("customers.json"), encoding: .utf8)
     try manifest.replacingOccurrences(of: #""modelVersion": 73"#, with: #""modelVersion": 74"#).write(
       to: newer.file("customers.json"), atomically: true, encoding: .utf8)
     let built = newer.run(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(built.exitCode, 0, built.allOutput)
-    XCTAssertTrue(FileManager.default.fileExists(atPath: newer.file("dist/acme/2.4.1/release.json").path))
+    XCTAssertTrue(
+      FileManager.default.fileExists(atPath: newer.file("dist/acme/\(nextPatch)/release.json").path))
     try GitFixture.commitAll(newer.root)
     let destination = try TemporaryDirectory()
     func arguments(_ workspace: Workspace) -> [String] {
@@ -121,9 +125,9 @@ final class ConcurrentPublishEndToEndTests: XCTestCase {
     let index = try jsonObject(
       Data(contentsOf: destination.url.appendingPathComponent("index.json")), "index.json")
     let acme = (index["customers"] as? [[String: Any]] ?? []).first { $0["id"] as? String == "acme" }
-    XCTAssertEqual(acme?["latest"] as? String, "2.4.1", "\(index)")
+    XCTAssertEqual(acme?["latest"] as? String, "\(nextPatch)", "\(index)")
     let customer = try jsonObject(
       Data(contentsOf: destination.url.appendingPathComponent("customers/acme/index.json")), "acme")
-    XCTAssertEqual(customer["latest"] as? String, "2.4.1")
+    XCTAssertEqual(customer["latest"] as? String, "\(nextPatch)")
   }
 }

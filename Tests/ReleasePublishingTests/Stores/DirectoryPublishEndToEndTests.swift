@@ -7,6 +7,9 @@ import XCTest
 
 @testable import ReleasePipeline
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// Publishing to a directory (the default destination) and the committed config file that
 /// chooses destinations. Expectations are computed from dist/'s release.json files.
 final class DirectoryPublishEndToEndTests: XCTestCase {
@@ -250,7 +253,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
   /// published or tagged.
   func testAFailedContentCheckPublishesAndTagsNothing() throws {
     let workspace = try BuiltFixture.shared.get().copy()
-    let recordURL = workspace.file("dist/acme/2.4.0/release.json")
+    let recordURL = workspace.file("dist/acme/\(firstVersion)/release.json")
     var record = try ReleaseRecord.load(from: recordURL)
     let dropped = try XCTUnwrap(record.files.first { $0.path.hasSuffix("ContextSDK.swift") })
     record.files.removeAll { $0 == dropped }
@@ -262,7 +265,8 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
-        $0.contains("acme: ContextSDK_Acme-2.4.0.zip: \(dropped.path) is not listed in release.json")
+        $0.contains(
+          "acme: ContextSDK_Acme-\(firstVersion).zip: \(dropped.path) is not listed in release.json")
       }, run.allOutput)
     let started = run.events.filter { $0["event"] as? String == "step_started" }.compactMap {
       $0["step"] as? String

@@ -12,6 +12,7 @@ struct BumpOptions: Equatable {
   var dryRun: Bool
   var statePath: String
   var templatesPath: String
+  var since: String?
 
   init(_ parsed: Arguments) throws {
     guard parsed.positionals.count == 1, let part = SemanticVersion.Part(rawValue: parsed.positionals[0])
@@ -24,6 +25,7 @@ struct BumpOptions: Equatable {
     dryRun = parsed[Options.dryRun]
     statePath = parsed[Options.state] ?? defaults.statePath
     templatesPath = parsed[Options.templates] ?? defaults.templatesPath
+    since = parsed[Options.bumpSince]
   }
 }
 
@@ -31,7 +33,8 @@ struct BumpOptions: Equatable {
 enum BumpCommand {
   static func run(_ options: BumpOptions, _ services: Services) throws {
     let bump = VersionBump(
-      services: services, statePath: options.statePath, templatesPath: options.templatesPath)
+      services: services, statePath: options.statePath, templatesPath: options.templatesPath,
+      since: options.since)
     let (old, new, files) = try bump.changes(part: options.part)
     let diff = try bump.diff(files)
     services.output.write(linesOf: diff, to: .standardOutput)

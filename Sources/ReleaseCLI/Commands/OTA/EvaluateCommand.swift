@@ -30,11 +30,12 @@ enum EvaluateCommand {
       minimumConversions), then per metric a 95% always-valid interval of the relative effect \
       (mixture SPRT, Holm across the flow's challengers and metrics) and a decision: rollback \
       (a metric surely worse), promote (no metric worse than its margin), continue, or invalid \
-      (sample ratio mismatch, an inconsistent series, no rows of an arm). Policy: \
+      (sample ratio mismatch, an inconsistent series, no rows of an arm, an export without \
+      splitStart that did not restart its counts at the split change). Policy: \
       release.config.json's 'rollouts'. With --apply a rollback retracts the challenger at once, \
       a promote raises it to the schedule's next percentage (only with outcomes dated after its \
       split began; the raise starts a new split today), a challenger with fewer devices than its \
-      split gives is retracted and one with more paused. Bad outcomes (every problem with its \
+      split gives is retracted and one with more paused (not when the export broke its rule). Bad outcomes (every problem with its \
       line) change nothing; rows of customers or flows not judged are skipped. --report also \
       writes index.html, one self-contained page of every challenger judged. Under --dry-run \
       nothing is written (no rollouts.json, report, step summary or publish). --publish then \

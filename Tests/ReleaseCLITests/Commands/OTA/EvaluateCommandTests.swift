@@ -386,6 +386,8 @@ final class EvaluateCommandTests: XCTestCase {
       )
       XCTAssertLessThanOrEqual(low, estimate, key)
       XCTAssertLessThan(high, 0, "\(key): a rollback's interval lies below 0")
+      XCTAssertEqual(bounds["estimateOutsideInterval"] as? Bool, estimate > high, key)
+      XCTAssertEqual(bounds["emptyIntersection"] as? Bool, false, key)
     }
   }
 

@@ -159,7 +159,7 @@ final class RolloutCommandTests: XCTestCase {
       ),
       (
         ["rollout", "acme", "paywall_timing", "15", "--percent", "10"],
-        "rollout acme paywall_timing 15: paywall_timing v15 needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 2.5.0); no released SDK version can run it"
+        "rollout acme paywall_timing 15: paywall_timing v15 needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 3.1.0); no released SDK version can run it"
       ),
       (
         ["rollout", "ember", "onboarding_upsell", "74", "--percent", "10"],

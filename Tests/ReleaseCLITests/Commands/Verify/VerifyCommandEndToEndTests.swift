@@ -7,6 +7,9 @@ import XCTest
 
 @testable import ReleasePipeline
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// `release verify` on a real release: content checks, then a build and test of the extracted
 /// package and a consumer that depends on it by path.
 final class VerifyCommandEndToEndTests: XCTestCase {
@@ -15,7 +18,7 @@ final class VerifyCommandEndToEndTests: XCTestCase {
     let release = workspace.run(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(release.exitCode, 0, release.allOutput)
 
-    let full = workspace.run(["verify", "dist/acme/2.4.0"])
+    let full = workspace.run(["verify", "dist/acme/\(firstVersion)"])
     XCTAssertEqual(full.exitCode, 0, full.allOutput)
     let okLines = full.standardOutput.filter { $0.hasPrefix("  ok ") }
     XCTAssertEqual(okLines.count, 3, full.allOutput)
@@ -25,12 +28,14 @@ final class VerifyCommandEndToEndTests: XCTestCase {
     XCTAssertEqual(full.standardOutput.last, "1 of 1 release verified")
 
     // A release.json that hides a file: the archive holds something it does not list.
-    let recordURL = workspace.dist.appendingPathComponent("acme/2.4.0/release.json")
+    let recordURL = workspace.dist.appendingPathComponent("acme/\(firstVersion)/release.json")
     let original = try Data(contentsOf: recordURL)
     var record = try ReleaseRecord.load(from: recordURL)
     let hidden = record.files.removeFirst()
     try record.encoded().write(to: recordURL)
-    let tampered = workspace.run(["verify", "dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "--no-build"])
+    let tampered = workspace.run([
+      "verify", "dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip", "--no-build",
+    ])
     XCTAssertEqual(tampered.exitCode, 1)
     XCTAssertTrue(
       tampered.standardError.contains { $0.contains("\(hidden.path) is not listed in release.json") },

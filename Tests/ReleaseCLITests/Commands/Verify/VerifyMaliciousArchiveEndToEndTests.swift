@@ -10,6 +10,9 @@ import XCTest
 @testable import ReleasePipeline
 @testable import ReleaseVerification
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// `release verify` handed malicious archives, each the artifact of an otherwise valid
 /// release directory (a real release.json whose artifact name, SHA-256 and size are fixed up,
 /// so only the archive's content is wrong): zip-slip paths, absolute paths, symbolic links,
@@ -36,13 +39,13 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
     return workspace
   }
 
-  private let acmeRelease = "dist/acme/2.4.0"
-  private let acmeZip = "ContextSDK_Acme-2.4.0.zip"
+  private let acmeRelease = "dist/acme/\(firstVersion)"
+  private let acmeZip = "ContextSDK_Acme-\(firstVersion).zip"
 
-  /// `<root>/evil/<name>/acme/2.4.0/` holding `zip` as acme's artifact, its `.sha256`, and acme's
+  /// `<root>/evil/<name>/acme/<version>/` holding `zip` as acme's artifact, its `.sha256`, and acme's
   /// real release.json with the artifact's SHA-256 and size set to the zip's.
   private func releaseDirectory(_ name: String, zip: URL, in workspace: Workspace) throws -> URL {
-    let directory = workspace.file("evil/\(name)/acme/2.4.0")
+    let directory = workspace.file("evil/\(name)/acme/\(firstVersion)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try FileManager.default.copyItem(at: zip, to: directory.appendingPathComponent(acmeZip))
     let (sha256, size) = try SHA256Digest.hexAndSize(ofFileAt: zip)
@@ -218,7 +221,7 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
       let zip = zips.appendingPathComponent("\(index).zip")
       try CraftedZip.write(entries, to: zip)
       let directory = try releaseDirectory("case-\(index)", zip: zip, in: workspace)
-      let relative = "evil/case-\(index)/acme/2.4.0"
+      let relative = "evil/case-\(index)/acme/\(firstVersion)"
       let before = Workspace.snapshot(workspace.root)
 
       for arguments in [[relative, "--no-build"], [relative]] {
@@ -263,7 +266,7 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
 
   func testAnotherCustomersPackageOrModelIsNamed() throws {
     let workspace = try fixture()
-    let bluebirdZip = workspace.file("dist/bluebird/2.4.0/ContextSDK_Bluebird-2.4.0.zip")
+    let bluebirdZip = workspace.file("dist/bluebird/\(firstVersion)/ContextSDK_Bluebird-\(firstVersion).zip")
     let models = "Sources/ContextSDK/Resources/Models/"
     let real = try CraftedZip.entries(of: workspace.file("\(acmeRelease)/\(acmeZip)"))
     func modelBytes(_ path: String) throws -> Data { try Data(contentsOf: workspace.file("models/\(path)")) }
@@ -400,7 +403,7 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
     }
 
     // A zip named on the command line must be the artifact its release.json describes.
-    let other = workspace.file("evil/renamed-zip/acme/2.4.0")
+    let other = workspace.file("evil/renamed-zip/acme/\(firstVersion)")
     try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
     for file in ["release.json", acmeZip, acmeZip + ".sha256"] {
       try FileManager.default.copyItem(
@@ -408,7 +411,7 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
     }
     try FileManager.default.copyItem(
       at: other.appendingPathComponent(acmeZip), to: other.appendingPathComponent("Other.zip"))
-    let named = verify(["evil/renamed-zip/acme/2.4.0/Other.zip", "--no-build"], in: workspace)
+    let named = verify(["evil/renamed-zip/acme/\(firstVersion)/Other.zip", "--no-build"], in: workspace)
     XCTAssertEqual(named.code, 1, named.all)
     XCTAssertTrue(
       named.standardError.contains(
@@ -421,10 +424,11 @@ final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
       try FileManager.default.createDirectory(
         at: dist.appendingPathComponent(id), withIntermediateDirectories: true)
       try FileManager.default.copyItem(
-        at: workspace.file("dist/\(id)/2.4.0"), to: dist.appendingPathComponent("\(id)/2.4.0"))
+        at: workspace.file("dist/\(id)/\(firstVersion)"),
+        to: dist.appendingPathComponent("\(id)/\(firstVersion)"))
     }
     try "{ not json".write(
-      to: dist.appendingPathComponent("acme/2.4.0/release.json"), atomically: true, encoding: .utf8)
+      to: dist.appendingPathComponent("acme/\(firstVersion)/release.json"), atomically: true, encoding: .utf8)
     let broken = verify(["evil/broken-dist", "--no-build"], in: workspace)
     XCTAssertEqual(broken.code, 1, broken.all)
     XCTAssertEqual(broken.standardOutput.last, "1 of 2 releases verified", broken.all)

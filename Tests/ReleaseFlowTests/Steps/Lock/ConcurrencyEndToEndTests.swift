@@ -6,6 +6,9 @@ import XCTest
 
 @testable import ReleaseCore
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// Two `release` processes on the same `dist/` at once. The first is held inside its real
 /// `swift test` (a stand-in `swift` waits at a gate the test opens), so the overlap is certain
 /// rather than a matter of timing. A second run on the same cache, and one on the same
@@ -69,9 +72,9 @@ final class ConcurrencyEndToEndTests: XCTestCase {
     XCTAssertEqual(DistInspection.temporaries(in: workspace.dist), [])
     XCTAssertTrue(
       FileManager.default.fileExists(
-        atPath: workspace.file("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip").path),
+        atPath: workspace.file("dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip").path),
       finished.allOutput)
-    let verify = workspace.run(["verify", "dist/acme/2.4.0", "--no-build"])
+    let verify = workspace.run(["verify", "dist/acme/\(firstVersion)", "--no-build"])
     XCTAssertEqual(verify.exitCode, 0, verify.allOutput)
     let state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     XCTAssertEqual(state.customers["acme"]?.version, SemanticVersion(2, 4, 0))

@@ -5,6 +5,9 @@ import XCTest
 
 @testable import ReleaseCore
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// Issue 12, "release-state.json": two runs with different --dist and --cache (so different
 /// run locks) releasing different customers of one checkout, at once. Each read the state when
 /// it started; without a lock of the state file's own and a re-read under it, the later write
@@ -16,7 +19,7 @@ final class StateFileRaceEndToEndTests: XCTestCase {
   func testTwoRunsWithDifferentDistsNeverLoseARecord() throws {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
     for round in 1...3 {
-      try #"{"sdkVersion": "2.4.0", "customers": {}}"#.write(
+      try #"{"sdkVersion": "\#(firstVersion)", "customers": {}}"#.write(
         to: workspace.file("release-state.json"), atomically: true, encoding: .utf8)
       let customers = ["acme", "bluebird"]
       let shims = try customers.map { _ in try ProgramShims(["swift"], compiles: false) }

@@ -11,6 +11,9 @@ import XCTest
 @testable import ReleaseModels
 @testable import ReleasePipeline
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// `--models http://…` and `--models s3://…`: the store's index.json lists the models, each
 /// is downloaded through libcurl into `<cache>/models/<sha256>.mlmodel` and used only when
 /// its SHA-256 is the index's. Served by python's http.server and by moto_server on 127.0.0.1.
@@ -173,7 +176,8 @@ final class PublishRemoteModelStoreEndToEndTests: XCTestCase {
     XCTAssertEqual(run.standardError.last, "error: 1 customer failed: acme", run.allOutput)
     // bluebird's release is complete; nothing of acme's; no version recorded.
     XCTAssertTrue(
-      FileManager.default.fileExists(atPath: workspace.file("dist/bluebird/2.4.0/release.json").path))
+      FileManager.default.fileExists(
+        atPath: workspace.file("dist/bluebird/\(firstVersion)/release.json").path))
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("dist/acme").path))
     XCTAssertEqual(try Data(contentsOf: workspace.file("release-state.json")), state)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])

@@ -187,7 +187,8 @@ final class MergeEndToEndTests: XCTestCase {
     )
     // Shards made from another state than this checkout's: another plan.
     try Data(
-      #"{"sdkVersion": "2.4.0", "customers": {"acme": {"version": "2.4.7", "sourceDigest": "x"}}}"#.utf8
+      #"{"sdkVersion": "\#(Workspace.sdkVersion())", "customers": {"acme": {"version": "\#(Workspace.sdkVersion(plusPatches: 7))", "sourceDigest": "x"}}}"#
+        .utf8
     )
     .write(to: workspace.file("state-other.json"))
     let other = workspace.run([

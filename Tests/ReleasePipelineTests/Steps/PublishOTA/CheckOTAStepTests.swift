@@ -76,7 +76,7 @@ final class CheckOTAStepTests: XCTestCase {
     assertRefused(
       workspace, publish,
       [
-        "rollouts.json: customers.acme.paywall_timing: offers paywall_timing v15, which needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 2.5.0)"
+        "rollouts.json: customers.acme.paywall_timing: offers paywall_timing v15, which needs signal 'battery_level', which ContextSDK \(sdkVersion) does not compute (signals.json: introduced in 3.1.0)"
       ])
 
     // Only git: releases repositories and no publish.otaDestination: nowhere to put manifests.

@@ -4,6 +4,9 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
+/// The SDK version a customer's first release takes (the repository's).
+private let firstVersion = Workspace.sdkVersion()
+
 /// Issue 12, "replacing an existing release directory is atomic": a forced rebuild of a version
 /// already in dist/ swaps the new release directory in (the stage step), so a reader polling
 /// it — a CI step uploading dist/, `release verify` — finds the old or the new release at every
@@ -13,8 +16,10 @@ final class ReleaseReplaceEndToEndTests: XCTestCase {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
     let first = workspace.run(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
-    let release = workspace.dist.appendingPathComponent("acme/2.4.0")
-    let files = ["release.json", "ContextSDK_Acme-2.4.0.zip", "ContextSDK_Acme-2.4.0.zip.sha256"].map {
+    let release = workspace.dist.appendingPathComponent("acme/\(firstVersion)")
+    let files = [
+      "release.json", "ContextSDK_Acme-\(firstVersion).zip", "ContextSDK_Acme-\(firstVersion).zip.sha256",
+    ].map {
       release.appendingPathComponent($0).path
     }
     let stop = Locked(false)

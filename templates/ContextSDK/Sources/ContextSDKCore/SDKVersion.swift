@@ -1,2 +1,2 @@
 /// This SDK's version: a downloaded model runs only on an SDK at or above its minimum.
-public let contextSDKVersion = "2.4.0"
+public let contextSDKVersion = "3.0.0"

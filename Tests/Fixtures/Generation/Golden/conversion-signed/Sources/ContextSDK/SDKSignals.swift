@@ -6,7 +6,7 @@ enum SDKSignals {
 
 private func introducedSignals() -> [String: String] {
   [
-    "battery_level": "2.5.0",
+    "battery_level": "3.1.0",
     "crash_free_days": "2.3.0",
     "days_since_install": "1.0.0",
     "days_since_last_prompt": "1.0.0",
