@@ -29,8 +29,8 @@ final class InputLimitTests: XCTestCase {
     let largestPatch = "\(Workspace.sdk.major).\(Workspace.sdk.minor).999999999"
     let workspace = try Workspace(
       manifest: PublishFixtures.manifest,
-      state: #"{"sdkVersion": "\#(Workspace.sdk)", "customers": {"acme": {"version": "\#(largestPatch)", "sourceDigest": "old"}}}"#
-    )
+      state: #"{"sdkVersion": "\#(Workspace.sdk)", "customers": "#
+        + #"{"acme": {"version": "\#(largestPatch)", "sourceDigest": "old"}}}"#)
     assertRefused(
       workspace, ["all", "--skip-tests"],
       expected:
