@@ -145,14 +145,7 @@ enum ChannelVerifyCommand {
 /// `release ota verify`'s arguments.
 struct ChannelVerifyOptions {
   /// Where the channels are read from.
-  enum Source: Equatable {
-    case directory(path: String)
-    case s3(bucket: String, prefix: String)
-    /// `https://…`, or `http://` to this machine; without a trailing `/`.
-    case web(String)
-  }
-
-  var source: Source
+  var source: ChannelSource
   /// As typed.
   var sourceText: String
   var customers: [String]
@@ -170,67 +163,16 @@ struct ChannelVerifyOptions {
     // The destination, then the customers: the command's arity lets one or more through.
     let first = parsed.positionals[0]
     sourceText = first
-    source = try Self.source(first, services: invocation.services)
+    let resolution = try SettingsResolution(parsed, invocation)
+    source = try resolution.channelSource(first)
     customers = Array(parsed.positionals.dropFirst())
     json = parsed[Options.verifyJSON]
     minimumRevision = parsed[Options.minRevision]
     statePath = parsed[Options.state] ?? "release-state.json"
-    let resolution = try SettingsResolution(parsed, invocation)
     (s3Endpoint, s3Region, origins) = resolution.s3()
     trusted = try resolution.requiredTrustedKeys(
       command: "ota verify",
       expected: "(found no signing.trustedKeys); expected the public keys channels are signed with")
-  }
-
-  static func source(_ text: String, services: Services) throws -> Source {
-    let lower = text.lowercased()
-    let expected = "expected dir:<path>, s3://<bucket>[/<prefix>] or https://<host>[/<path>]"
-    if URLCredentials.carriesCredential(text) {
-      throw ReleaseError.usage(
-        "ota verify \(URLCredentials.redacted(text)): found a credential in the URL, which shows in the process list and in messages; \(expected) (s3:// reads the AWS_* variables)"
-      )
-    }
-    if lower.hasPrefix("s3://") {
-      var trimmed = text
-      while trimmed.hasSuffix("/") { trimmed.removeLast() }
-      guard let (bucket, prefix) = ModelStoreLocation.s3Location(trimmed) else {
-        throw ReleaseError.usage(
-          "ota verify \(text.prefix(200)): not a bucket location; expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
-        )
-      }
-      return .s3(bucket: bucket, prefix: prefix)
-    }
-    if lower.hasPrefix("https://") || lower.hasPrefix("http://") {
-      guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
-        throw ReleaseError.usage("ota verify \(text.prefix(200)): not a URL; \(expected)")
-      }
-      guard url.query == nil, url.fragment == nil else {
-        throw ReleaseError.usage(
-          "ota verify \(OutcomesSource.shown(url)): found a query or fragment; expected https://<host>[/<path>], the base the channel is served from"
-        )
-      }
-      if url.scheme?.lowercased() == "http", !LoopbackHost.contains(host) {
-        throw ReleaseError.usage(
-          "ota verify \(text.prefix(200)): plain http only to 127.0.0.1, ::1 or localhost; expected https:// as devices read it"
-        )
-      }
-      var base = text
-      while base.hasSuffix("/") { base.removeLast() }
-      return .web(base)
-    }
-    let path = text.hasPrefix("dir:") ? String(text.dropFirst(4)) : text
-    guard !path.isEmpty, !path.contains("://") else {
-      throw ReleaseError.usage("ota verify \(text.prefix(200)): not a destination; \(expected)")
-    }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: services.resolve(path).path, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    else {
-      throw ReleaseError.usage(
-        "ota verify \(text.prefix(200)): found no directory there; expected the directory the channels were published to"
-      )
-    }
-    return .directory(path: path)
   }
 
   /// The reader of `source`. A bucket needs credentials (exit 2 without them).

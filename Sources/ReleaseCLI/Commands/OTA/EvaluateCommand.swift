@@ -418,7 +418,7 @@ enum EvaluateCommand {
 struct EvaluateOptions {
   var customer: String?
   var flowName: String?
-  var outcomes: String
+  var outcomes: OutcomesLocation
   var since: OutcomeDate?
   var json: Bool
   var reportPath: String?
@@ -441,7 +441,6 @@ struct EvaluateOptions {
     // The command's arity lets at most two through, and the parser requires --outcomes.
     customer = parsed.positionals.first
     flowName = parsed.positionals.count > 1 ? parsed.positionals[1] : nil
-    outcomes = parsed[Options.outcomes] ?? ""
     if let text = parsed[Options.since] {
       guard let date = OutcomeDate(text) else {
         throw ReleaseError.usage(
@@ -462,7 +461,9 @@ struct EvaluateOptions {
         "\(Options.evaluatePublish.name): publishes what --apply changed; give --apply too (or run 'release ota publish')"
       )
     }
-    settings = try SettingsResolution(parsed, invocation).evaluate(publishing: publishing)
+    let resolution = try SettingsResolution(parsed, invocation)
+    outcomes = try resolution.outcomesLocation(parsed[Options.outcomes] ?? "", option: Options.outcomes.name)
+    settings = try resolution.evaluate(publishing: publishing)
     settings.publish?.json = json
     settings.publish?.dryRun = dryRun
   }

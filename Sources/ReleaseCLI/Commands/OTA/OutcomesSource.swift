@@ -19,64 +19,39 @@ enum OutcomesSource {
   /// The file's bytes and how messages name it (a URL without its query, which may hold a
   /// presigned signature).
   static func read(
-    _ location: String, inputs: InputSettings, services: Services
+    _ location: OutcomesLocation, inputs: InputSettings, services: Services
   ) throws -> (data: Data, source: String) {
     let option = Options.outcomes.name
-    let lower = location.lowercased()
-    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://") else {
-      let url = services.resolve(location)
-      let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? nil
-      guard let size else {
-        throw ReleaseError.usage(
-          "\(option) \(location): no such file; expected a CSV file, an https:// or s3:// URL")
-      }
-      guard size <= maximumSize else {
-        throw ReleaseError.invalidInput(
-          "\(location): \(size) bytes; expected at most \(maximumSize) bytes of outcomes")
-      }
-      return (try text(of: url, source: location), location)
-    }
-    if URLCredentials.carriesCredential(location) {
-      throw ReleaseError.usage(
-        "\(option) \(URLCredentials.redacted(location)): a credential in a URL shows in the process list and in messages; use s3:// with the AWS_* variables for a private file"
-      )
-    }
     let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
       "release-outcomes-\(UUID().uuidString).csv")
     defer { try? FileManager.default.removeItem(at: temporary) }
-    let source: String
-    if let (bucket, key) = ModelStoreLocation.s3Location(location), !key.isEmpty {
-      source = location
+    switch location {
+    case .file(let path):
+      let url = services.resolve(path)
+      let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? nil
+      guard let size else {
+        throw ReleaseError.usage(
+          "\(option) \(path): no such file; expected a CSV file, an https:// or s3:// URL")
+      }
+      guard size <= maximumSize else {
+        throw ReleaseError.invalidInput(
+          "\(path): \(size) bytes; expected at most \(maximumSize) bytes of outcomes")
+      }
+      return (try text(of: url, source: path), path)
+    case .s3(let source, let bucket, let key):
       let client = try S3Settings.client(
         bucket: bucket, endpoint: inputs.s3Endpoint, region: inputs.s3Region,
-        environment: services.environment, purpose: "\(option) \(location)", origins: inputs.origins,
+        environment: services.environment, purpose: "\(option) \(source)", origins: inputs.origins,
         http: services.http)
       try download(source) { try client.get(key, to: temporary, maximumSize: maximumSize) }
-    } else if !lower.hasPrefix("s3://"), let url = URL(string: location), url.host?.isEmpty == false {
-      source = shown(url)
-      if url.scheme?.lowercased() == "http", !LoopbackHost.contains(url.host ?? "") {
-        throw ReleaseError.usage(
-          "\(option) \(source): plain http only to 127.0.0.1, ::1 or localhost; outcomes elsewhere must come over https"
-        )
-      }
+      return (try text(of: temporary, source: source), source)
+    case .web(let url):
+      let source = ShownURL.text(of: url)
       var request = RemoteModelStore.request(url, maximumSize: maximumSize)
       request.destination = .file(temporary)
       try download(source, hiding: url.query) { _ = try services.http.send(request) }
-    } else {
-      throw ReleaseError.usage(
-        "\(option) \(lower.hasPrefix("s3://") ? location : "the URL"): expected a file, https://<host>/<path> or s3://<bucket>/<key>"
-      )
+      return (try text(of: temporary, source: source), source)
     }
-    return (try text(of: temporary, source: source), source)
-  }
-
-  /// The URL as messages show it: without its query or fragment.
-  static func shown(_ url: URL) -> String {
-    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "the URL" }
-    let hidden = components.query != nil || components.fragment != nil
-    components.query = nil
-    components.fragment = nil
-    return (components.string ?? "the URL") + (hidden ? "?…" : "")
   }
 
   /// Runs `body`, naming its failure by `source`; `hiding` (a URL's query, which may be a

@@ -21,7 +21,7 @@ package enum ModelStoreLocation {
     var displayName = location
     while displayName.hasSuffix("/") { displayName.removeLast() }
     if location.lowercased().hasPrefix("s3://") {
-      guard let (bucket, prefix) = s3Location(displayName) else {
+      guard let (bucket, prefix) = S3Location.parse(displayName) else {
         throw ReleaseError.usage(
           "\(inputs.origins.models) \(location): expected s3://<bucket>[/<prefix>] with a bucket of 3-63 lower-case letters, digits, '-' or '.'"
         )
@@ -47,23 +47,5 @@ package enum ModelStoreLocation {
     } catch let error as RemoteModelStoreError {
       throw ReleaseError.invalidInputs(error.lines)
     }
-  }
-
-  /// The bucket and the key (or prefix; may be empty) of `s3://<bucket>[/<key>]`; nil when the
-  /// bucket is no bucket name or the key has characters, empty segments, `.` or `..` that no
-  /// key of ours has. `release ota evaluate --outcomes s3://…` reads its file through here too.
-  package static func s3Location(_ location: String) -> (bucket: String, key: String)? {
-    guard location.lowercased().hasPrefix("s3://") else { return nil }
-    let rest = location.dropFirst("s3://".count)
-    let parts = rest.split(separator: "/", maxSplits: 1).map(String.init)
-    let key = parts.count > 1 ? parts[1] : ""
-    guard let bucket = parts.first, PublishDestination.isValidBucket(bucket),
-      key.allSatisfy(PublishDestination.isKeyCharacter),
-      !key.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
-        $0.isEmpty || $0 == "." || $0 == ".."
-      })
-        || key.isEmpty
-    else { return nil }
-    return (bucket, key)
   }
 }
