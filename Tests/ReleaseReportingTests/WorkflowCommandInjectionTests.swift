@@ -104,7 +104,7 @@ final class WorkflowCommandsFromOutsideEndToEndTests: XCTestCase {
     let run = workspace.run(["all", "--skip-tests"])
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     try GitFixture.commitAll(workspace.root)
-    return (workspace, workspace.dist.appendingPathComponent("acme/2.4.0"))
+    return (workspace, workspace.dist.appendingPathComponent("acme/\(Workspace.sdk)"))
   }
 
   private func run(_ arguments: [String], in workspace: Workspace, path: String? = nil) throws -> BinaryRun {
@@ -188,7 +188,7 @@ final class WorkflowCommandsFromOutsideEndToEndTests: XCTestCase {
 
   func testALineBreakInAZipEntryNameRunsNoCommand() throws {
     let (workspace, release) = try built()
-    let zip = release.appendingPathComponent("ContextSDK_Acme-2.4.0.zip")
+    let zip = release.appendingPathComponent("ContextSDK_Acme-\(Workspace.sdk).zip")
     let entries = try CraftedZip.entries(of: zip)
     try FileManager.default.removeItem(at: zip)
     try CraftedZip.write(

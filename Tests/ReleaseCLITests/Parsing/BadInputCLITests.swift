@@ -106,7 +106,8 @@ final class BadInputCLITests: XCTestCase {
     // Again over a dist/ that holds an earlier run's release and report: neither is touched
     // (the snapshot covers their bytes), not even report.xml.
     for (path, text) in [
-      ("dist/acme/2.4.0/release.json", "{}\n"), ("dist/acme/2.4.0/ContextSDK_Acme-2.4.0.zip", "zip"),
+      ("dist/acme/\(Workspace.sdk)/release.json", "{}\n"),
+      ("dist/acme/\(Workspace.sdk)/ContextSDK_Acme-\(Workspace.sdk).zip", "zip"),
       ("dist/report.xml", "<testsuites/>\n"), ("dist/logs/acme.log", "earlier log\n"),
     ] {
       try FileManager.default.createDirectory(
