@@ -11,17 +11,17 @@ package struct VerifySettings: Sendable {
   /// What packages take from the settings, as `release all` takes it; the releases repository
   /// is release.config.json's `publish.packageURL`, else its first `git:` destination.
   package var packages: PackageSettings
-  /// The keys a zip's signature (`<zip>.sig` beside it) is checked against
-  /// (`signing.trustedKeys`); none: a signature is reported, not checked.
-  package var trustedKeys: [PublicKey]
   /// release.config.json as messages name it.
   package var configurationPath: String
 
-  package init(packages: PackageSettings, trustedKeys: [PublicKey], configurationPath: String) {
+  package init(packages: PackageSettings, configurationPath: String) {
     self.packages = packages
-    self.trustedKeys = trustedKeys
     self.configurationPath = configurationPath
   }
+
+  /// The keys a zip's signature (`<zip>.sig` beside it) is checked against: the ones packages
+  /// pin (`signing.trustedKeys`); none: a signature is reported, not checked.
+  package var trustedKeys: [PublicKey] { packages.trustedKeys }
 }
 
 /// `release ota evaluate`'s settings.
@@ -55,14 +55,11 @@ extension SettingsResolution {
     packages.legacyManifests = configuration.legacyManifests ?? true
     // With trusted keys, the README says how to check the zip's signature.
     packages.allowedSignersURL = configuration.allowedSignersURL
-    packages.releasesRepository =
-      configuration.packageURL
-      ?? configuration.destinations?.compactMap { destination -> String? in
-        guard destination.hasPrefix("git:") else { return nil }
-        return String(destination.dropFirst(4))
-      }.first
-    return VerifySettings(
-      packages: packages, trustedKeys: trusted.keys, configurationPath: configuration.path)
+    // As a release run names it: a configured destination it would refuse names none.
+    let parse = destinationParser(InputSettings(), publicURL: packages.publicURL)
+    packages.releasesRepository = releasesRepository(
+      among: (configuration.destinations ?? []).compactMap { try? parse($0) })
+    return VerifySettings(packages: packages, configurationPath: configuration.path)
   }
 
   /// `release ota evaluate`'s: the inputs, the rollout policies and, with `publishing`,

@@ -25,8 +25,7 @@ extension SettingsResolution {
     // The releases repository's URL goes into generated READMEs (and so into source digests)
     // also under --no-publish, so that run makes the same packages as the publishing one.
     let configured = given.noPublish ? (configuration.destinations ?? []).compactMap { try? parse($0) } : nil
-    publishing.releasesRepository =
-      configuration.packageURL ?? Self.releasesRepository(configured ?? publishing.destinations)
+    publishing.releasesRepository = releasesRepository(among: configured ?? publishing.destinations)
     publishing.otaDestination = try configuration.otaDestination.map { text in
       do { return try parse(text) } catch ReleaseError.usage(let message) {
         throw ReleaseError.usage(
@@ -60,6 +59,12 @@ extension SettingsResolution {
     if publishing.push && !publishing.tag {
       throw ReleaseError.usage("--push: pushes tags, so it needs --tag or --publish")
     }
+  }
+
+  /// The releases repository packages name in their install steps: `publish.packageURL`, else
+  /// the first `git:` destination's location.
+  func releasesRepository(among destinations: [PublishDestination]) -> String? {
+    configuration.packageURL ?? Self.releasesRepository(destinations)
   }
 
   /// The first `git:` destination's location.

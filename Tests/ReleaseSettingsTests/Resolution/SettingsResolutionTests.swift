@@ -219,6 +219,9 @@ final class SettingsResolutionTests: XCTestCase {
     XCTAssertEqual(verify.trustedKeys, [key.publicKey])
     XCTAssertEqual(verify.packages.trustedKeys, [key.publicKey])
     XCTAssertEqual(verify.packages.releasesRepository, "https://git.example.com/{id}.git")
+    // Verify regenerates packages as the release run made them.
+    XCTAssertEqual(
+      verify.packages.releasesRepository, try resolution().release(.all).packages.releasesRepository)
   }
 
   func testShareTakesTheFirstBucketOfTheDestinations() throws {

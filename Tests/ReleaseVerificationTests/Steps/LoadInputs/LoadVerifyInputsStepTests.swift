@@ -15,8 +15,7 @@ extension VerifyInputLocations {
 
 extension VerifySettings {
   /// No URL, no key, no repository: what packages of a plain `release all` carry.
-  static let unsigned = VerifySettings(
-    packages: PackageSettings(), trustedKeys: [], configurationPath: "release.config.json")
+  static let unsigned = VerifySettings(packages: PackageSettings(), configurationPath: "release.config.json")
 }
 
 /// What verify checks every release against, read once, and its bad input named.
