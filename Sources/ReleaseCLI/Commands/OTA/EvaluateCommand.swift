@@ -272,13 +272,13 @@ enum EvaluateCommand {
           "\(name) paused (more devices than its split gives: look at the export and the split)")
       }
     }
-    try RolloutCommand.apply(
-      dryRun: options.dryRun, inputs, services, diffStream: options.json ? .standardError : .standardOutput
+    let decided = changes
+    try RolloutsChange(
+      inputs: inputs, dryRun: options.dryRun, diffStream: options.json ? .standardError : .standardOutput,
+      summary: described.joined(separator: "; ")
     ) { state in
-      try changes.reduce(state) { state, change in try carryOut(change, on: state, inputs, today: today) }
-    } summary: {
-      described.joined(separator: "; ")
-    }
+      try decided.reduce(state) { state, change in try carryOut(change, on: state, inputs, today: today) }
+    }.apply(services)
   }
 
   /// One decision carried out on the state as it is under the lock.
