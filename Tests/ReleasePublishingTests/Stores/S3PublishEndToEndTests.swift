@@ -156,9 +156,12 @@ final class S3PublishEndToEndTests: XCTestCase {
     let published = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
 
     // bluebird rebuilt from the same inputs with another archive timestamp: same version,
-    // other bytes.
+    // other bytes. The rebuilds here build with a stand-in `swift` (`StandInSwift`): the bytes
+    // that differ are the archive's, which no compile changes.
+    let swift = try StandInSwift()
     let rebuild = workspace.run(
-      ["customer", "bluebird", "--force", "--skip-tests"], environment: ["SOURCE_DATE_EPOCH": "1600000000"])
+      ["customer", "bluebird", "--force", "--skip-tests"] + swift.cacheArguments,
+      environment: swift.environment.merging(["SOURCE_DATE_EPOCH": "1600000000"]) { $1 })
     XCTAssertEqual(rebuild.exitCode, 0, rebuild.allOutput)
     let rebuilt = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
     XCTAssertEqual(rebuilt.record.version, published.record.version)
@@ -175,7 +178,9 @@ final class S3PublishEndToEndTests: XCTestCase {
     // rebuilt with it too and now also differs from what was published (and comes first).
     let conflict = publish(
       workspace, bucket: bucket, endpoint: moto.endpoint,
-      environment: moto.credentials.merging(["SOURCE_DATE_EPOCH": "1600000000"]) { $1 }, ["--json"])
+      environment: moto.credentials.merging(["SOURCE_DATE_EPOCH": "1600000000"]) { $1 }.merging(
+        swift.environment
+      ) { $1 }, ["--json"] + swift.cacheArguments)
     XCTAssertEqual(conflict.exitCode, 1, conflict.allOutput)
     let message = "s3://\(bucket)/sdk/\(acme.artifactKeys[0]): already published with different bytes"
     XCTAssertTrue(conflict.allOutput.contains(message), conflict.allOutput)
