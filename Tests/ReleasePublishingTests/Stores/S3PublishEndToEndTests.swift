@@ -65,12 +65,14 @@ final class S3PublishEndToEndTests: XCTestCase {
 
     // As the README has it: a build run records the new versions in release-state.json, the
     // release commit holds them, and the publishing run from that commit publishes and tags.
-    let build = workspace.run(["all", "--skip-tests"])
+    // The build is a stand-in's (`StandInSwift`): what is checked is what is published.
+    let swift = try StandInSwift()
+    let build = workspace.run(["all", "--skip-tests"] + swift.cacheArguments, environment: swift.environment)
     XCTAssertEqual(build.exitCode, 0, build.allOutput)
     try GitFixture.commitAll(workspace.root, message: "Release")
     let run = workspace.run(
-      ["all", "--skip-tests", "--json", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint],
-      environment: moto.credentials)
+      ["all", "--skip-tests", "--json", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint]
+        + swift.cacheArguments, environment: moto.credentials.merging(swift.environment) { $1 })
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     let summary = try XCTUnwrap(run.events.last { $0["event"] as? String == "summary" }, run.allOutput)
     XCTAssertEqual(
