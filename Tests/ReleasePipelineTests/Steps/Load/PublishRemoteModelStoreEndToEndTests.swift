@@ -153,7 +153,8 @@ final class PublishRemoteModelStoreEndToEndTests: XCTestCase {
 
   /// A model the index lists but the store cannot deliver (here HTTP 404) is not bad input:
   /// the customers using it fail, the others are released, the run exits 1. The runs build with
-  /// a stand-in `swift` (`StandInSwift`): the failure is the store's, before any build.
+  /// a stand-in `swift` (`StandInSwift`): acme fails in the store, before a build, and what is
+  /// checked of bluebird's release is the files the tool writes around its build.
   func testAModelTheStoreCannotDeliverFailsOnlyTheCustomersUsingIt() throws {
     let served = try servedCopy()
     let lost = try XCTUnwrap(
