@@ -138,15 +138,17 @@ final class ChildProcessEndToEndTests: XCTestCase {
   }
 
   /// `release all --json | head -1`: the reader goes away after one line; the run goes on to the
-  /// end (its dist/ complete, its state written) and says so with exit 3.
+  /// end (its dist/ complete, its state written) and says so with exit 3. It builds with a
+  /// stand-in `swift` (`StandInSwift`): what is checked is the run's output and files.
   func testAReaderThatGoesAwayDoesNotStopTheRun() throws {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
+    let swift = try StandInSwift()
     let pipe = Pipe()
     let process = Process()
     process.executableURL = ReleaseBinary.url
-    process.arguments = ["all", "--skip-tests", "--json", "--cache", Workspace.sharedCache.path]
+    process.arguments = ["all", "--skip-tests", "--json"] + swift.cacheArguments
     process.currentDirectoryURL = workspace.root
-    process.environment = ReleaseBinary.environment()
+    process.environment = ReleaseBinary.environment(swift.environment)
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = pipe
     let errors = workspace.file("stderr")
@@ -195,9 +197,12 @@ final class ChildProcessEndToEndTests: XCTestCase {
     XCTAssertEqual(
       environment, ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home.path, "TMPDIR": temporary.path])
 
-    // Through the command: every process verify starts gets such an environment.
+    // Through the command: every process verify starts gets such an environment. The release
+    // to verify is built with a stand-in `swift`: verify's own processes are scripted below.
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
-    let built = workspace.run(["customer", "acme", "--skip-tests"])
+    let swift = try StandInSwift()
+    let built = workspace.run(
+      ["customer", "acme", "--skip-tests"] + swift.cacheArguments, environment: swift.environment)
     XCTAssertEqual(built.exitCode, 0, built.allOutput)
     let runner = ScriptedProcessRunner()
     runner.on("swift", "build") { invocation in

@@ -19,17 +19,23 @@ private let firstVersion = Workspace.sdkVersion()
 /// itself while `swift build` runs as its child: afterwards no final name holds an incomplete
 /// file, the state file still parses, and a rerun converges to an archive byte-identical to an
 /// uninterrupted run's, leaving no temporary behind. The runs skip the package's tests: what is
-/// checked is the files a kill leaves, which the tests do not change, and the rerun after the
-/// kill in the build then builds the slot from scratch without compiling the tests too.
+/// checked is the files a kill leaves, which the tests do not change. Only the reference run
+/// compiles (in the shared warm slot); the killed runs and their reruns get a stand-in `swift`
+/// that compiles nothing, each in a cache of its own: the archive is the generated package,
+/// which the build does not change, so the rerun's bytes are still held to a real build's, and
+/// a kill in the build cannot leave the shared slot to be rebuilt cold (that a slot whose build
+/// did not end well starts cold is BuildSlotsEndToEndTests').
 final class KillEndToEndTests: XCTestCase {
   func testKilledAtEveryFaultPointLeavesNothingPartialAndARerunConverges() throws {
     XCTAssertEqual(FaultPoint.all.count, 4, "a new fault point needs its expectations here")
-    let arguments = ["customer", "acme", "--skip-tests", "--cache", Workspace.sharedCache.path]
     let zipPath = "dist/acme/\(firstVersion)/ContextSDK_Acme-\(firstVersion).zip"
+    let standInSwift = try ProgramShims(["swift"], compiles: false)
+    let standIn = ["PATH": standInSwift.path]
 
-    // The uninterrupted reference.
+    // The uninterrupted reference, really built.
     let reference = try Workspace()
-    let referenceRun = try ReleaseBinary.run(arguments, in: reference.root)
+    let referenceRun = try ReleaseBinary.run(
+      ["customer", "acme", "--skip-tests", "--cache", Workspace.sharedCache.path], in: reference.root)
     XCTAssertEqual(referenceRun.exitCode, 0, referenceRun.allOutput)
     let referenceZip = try Data(contentsOf: reference.file(zipPath))
     XCTAssertEqual(DistInspection.problems(in: reference.dist), [])
@@ -39,10 +45,13 @@ final class KillEndToEndTests: XCTestCase {
     var tried: [String] = []
     for point in FaultPoint.all + [Self.duringSwiftBuild] {
       let workspace = try Workspace()
+      let cache = try TemporaryDirectory()
+      let arguments = ["customer", "acme", "--skip-tests", "--cache", cache.url.path]
       let killed =
         point == Self.duringSwiftBuild
         ? try killDuringSwiftBuild(arguments, in: workspace)
-        : try ReleaseBinary.run(arguments, in: workspace.root, environment: ["RELEASE_KILL_AT": point])
+        : try ReleaseBinary.run(
+          arguments, in: workspace.root, environment: standIn.merging(["RELEASE_KILL_AT": point]) { $1 })
       tried.append(point)
       XCTAssertEqual(killed.signal, SIGKILL, "\(point): expected death by SIGKILL: \(killed.allOutput)")
 
@@ -63,7 +72,7 @@ final class KillEndToEndTests: XCTestCase {
       }
 
       // The rerun, without the fault: succeeds, same bytes as the uninterrupted run.
-      let rerun = try ReleaseBinary.run(arguments, in: workspace.root)
+      let rerun = try ReleaseBinary.run(arguments, in: workspace.root, environment: standIn)
       XCTAssertEqual(rerun.exitCode, 0, "\(point): rerun: \(rerun.allOutput)")
       XCTAssertEqual(
         try? Data(contentsOf: workspace.file(zipPath)), referenceZip, "\(point): rerun zip differs")

@@ -13,7 +13,9 @@ private let firstVersion = Workspace.sdkVersion()
 /// planted secrets, and neither its output, nor `dist/`, nor the published files, nor the
 /// generated package, nor its git objects, nor the environment `swift` and `git` were started
 /// with (recorded by stand-ins on PATH) holds any of them. The signing key is a real one the
-/// workspace trusts, so the run signs with it (every zip's `.sig`, the customer indexes).
+/// workspace trusts, so the run signs with it (every zip's `.sig`, the customer indexes). The run
+/// skips the package's tests: `swift build` is started exactly as `swift test` would be, with
+/// the same environment, so its record is the one that tells.
 final class SecretEndToEndTests: XCTestCase {
   func testPlantedCredentialsAppearNowhere() throws {
     let marker = UUID().uuidString
@@ -54,7 +56,8 @@ final class SecretEndToEndTests: XCTestCase {
       [
         // --allow-dirty: tag before the state file records the release (what is scanned here
         // is every output, not the release-commit rule).
-        "customer", "acme", "--json", "--allow-dirty", "--publish", "dir:\(publish.path)", "--cache",
+        "customer", "acme", "--skip-tests", "--json", "--allow-dirty", "--publish", "dir:\(publish.path)",
+        "--cache",
         Workspace.sharedCache.path,
       ],
       in: workspace.root,

@@ -15,12 +15,19 @@ private let firstVersion = Workspace.sdkVersion()
 final class DirectoryPublishEndToEndTests: XCTestCase {
   static let publicBase = "https://sdk.example.com/releases"
 
+  /// The stand-in this test's releases build with (`StandInSwift`): a public URL is another
+  /// package, so the fixture's customers are built again, and what is checked is what is
+  /// published, which no compile changes.
+  private lazy var standIn = Result { try StandInSwift() }
+
   /// A public URL needs a trusted key, and publishing the signed channel its private half; with
   /// it, every zip gets its `.sig` and every customer index is signed.
   func publish(_ workspace: Workspace, _ extra: [String] = []) throws -> Workspace.Run {
-    workspace.run(
+    let swift = try standIn.get()
+    return workspace.run(
       ["all", "--skip-tests", "--allow-dirty", "--publish", "dir:published", "--public-url", Self.publicBase]
-        + extra, environment: try workspace.trustSigningKey())
+        + extra + swift.cacheArguments,
+      environment: try workspace.trustSigningKey().merging(swift.environment) { $1 })
   }
 
   /// The customer index a set of releases of one customer must produce, newest last.
@@ -161,13 +168,18 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
 
   func testConfigFileChoosesDestinationsAndFlagsOverrideIt() throws {
     let workspace = try BuiltFixture.shared.get().copy()
+    let swift = try standIn.get()
+    func run(_ arguments: [String], environment: [String: String] = [:]) -> Workspace.Run {
+      workspace.run(
+        arguments + swift.cacheArguments, environment: environment.merging(swift.environment) { $1 })
+    }
     let signer = try workspace.trustSigningKey(
       configuration:
         #"{"publish": {"destinations": ["dir:from-config"], "publicURL": "https://cdn.example.com/sdk"}}"#
     )
 
     // No flag: the configured destination and public URL.
-    let configured = workspace.run(["all", "--skip-tests", "--allow-dirty"], environment: signer)
+    let configured = run(["all", "--skip-tests", "--allow-dirty"], environment: signer)
     XCTAssertEqual(configured.exitCode, 0, configured.allOutput)
     let acme = try ExpectedRelease(dist: workspace.dist, id: "acme")
     let key = try Workspace.trustedKey(workspace)
@@ -180,7 +192,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
 
     // --publish and --public-url replace the configured values. Another public URL is another
     // over-the-air manifest URL inside the package: a new release of acme.
-    let flagged = workspace.run(
+    let flagged = run(
       [
         "all", "--skip-tests", "--allow-dirty", "--publish", "dir:from-flag", "--public-url",
         "https://other.example.com",
@@ -198,7 +210,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     )
 
     // --no-publish: nothing published anywhere.
-    let quiet = workspace.run(["all", "--skip-tests", "--no-publish"])
+    let quiet = run(["all", "--skip-tests", "--no-publish"])
     XCTAssertEqual(quiet.exitCode, 0, quiet.allOutput)
     XCTAssertTrue(quiet.allOutput.contains("skip publish"), quiet.allOutput)
     XCTAssertEqual(Workspace.snapshot(workspace.file("from-config")), fromConfig)
@@ -206,7 +218,7 @@ final class DirectoryPublishEndToEndTests: XCTestCase {
     // --config names another file.
     try #"{"publish": {"destinations": ["dir:from-other-config"]}}"#
       .write(to: workspace.file("other.config.json"), atomically: true, encoding: .utf8)
-    let other = workspace.run(["all", "--skip-tests", "--allow-dirty", "--config", "other.config.json"])
+    let other = run(["all", "--skip-tests", "--allow-dirty", "--config", "other.config.json"])
     XCTAssertEqual(other.exitCode, 0, other.allOutput)
     XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.file("from-other-config/index.json").path))
   }

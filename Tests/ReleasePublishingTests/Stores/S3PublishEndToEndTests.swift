@@ -65,12 +65,14 @@ final class S3PublishEndToEndTests: XCTestCase {
 
     // As the README has it: a build run records the new versions in release-state.json, the
     // release commit holds them, and the publishing run from that commit publishes and tags.
-    let build = workspace.run(["all", "--skip-tests"])
+    // The build is a stand-in's (`StandInSwift`): what is checked is what is published.
+    let swift = try StandInSwift()
+    let build = workspace.run(["all", "--skip-tests"] + swift.cacheArguments, environment: swift.environment)
     XCTAssertEqual(build.exitCode, 0, build.allOutput)
     try GitFixture.commitAll(workspace.root, message: "Release")
     let run = workspace.run(
-      ["all", "--skip-tests", "--json", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint],
-      environment: moto.credentials)
+      ["all", "--skip-tests", "--json", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint", moto.endpoint]
+        + swift.cacheArguments, environment: moto.credentials.merging(swift.environment) { $1 })
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     let summary = try XCTUnwrap(run.events.last { $0["event"] as? String == "summary" }, run.allOutput)
     XCTAssertEqual(
@@ -156,9 +158,12 @@ final class S3PublishEndToEndTests: XCTestCase {
     let published = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
 
     // bluebird rebuilt from the same inputs with another archive timestamp: same version,
-    // other bytes.
+    // other bytes. The rebuilds here build with a stand-in `swift` (`StandInSwift`): the bytes
+    // that differ are the archive's, which no compile changes.
+    let swift = try StandInSwift()
     let rebuild = workspace.run(
-      ["customer", "bluebird", "--force", "--skip-tests"], environment: ["SOURCE_DATE_EPOCH": "1600000000"])
+      ["customer", "bluebird", "--force", "--skip-tests"] + swift.cacheArguments,
+      environment: swift.environment.merging(["SOURCE_DATE_EPOCH": "1600000000"]) { $1 })
     XCTAssertEqual(rebuild.exitCode, 0, rebuild.allOutput)
     let rebuilt = try ExpectedRelease(dist: workspace.dist, id: "bluebird")
     XCTAssertEqual(rebuilt.record.version, published.record.version)
@@ -175,7 +180,9 @@ final class S3PublishEndToEndTests: XCTestCase {
     // rebuilt with it too and now also differs from what was published (and comes first).
     let conflict = publish(
       workspace, bucket: bucket, endpoint: moto.endpoint,
-      environment: moto.credentials.merging(["SOURCE_DATE_EPOCH": "1600000000"]) { $1 }, ["--json"])
+      environment: moto.credentials.merging(["SOURCE_DATE_EPOCH": "1600000000"]) { $1 }.merging(
+        swift.environment
+      ) { $1 }, ["--json"] + swift.cacheArguments)
     XCTAssertEqual(conflict.exitCode, 1, conflict.allOutput)
     let message = "s3://\(bucket)/sdk/\(acme.artifactKeys[0]): already published with different bytes"
     XCTAssertTrue(conflict.allOutput.contains(message), conflict.allOutput)

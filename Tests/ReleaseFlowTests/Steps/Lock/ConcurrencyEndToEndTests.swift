@@ -9,28 +9,31 @@ import XCTest
 /// The SDK version a customer's first release takes (the repository's).
 private let firstVersion = Workspace.sdkVersion()
 
-/// Two `release` processes on the same `dist/` at once. The first is held inside its real
-/// `swift test` (a stand-in `swift` waits at a gate the test opens), so the overlap is certain
-/// rather than a matter of timing. A second run on the same cache, and one on the same
+/// Two `release` processes on the same `dist/` at once. The first is held at the start of its
+/// `swift build` (a stand-in `swift` waits at a gate the test opens), so the overlap is
+/// certain rather than a matter of timing. A second run on the same cache, and one on the same
 /// `dist/` with another cache, must each fail at once with one line naming the lock and the
-/// holder's pid, changing nothing; the first then finishes with intact output.
+/// holder's pid, changing nothing; the first then finishes with intact output. It skips the
+/// package's tests, and the stand-in compiles nothing once opened: the locks are held for the
+/// whole run, whatever the build does.
 final class ConcurrencyEndToEndTests: XCTestCase {
   func testASecondRunOnTheSameDistFailsClearlyWhileTheFirstFinishesIntact() throws {
     let workspace = try Workspace()
-    let shims = try ProgramShims()
-    let cacheArguments = ["--cache", Workspace.sharedCache.path]
+    let shims = try ProgramShims(compiles: false)
+    let cache = try TemporaryDirectory()
+    let cacheArguments = ["--cache", cache.url.path]
     let first = try RunningBinary(
-      ["customer", "acme"] + cacheArguments, in: workspace.root,
+      ["customer", "acme", "--skip-tests"] + cacheArguments, in: workspace.root,
       environment: ReleaseBinary.environment(["PATH": shims.path, "RELEASE_TEST_GATE": shims.gate.path]))
     defer {
       shims.open()
       if first.isRunning { _ = first.wait(timeout: 120) }
     }
 
-    // Wait until the first run is inside `swift test`, holding both locks.
+    // Wait until the first run is inside `swift build`, holding both locks.
     guard first.reachedGate(of: shims) else {
       let run = first.wait(timeout: 1)
-      return XCTFail("the first run never reached swift test: \(run.allOutput)")
+      return XCTFail("the first run never reached swift build: \(run.allOutput)")
     }
     let distBefore = Workspace.snapshot(workspace.dist)
     let holder = "pid \(first.pid)"
@@ -42,7 +45,7 @@ final class ConcurrencyEndToEndTests: XCTestCase {
     XCTAssertNotEqual(second.exitCode, 0, second.allOutput)
     XCTAssertLessThan(second.seconds, 15, "the second run must not wait for the first: \(second.allOutput)")
     XCTAssertEqual(second.standardErrorLines.count, 1, second.allOutput)
-    let cacheLock = Workspace.sharedCache.appendingPathComponent("release.lock").path
+    let cacheLock = cache.url.appendingPathComponent("release.lock").path
     XCTAssertTrue(second.standardError.contains(cacheLock), second.allOutput)
     XCTAssertTrue(second.standardError.contains(holder), "names the holder \(holder): \(second.allOutput)")
 

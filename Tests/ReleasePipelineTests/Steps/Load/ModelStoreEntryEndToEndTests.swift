@@ -15,12 +15,10 @@ import XCTest
 /// Each run is its own process with a short time limit, so a hang fails the test instead of
 /// blocking the suite.
 final class ModelStoreEntryEndToEndTests: XCTestCase {
-  /// A workspace whose acme (onboarding_upsell v73) is built and up to date in dist/.
+  /// A workspace whose acme (onboarding_upsell v73) is built and up to date in dist/: a copy of
+  /// the test process's one build of the fixture customers.
   private func builtWorkspace() throws -> Workspace {
-    let workspace = try Workspace(manifest: PublishFixtures.manifest)
-    let built = workspace.run(["all", "--skip-tests"])
-    XCTAssertEqual(built.exitCode, 0, built.allOutput)
-    return workspace
+    try BuiltFixture.shared.get().copy()
   }
 
   private func assertRefusedQuickly(

@@ -11,36 +11,60 @@ import XCTest
 /// every archive, checksum, release.json and artifacts.json is byte-identical. Shards that do
 /// not fit together are refused with nothing written.
 final class MergeEndToEndTests: XCTestCase {
+  /// Three customers, so each of three shards builds one: a merge is about which files each
+  /// shard holds, and the bundled manifest's seven customers in three feature sets would only
+  /// build more packages. The runs build with a stand-in `swift` (`StandInSwift`): what is
+  /// compared is the files the tool writes, which no compile changes.
+  static let manifest = """
+    [
+      {"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],
+       "app_id": "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10",
+       "customModels": [{"flowId": 8362, "flowName": "onboarding_upsell", "modelVersion": 73}]},
+      {"id": "bluebird", "bundle_identifiers": ["com.bluebird.notes"], "app_id": "a91c44d2-0b7e-4c3f-8d26-5e1f9b0a7c33",
+       "customModels": [{"flowId": 8362, "flowName": "onboarding_upsell", "modelVersion": 72}]},
+      {"id": "driftwood", "name": "Driftwood Reader", "bundle_identifiers": ["com.driftwood.reader"],
+       "app_id": "c7a3e9b0-1f5d-4a8e-b6c2-9d0f3e7a5b19",
+       "customModels": [{"flowId": 8362, "flowName": "onboarding_upsell", "modelVersion": 74}]}
+    ]
+    """
+
   /// One workspace for the class: a single run into `single/` and three shards into
   /// `shard-1..3/`, each from its own copy of the same state file.
   struct Built {
     let workspace: Workspace
+    let swift: StandInSwift
+
+    /// `release <arguments>` building with the stand-in.
+    func run(_ arguments: [String]) -> Workspace.Run {
+      workspace.run(arguments + swift.cacheArguments, environment: swift.environment)
+    }
   }
   private static let built = Locked<Result<Built, Error>?>(nil)
 
-  private func built() throws -> Workspace {
+  private func built() throws -> Built {
     try Self.built.withLock { built in
       if built == nil {
         built = Result {
-          let workspace = try Workspace()
+          let workspace = try Workspace(manifest: Self.manifest)
+          let fixture = Built(workspace: workspace, swift: try StandInSwift())
           let state = try Data(contentsOf: workspace.file("release-state.json"))
           for name in ["state-single.json", "state-shards.json"] { try state.write(to: workspace.file(name)) }
-          let single = workspace.run([
+          let single = fixture.run([
             "all", "--skip-tests", "--dist", "single", "--state", "state-single.json",
           ])
           guard single.exitCode == 0 else { throw SetupError(single.allOutput) }
           for shard in 1...3 {
-            let run = workspace.run([
+            let run = fixture.run([
               "all", "--skip-tests", "--shard", "\(shard)/3", "--dist", "shard-\(shard)", "--state",
               "state-shards.json",
             ])
             guard run.exitCode == 0 else { throw SetupError(run.allOutput) }
           }
-          return Built(workspace: workspace)
+          return fixture
         }
       }
       return built!
-    }.get().workspace
+    }.get()
   }
 
   struct SetupError: Error, CustomStringConvertible {
@@ -57,7 +81,8 @@ final class MergeEndToEndTests: XCTestCase {
   }
 
   func testThreeShardsMergeIntoExactlyTheFilesOfOneRun() throws {
-    let workspace = try built()
+    let fixture = try built()
+    let workspace = fixture.workspace
     // Each shard holds a part: together every customer, once.
     var seen: [String] = []
     for shard in 1...3 {
@@ -92,11 +117,12 @@ final class MergeEndToEndTests: XCTestCase {
   /// The release-commit flow: shards built from a state that records the release, merged,
   /// published to a directory and tagged, exactly as after a single-machine run.
   func testTheMergedResultPublishesAndTags() throws {
-    let workspace = try built()
+    let fixture = try built()
+    let workspace = fixture.workspace
     // The single run recorded every customer; shards of the release commit plan from that.
     try Data(contentsOf: workspace.file("state-single.json")).write(to: workspace.file("state-release.json"))
     for shard in 1...3 {
-      let run = workspace.run([
+      let run = fixture.run([
         "all", "--skip-tests", "--shard", "\(shard)/3", "--dist", "release-shard-\(shard)", "--state",
         "state-release.json",
       ])
@@ -131,7 +157,8 @@ final class MergeEndToEndTests: XCTestCase {
   }
 
   func testShardsThatDoNotFitAreRefusedWritingNothing() throws {
-    let workspace = try built()
+    let fixture = try built()
+    let workspace = fixture.workspace
     let fileManager = FileManager.default
     func copy(_ shard: Int, as name: String, edit: (inout ShardRecord) -> Void = { _ in }) throws {
       try? fileManager.removeItem(at: workspace.file(name))

@@ -8,8 +8,13 @@ import XCTest
 /// Publishing destination `git:`: a SwiftPM releases repository per customer, consumed the
 /// way a customer's engineer does it — a package in a temporary directory that depends on it
 /// by URL with `from:`, built with `swift build` and run. Expectations come from the manifest
-/// and the model store, never from the tool's output.
+/// and the model store, never from the tool's output. The releases build with a stand-in
+/// `swift` (`StandInSwift`): the consumer's real build of what was published is the one that
+/// proves the package compiles.
 final class ReleasesRepositoryEndToEndTests: XCTestCase {
+  /// The stand-in this test's releases build with, made by the first.
+  private var standIn: StandInSwift?
+
   static func manifest(modelVersion: Int) -> String {
     """
     [{"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],
@@ -30,8 +35,12 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
     return ("flow \(name) \(id) v\(version) sha256 \(try SHA256Digest.hex(ofFileAt: model))", model)
   }
 
-  func run(_ workspace: Workspace, _ arguments: [String]) -> Workspace.Run {
-    workspace.run(["customer", "acme", "--skip-tests"] + arguments, environment: TestGit.environment)
+  func run(_ workspace: Workspace, _ arguments: [String]) throws -> Workspace.Run {
+    let swift = try standIn ?? StandInSwift()
+    standIn = swift
+    return workspace.run(
+      ["customer", "acme", "--skip-tests"] + arguments + swift.cacheArguments,
+      environment: TestGit.environment.merging(swift.environment) { $1 })
   }
 
   /// The tree the releases repository's tag `version` points at is exactly the archive in
@@ -87,11 +96,11 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
     try TestGit.initialize(root)
     let rollout = workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "10"])
     XCTAssertEqual(rollout.exitCode, 0, rollout.allOutput)
-    let record = run(workspace, ["--no-publish"])
+    let record = try run(workspace, ["--no-publish"])
     XCTAssertEqual(record.exitCode, 0, record.allOutput)
     try TestGit.commitAll(root, message: "Release acme, rollout of onboarding_upsell v74")
 
-    let refused = run(workspace, [])
+    let refused = try run(workspace, [])
     XCTAssertEqual(refused.exitCode, 2, refused.allOutput)
     XCTAssertEqual(
       refused.standardError,
@@ -103,7 +112,7 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
     try (gitOnly + #", "otaDestination": "dir:ota-published"}}"#).write(
       to: config, atomically: true, encoding: .utf8)
     try TestGit.commitAll(root, message: "Over-the-air manifests to ota-published")
-    let published = run(workspace, [])
+    let published = try run(workspace, [])
     XCTAssertEqual(published.exitCode, 0, published.allOutput)
     XCTAssertTrue(FileManager.default.fileExists(atPath: releases.appendingPathComponent("acme.git").path))
     let manifest = try jsonObject(
@@ -135,11 +144,11 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
     try TestGit.initialize(root)
 
     // Record the release (no publishing, no tags), commit it, then publish and tag that commit.
-    let record = run(workspace, ["--no-publish"])
+    let record = try run(workspace, ["--no-publish"])
     XCTAssertEqual(record.exitCode, 0, record.allOutput)
     XCTAssertFalse(FileManager.default.fileExists(atPath: repository.path), "--no-publish publishes nothing")
     try TestGit.commitAll(root, message: "Release acme \(sdk)")
-    let first = run(workspace, [])
+    let first = try run(workspace, [])
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     XCTAssertTrue(first.allOutput.contains("published as tag \(sdk) in \(url)"), first.allOutput)
 
@@ -163,7 +172,7 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
 
     // Publishing the same release again is done already, and changes nothing.
     let refsBefore = try TestGit.refs(repository)
-    let again = run(workspace, ["--publish", "git:\(releases.path)/{id}.git"])
+    let again = try run(workspace, ["--publish", "git:\(releases.path)/{id}.git"])
     XCTAssertEqual(again.exitCode, 0, again.allOutput)
     XCTAssertTrue(again.allOutput.contains("already published: tag \(sdk) in \(url)"), again.allOutput)
     XCTAssertEqual(try TestGit.refs(repository), refsBefore)
@@ -182,10 +191,10 @@ final class ReleasesRepositoryEndToEndTests: XCTestCase {
       to: workspace.file("customers.json"), atomically: true, encoding: .utf8)
     try TestGit.commitAll(root, message: "acme: onboarding_upsell v74")
     let patch = "\(sdk.major).\(sdk.minor).\(sdk.patch + 1)"
-    let recordPatch = run(workspace, ["--no-publish"])
+    let recordPatch = try run(workspace, ["--no-publish"])
     XCTAssertEqual(recordPatch.exitCode, 0, recordPatch.allOutput)
     try TestGit.commitAll(root, message: "Release acme \(patch)")
-    let second = run(workspace, [])
+    let second = try run(workspace, [])
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     XCTAssertTrue(second.allOutput.contains("published as tag \(patch) in \(url)"), second.allOutput)
     XCTAssertEqual(

@@ -10,11 +10,14 @@ private let firstVersion = Workspace.sdkVersion()
 /// Issue 12, "replacing an existing release directory is atomic": a forced rebuild of a version
 /// already in dist/ swaps the new release directory in (the stage step), so a reader polling
 /// it — a CI step uploading dist/, `release verify` — finds the old or the new release at every
-/// moment, never none and never half of one.
+/// moment, never none and never half of one. The runs build with a stand-in `swift`
+/// (`StandInSwift`): the swap is the stage step's, after the build.
 final class ReleaseReplaceEndToEndTests: XCTestCase {
   func testAForcedRebuildNeverLeavesAMomentWithoutTheRelease() throws {
     let workspace = try Workspace(manifest: PublishFixtures.manifest)
-    let first = workspace.run(["customer", "acme", "--skip-tests"])
+    let swift = try StandInSwift()
+    let first = workspace.run(
+      ["customer", "acme", "--skip-tests"] + swift.cacheArguments, environment: swift.environment)
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     let release = workspace.dist.appendingPathComponent("acme/\(firstVersion)")
     let files = [
@@ -37,7 +40,9 @@ final class ReleaseReplaceEndToEndTests: XCTestCase {
       finished.signal()
     }
     for round in 1...3 {
-      let forced = workspace.run(["customer", "acme", "--skip-tests", "--force"])
+      let forced = workspace.run(
+        ["customer", "acme", "--skip-tests", "--force"] + swift.cacheArguments, environment: swift.environment
+      )
       XCTAssertEqual(forced.exitCode, 0, "round \(round): \(forced.allOutput)")
     }
     stop.set(true)
