@@ -13,26 +13,13 @@ private let firstVersion = Workspace.sdkVersion()
 /// `release verify` on a real release: content checks, then a build and test of the extracted
 /// package and a consumer that depends on it by path.
 ///
-/// The releases are made with a stand-in `swift` that succeeds without compiling, in a cache of
-/// the workspace's own: a release's archive is its generated package, the same whether or not
-/// the run compiled it, and what proves that package builds, passes its tests and serves a
-/// consumer is verify's own build, which runs the real toolchain.
+/// The releases are made without compiling (`runWithoutCompiling`): a release's archive is its
+/// generated package either way, and what proves that package builds, passes its tests and
+/// serves a consumer is verify's own build, which runs the real toolchain.
 final class VerifyCommandEndToEndTests: XCTestCase {
-  /// `release <arguments>` in the workspace with `swift build` and `swift test` stood in for,
-  /// and a cache of its own (the stand-in must not leave the shared build slot looking built).
-  private func releaseWithoutCompiling(
-    _ workspace: Workspace, _ arguments: [String], environment: [String: String] = [:]
-  ) throws -> Workspace.Run {
-    let shims = try ProgramShims(["swift"], compiles: false)
-    defer { try? FileManager.default.removeItem(at: shims.directory) }
-    return workspace.run(
-      arguments + ["--cache", workspace.file(".release-cache").path],
-      environment: environment.merging(["PATH": shims.path]) { $1 })
-  }
-
   func testVerifiesARealReleaseAndCatchesTampering() throws {
     let workspace = try Workspace(manifest: EndToEndManifests.twoCustomers)
-    let release = try releaseWithoutCompiling(workspace, ["customer", "acme", "--skip-tests"])
+    let release = try workspace.runWithoutCompiling(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(release.exitCode, 0, release.allOutput)
 
     let full = workspace.run(["verify", "dist/acme/\(firstVersion)"])
@@ -79,7 +66,7 @@ final class VerifyCommandEndToEndTests: XCTestCase {
     // A public URL needs a trusted key; the package pins it and its signed channel's URL.
     try workspace.trustSigningKey()
     let url = "http://127.0.0.1:8000"
-    let release = try releaseWithoutCompiling(workspace, ["all", "--skip-tests", "--public-url", url])
+    let release = try workspace.runWithoutCompiling(["all", "--skip-tests", "--public-url", url])
     XCTAssertEqual(release.exitCode, 0, release.allOutput)
 
     let without = workspace.run(["verify", "dist", "--no-build"])
