@@ -21,10 +21,18 @@ private let firstVersion = Workspace.sdkVersion()
 /// would do for a build (tried directly). A real package of another customer renamed into a
 /// release directory is named by its foreign models.
 final class VerifyMaliciousArchiveEndToEndTests: XCTestCase {
-  /// One real build of acme and bluebird for the whole class.
+  /// One release of acme and bluebird for the whole class. Nothing here builds a package (each
+  /// verify is `--no-build` or refused before its build), so the release run's `swift build` is
+  /// a stand-in that succeeds without compiling, in a cache of its own (outside the workspace,
+  /// whose every file the tests compare): the archives are the generated packages either way.
   static let built: Result<(workspace: Workspace, run: Workspace.Run), Error> = Result {
     let workspace = try Workspace()
-    let run = workspace.run(["customer", "acme", "bluebird", "--skip-tests", "--jobs", "1"])
+    let shims = try ProgramShims(["swift"], compiles: false)
+    let cache = try TemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: shims.directory) }
+    let run = workspace.run(
+      ["customer", "acme", "bluebird", "--skip-tests", "--jobs", "1", "--cache", cache.url.path],
+      environment: ["PATH": shims.path])
     atexit {
       if case .success(let built) = VerifyMaliciousArchiveEndToEndTests.built {
         try? FileManager.default.removeItem(at: built.workspace.root)
