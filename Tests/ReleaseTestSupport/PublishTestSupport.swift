@@ -530,25 +530,29 @@ package final class PipeLines {
   }
 }
 
-/// One moto_server for a test class (or the classes that share one), started by the first test
-/// that needs it; the class's tearDown shuts it down, so none outlives the test process.
+/// One moto_server for the test process, started by the first test that needs it and stopped
+/// when the process exits: a start costs seconds of CPU (Python importing moto, then the IAM
+/// bootstrap), and every class's buckets have names of their own (`Moto.makeBucket`).
 package final class SharedMoto: Sendable {
-  /// The one shared by the classes that publish to S3 (S3PublishEndToEndTests and those that
-  /// borrow its server).
+  /// The one shared by the classes that publish to S3 with signature checks.
   package static let shared = SharedMoto()
 
-  package init() {}
+  private init() {}
 
   private let started = Locked<Result<Moto, Error>?>(nil)
 
   package func moto() throws -> Moto {
     try started.withLock { started in
-      if started == nil { started = Result { try Moto() } }
+      if started == nil {
+        started = Result { try Moto() }
+        // Static, so never deinitialised: stop the server when the test process exits.
+        atexit { SharedMoto.shared.shutDown() }
+      }
       return started!
     }.get()
   }
 
-  package func shutDown() {
+  private func shutDown() {
     started.withLock { started in
       if case .success(let moto)? = started { moto.shutDown() }
       started = nil

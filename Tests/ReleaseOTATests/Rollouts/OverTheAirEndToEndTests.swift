@@ -15,7 +15,6 @@ import XCTest
 /// the challenger's file is gone at their next launch.
 final class OverTheAirEndToEndTests: XCTestCase {
   override class func tearDown() {
-    SharedMoto.shared.shutDown()
     try? FileManager.default.removeItem(at: probeWork)
     super.tearDown()
   }

@@ -15,11 +15,6 @@ private let nextPatch = Workspace.sdkVersion(plusPatches: 1)
 /// while bluebird's publishes completely, once into an empty destination (no index.json yet)
 /// and once onto an index.json that exists; then both are started together, as CI does.
 final class ConcurrentPublishEndToEndTests: XCTestCase {
-  override class func tearDown() {
-    S3PublishEndToEndTests.shutDownMoto()
-    super.tearDown()
-  }
-
   /// Two checkouts, one releasing acme and one bluebird, each built and committed once.
   private func checkouts() throws -> [(workspace: Workspace, customer: String)] {
     try ["acme", "bluebird"].map { customer in

@@ -13,20 +13,9 @@ import XCTest
 final class S3PublishEndToEndTests: XCTestCase {
   private static let server = SharedMoto.shared
 
-  /// Stops the shared moto_server; every class that used it calls this in its class tearDown,
-  /// so none outlives the test process.
-  static func shutDownMoto() {
-    server.shutDown()
-  }
-
-  /// One moto_server for the class, started by the first test that needs it.
+  /// The test process's moto_server, started by the first test that needs it.
   static func moto() throws -> Moto {
     try server.moto()
-  }
-
-  override class func tearDown() {
-    shutDownMoto()
-    super.tearDown()
   }
 
   func publish(

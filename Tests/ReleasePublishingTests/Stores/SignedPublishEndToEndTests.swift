@@ -15,7 +15,7 @@ import XCTest
 /// `ota/…`, each customer index names only its customer, and each zip's signature is accepted
 /// by OpenSSH's `ssh-keygen -Y verify` and `release verify` until a byte of the zip changes.
 final class SignedPublishEndToEndTests: XCTestCase {
-  private static let server = SharedMoto()
+  private static let server = SharedMoto.shared
   private static let shared = Locked<Result<Published, Error>?>(nil)
 
   static func moto() throws -> Moto {
@@ -23,7 +23,6 @@ final class SignedPublishEndToEndTests: XCTestCase {
   }
 
   override class func tearDown() {
-    server.shutDown()
     shared.set(nil)
     super.tearDown()
   }

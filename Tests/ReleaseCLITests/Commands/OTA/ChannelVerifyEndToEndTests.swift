@@ -11,17 +11,8 @@ import XCTest
 /// exits 0; a model object with more bytes than the manifest says exits 1 with one line (the
 /// download stopped at the manifest's size), a missing one too.
 final class ChannelVerifyEndToEndTests: XCTestCase {
-  nonisolated(unsafe) private static var server: Result<Moto, Error>?
-
-  override class func tearDown() {
-    if case .success(let moto) = server { moto.shutDown() }
-    server = nil
-    super.tearDown()
-  }
-
   private func moto() throws -> Moto {
-    if Self.server == nil { Self.server = Result { try Moto() } }
-    return try Self.server!.get()
+    try SharedMoto.shared.moto()
   }
 
   func testAChannelInABucket() throws {

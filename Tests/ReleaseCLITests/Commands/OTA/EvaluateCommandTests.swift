@@ -35,11 +35,6 @@ final class SettableClock: ReleaseSystem.Clock {
 /// reaches from simulated exports, what `--apply` does to `rollouts.json` (and what it leaves
 /// alone), its refusals, its outputs and its report.
 final class EvaluateCommandTests: XCTestCase {
-  override class func tearDown() {
-    SharedMoto.shared.shutDown()
-    super.tearDown()
-  }
-
   struct CLIRun {
     var code: Int32
     var standardOutput: [String]

@@ -18,15 +18,10 @@ private let firstVersion = Workspace.sdkVersion()
 /// is downloaded through libcurl into `<cache>/models/<sha256>.mlmodel` and used only when
 /// its SHA-256 is the index's. Served by python's http.server and by moto_server on 127.0.0.1.
 final class PublishRemoteModelStoreEndToEndTests: XCTestCase {
-  private static let server = SharedMoto()
+  private static let server = SharedMoto.shared
 
   static func moto() throws -> Moto {
     try server.moto()
-  }
-
-  override class func tearDown() {
-    server.shutDown()
-    super.tearDown()
   }
 
   struct IndexModel: Decodable {

@@ -98,11 +98,6 @@ final class PublishOTAStepEndToEndTests: XCTestCase {
 
 /// What `ota publish` writes, in which order, and the exact bytes of a manifest.
 final class OTAPublishedFormatEndToEndTests: XCTestCase {
-  override class func tearDown() {
-    SharedMoto.shared.shutDown()
-    super.tearDown()
-  }
-
   /// Two models offered, to two customers: acme onboarding_upsell v74, cobalt paywall_timing v13.
   static let twoOffers = """
     {"customers": {
@@ -287,11 +282,6 @@ extension String {
 /// a directory) finds the pointer changed, reads it again and fails with one line naming the
 /// revision there now. Nothing is overwritten, and its rerun publishes the next revision.
 final class OTAPointerRaceEndToEndTests: XCTestCase {
-  override class func tearDown() {
-    SharedMoto.shared.shutDown()
-    super.tearDown()
-  }
-
   func testDirectory() throws {
     let published = try TemporaryDirectory()
     try assertAHeldPublishLosesToAChangedPointer(
