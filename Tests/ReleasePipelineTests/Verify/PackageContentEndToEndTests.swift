@@ -13,8 +13,8 @@ import XCTest
 /// customer` (the pipeline of `release all` for the named customers), and acme, the customer
 /// planted, is in the manifest only. What is checked is the tool's archive of the generated
 /// tree, never a build's output, so `swift build` is a stand-in that compiles nothing, in a
-/// cache of the test's own: a real compile of the planted core would only recompile the
-/// process's warm slot twice (FeatureSubsetEndToEndTests builds an att-only package for real).
+/// cache of the test's own: a real build of the planted core source would recompile the
+/// process's warm slot, and the next test's build would recompile it back.
 final class PackageContentEndToEndTests: XCTestCase {
   static let manifest = """
     [
