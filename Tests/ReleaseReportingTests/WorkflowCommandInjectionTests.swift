@@ -92,18 +92,11 @@ final class WorkflowCommandPropertyTests: XCTestCase {
 /// `GITHUB_ACTIONS=true`, as the runner would see it.
 final class WorkflowCommandsFromOutsideEndToEndTests: XCTestCase {
   private static let injected = "::warning title=x::INJECTED"
-  private static let manifest = """
-    [{"id": "acme", "name": "Acme Fitness", "bundle_identifiers": ["com.acme.fitness"],
-      "app_id": "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10",
-      "customModels": [{"flowId": 8362, "flowName": "onboarding_upsell", "modelVersion": 73}]}]
-    """
 
-  /// A workspace with acme built (no tests) and committed.
+  /// A workspace with acme (and bluebird) built (no tests) and committed: a copy of the test
+  /// process's one fixture build, which is all these tests plant in.
   private func built() throws -> (Workspace, release: URL) {
-    let workspace = try Workspace(manifest: Self.manifest)
-    let run = workspace.run(["all", "--skip-tests"])
-    XCTAssertEqual(run.exitCode, 0, run.allOutput)
-    try GitFixture.commitAll(workspace.root)
+    let workspace = try BuiltFixture.shared.get().copy()
     return (workspace, workspace.dist.appendingPathComponent("acme/\(Workspace.sdk)"))
   }
 

@@ -51,6 +51,15 @@ final class FailureEndToEndTests: XCTestCase {
     XCTAssertNil(state.customers["acme"], file: file, line: line)
   }
 
+  /// `release customer acme --skip-tests` with a `swift` that compiles nothing, in a cache of
+  /// the test's own, for the failures of the file system around a build: what is checked is
+  /// what the tool writes (or refuses to write), never a build's output.
+  private func releaseWithoutCompiling(_ workspace: Workspace, _ shims: ProgramShims) -> Workspace.Run {
+    workspace.run(
+      ["customer", "acme", "--skip-tests", "--cache", workspace.file("cache").path],
+      environment: ["PATH": shims.path])
+  }
+
   func testASyntaxErrorInTheTemplateFailsTheBuildWithItsLogTail() throws {
     let workspace = try Workspace()
     let core = workspace.file("templates/ContextSDK/Sources/ContextSDKCore/FlowModel.swift")
@@ -69,6 +78,8 @@ final class FailureEndToEndTests: XCTestCase {
 
   func testAFailingTemplateTestFailsTheRun() throws {
     let workspace = try Workspace()
+    // In the top module's tests, the smallest test target every customer has: the process's
+    // warm slot recompiles only that target, now and when the next customer removes the file.
     try """
     import XCTest
 
@@ -77,7 +88,7 @@ final class FailureEndToEndTests: XCTestCase {
     }
 
     """.write(
-      to: workspace.file("templates/ContextSDK/Tests/ContextSDKCoreTests/PlantedFailureTests.swift"),
+      to: workspace.file("templates/ContextSDK/Tests/ContextSDKTests/PlantedFailureTests.swift"),
       atomically: true,
       encoding: .utf8)
     let run = workspace.run(["customer", "acme"])
@@ -127,9 +138,14 @@ final class FailureEndToEndTests: XCTestCase {
     XCTAssertNil(SystemProcessRunner.find("git", environment: ["PATH": bin.path]))
     XCTAssertNotNil(SystemProcessRunner.find("swift", environment: ["PATH": bin.path]))
     let stateBefore = try Data(contentsOf: workspace.file("release-state.json"))
+    // What fails is tagging, after the build: a `swift` that compiles nothing stands first on
+    // the PATH, with a cache of the test's own.
+    let shims = try ProgramShims(["swift"], compiles: false)
     let run = try ReleaseBinary.run(
-      ["customer", "acme", "--tag", "--allow-dirty", "--skip-tests", "--cache", Workspace.sharedCache.path],
-      in: workspace.root, environment: ["PATH": bin.path])
+      [
+        "customer", "acme", "--tag", "--allow-dirty", "--skip-tests", "--cache", workspace.file("cache").path,
+      ],
+      in: workspace.root, environment: ["PATH": shims.directory.path + ":" + bin.path])
     XCTAssertNil(run.signal, run.allOutput)
     XCTAssertNotEqual(run.exitCode, 0, run.allOutput)
     XCTAssertTrue(
@@ -173,7 +189,7 @@ final class FailureEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: acme, withIntermediateDirectories: true)
     let mount = try TemporaryMount(at: acme, options: "ro,size=1m")
     defer { mount.unmount() }
-    let run = workspace.run(["customer", "acme", "--skip-tests"])
+    let run = releaseWithoutCompiling(workspace, try ProgramShims(["swift"], compiles: false))
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
@@ -194,7 +210,7 @@ final class FailureEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: workspace.dist, withIntermediateDirectories: true)
     let mount = try TemporaryMount(at: workspace.dist, options: "size=8m")
     defer { mount.unmount() }
-    let run = workspace.run(["customer", "acme", "--skip-tests"])
+    let run = releaseWithoutCompiling(workspace, try ProgramShims(["swift"], compiles: false))
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     // The log is streamed in the cache and moved into dist/ at the end, across file systems.
@@ -211,7 +227,8 @@ final class FailureEndToEndTests: XCTestCase {
     // 16 KiB: room for the release's directory, not for its 20 KB zip.
     let mount = try TemporaryMount(at: acme, options: "size=16k")
     defer { mount.unmount() }
-    let run = workspace.run(["customer", "acme", "--skip-tests"])
+    let shims = try ProgramShims(["swift"], compiles: false)
+    let run = releaseWithoutCompiling(workspace, shims)
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
@@ -228,7 +245,7 @@ final class FailureEndToEndTests: XCTestCase {
 
     // Room again: the rerun releases.
     mount.unmount()
-    let rerun = workspace.run(["customer", "acme", "--skip-tests"])
+    let rerun = releaseWithoutCompiling(workspace, shims)
     XCTAssertEqual(rerun.exitCode, 0, rerun.allOutput)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.file(release).path))
