@@ -23,6 +23,9 @@ struct ForeignCustomerCheck: Sendable {
 
   /// Identifiers by their first word, so a file is read once whatever the number of customers.
   private let byFirstWord: [[UInt8]: [Identifier]]
+  /// Whether a first word of that many bytes is in `byFirstWord`: most words of a file are not
+  /// looked up at all.
+  private let firstWordLengths: [Bool]
 
   /// Checks `customerID`'s package against every other customer of `manifest`.
   /// - Parameter templateWords: the words of the template (`words(of:)` of its files).
@@ -46,6 +49,9 @@ struct ForeignCustomerCheck: Sendable {
       }
     }
     self.byFirstWord = byFirstWord
+    var firstWordLengths = [Bool](repeating: false, count: (byFirstWord.keys.map(\.count).max() ?? 0) + 1)
+    for word in byFirstWord.keys { firstWordLengths[word.count] = true }
+    self.firstWordLengths = firstWordLengths
   }
 
   /// The words of every file of the template, lower-cased.
@@ -60,19 +66,24 @@ struct ForeignCustomerCheck: Sendable {
   func problems(in contents: [UInt8], path: String, archive name: String) -> [String] {
     guard !byFirstWord.isEmpty else { return [] }
     let text = Self.lowercased(contents)
+    let isWord = Self.wordBytes
     var found: [String] = []
     var reported = Set<String>()
     var line = 1
     var index = 0
     while index < text.count {
       let byte = text[index]
-      guard Self.isWordByte(byte) else {
+      guard isWord[Int(byte)] else {
         if byte == UInt8(ascii: "\n") { line += 1 }
         index += 1
         continue
       }
       var end = index
-      while end < text.count, Self.isWordByte(text[end]) { end += 1 }
+      while end < text.count, isWord[Int(text[end])] { end += 1 }
+      guard end - index < firstWordLengths.count, firstWordLengths[end - index] else {
+        index = end
+        continue
+      }
       for identifier in byFirstWord[Array(text[index..<end])] ?? []
       where Self.matches(identifier.bytes, in: text, at: index) {
         let key = identifier.kind + "\u{0}" + identifier.customer
@@ -103,17 +114,25 @@ struct ForeignCustomerCheck: Sendable {
   }
 
   /// Letters, digits, `_` and every byte of a multi-byte UTF-8 character.
-  static func isWordByte(_ byte: UInt8) -> Bool {
-    switch byte {
+  static func isWordByte(_ byte: UInt8) -> Bool { wordBytes[Int(byte)] }
+
+  /// `isWordByte` of each byte value, and each byte value in ASCII lower case: the scan reads
+  /// every byte of every package, and a table lookup is what keeps it cheap in a debug build.
+  private static let wordBytes: [Bool] = (0...255).map { value in
+    switch UInt8(value) {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), 0x80...:
       return true
     default: return false
     }
   }
+  private static let lowerCase: [UInt8] = (0...255).map { value in
+    UInt8(value) + ((65...90).contains(value) ? 32 : 0)
+  }
 
   static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
-    bytes.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
+    let lowerCase = Self.lowerCase
+    return bytes.map { lowerCase[Int($0)] }
   }
 
   /// The maximal runs of word bytes.
