@@ -51,15 +51,6 @@ final class FailureEndToEndTests: XCTestCase {
     XCTAssertNil(state.customers["acme"], file: file, line: line)
   }
 
-  /// `release customer acme --skip-tests` with a `swift` that compiles nothing, in a cache of
-  /// the test's own, for the failures of the file system around a build: what is checked is
-  /// what the tool writes (or refuses to write), never a build's output.
-  private func releaseWithoutCompiling(_ workspace: Workspace, _ shims: ProgramShims) -> Workspace.Run {
-    workspace.run(
-      ["customer", "acme", "--skip-tests", "--cache", workspace.file("cache").path],
-      environment: ["PATH": shims.path])
-  }
-
   func testASyntaxErrorInTheTemplateFailsTheBuildWithItsLogTail() throws {
     let workspace = try Workspace()
     let core = workspace.file("templates/ContextSDK/Sources/ContextSDKCore/FlowModel.swift")
@@ -189,7 +180,7 @@ final class FailureEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: acme, withIntermediateDirectories: true)
     let mount = try TemporaryMount(at: acme, options: "ro,size=1m")
     defer { mount.unmount() }
-    let run = releaseWithoutCompiling(workspace, try ProgramShims(["swift"], compiles: false))
+    let run = try workspace.runWithoutCompiling(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
@@ -210,7 +201,7 @@ final class FailureEndToEndTests: XCTestCase {
     try FileManager.default.createDirectory(at: workspace.dist, withIntermediateDirectories: true)
     let mount = try TemporaryMount(at: workspace.dist, options: "size=8m")
     defer { mount.unmount() }
-    let run = releaseWithoutCompiling(workspace, try ProgramShims(["swift"], compiles: false))
+    let run = try workspace.runWithoutCompiling(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(run.exitCode, 0, run.allOutput)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     // The log is streamed in the cache and moved into dist/ at the end, across file systems.
@@ -227,8 +218,7 @@ final class FailureEndToEndTests: XCTestCase {
     // 16 KiB: room for the release's directory, not for its 20 KB zip.
     let mount = try TemporaryMount(at: acme, options: "size=16k")
     defer { mount.unmount() }
-    let shims = try ProgramShims(["swift"], compiles: false)
-    let run = releaseWithoutCompiling(workspace, shims)
+    let run = try workspace.runWithoutCompiling(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(
       run.standardError.contains {
@@ -245,7 +235,7 @@ final class FailureEndToEndTests: XCTestCase {
 
     // Room again: the rerun releases.
     mount.unmount()
-    let rerun = releaseWithoutCompiling(workspace, shims)
+    let rerun = try workspace.runWithoutCompiling(["customer", "acme", "--skip-tests"])
     XCTAssertEqual(rerun.exitCode, 0, rerun.allOutput)
     XCTAssertEqual(DistInspection.problems(in: workspace.dist), [])
     XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.file(release).path))

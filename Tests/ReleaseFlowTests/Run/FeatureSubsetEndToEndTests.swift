@@ -127,8 +127,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
   /// .sha256 made to agree), is refused by name by `release all` and by `release verify`.
   func testAPlantedFileOrModuleNameOfAnotherFeatureIsRefusedByName() throws {
     let workspace = try Workspace(manifest: Self.manifest)
-    let shims = try ProgramShims(["swift"], compiles: false)
-    let built = Self.runWithoutCompiling(["customer", "harbor", "--skip-tests"], in: workspace, shims)
+    let built = try workspace.runWithoutCompiling(["customer", "harbor", "--skip-tests", "--jobs", "1"])
     XCTAssertEqual(built.exitCode, 0, built.allOutput)
     let release = workspace.dist.appendingPathComponent("harbor/\(firstVersion)")
     let zip = release.appendingPathComponent("ContextSDK_Harbor-\(firstVersion).zip")
@@ -150,7 +149,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
     let registryLine =
       "ContextSDK_Harbor-\(firstVersion).zip: Sources/ContextSDK/CustomerRegistry.swift names ContextSDKConversion, the module of feature \"conversion\", which harbor does not have"
 
-    let run = Self.runWithoutCompiling(["customer", "harbor", "--skip-tests"], in: workspace, shims)
+    let run = try workspace.runWithoutCompiling(["customer", "harbor", "--skip-tests", "--jobs", "1"])
     XCTAssertEqual(run.exitCode, 1, run.allOutput)
     XCTAssertTrue(run.allOutput.contains("harbor: " + fileLine), run.allOutput)
     XCTAssertTrue(run.allOutput.contains("harbor: " + registryLine), run.allOutput)
@@ -165,9 +164,8 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
   /// the code of a feature it does not have, changing leaves it up to date at the same version.
   func testAnotherCustomersFeaturesOrAnotherFeaturesCodeLeaveACustomerUpToDate() throws {
     let workspace = try Workspace(manifest: Self.manifest)
-    let shims = try ProgramShims(["swift"], compiles: false)
-    let all = { Self.runWithoutCompiling(["all", "--skip-tests", "--json"], in: workspace, shims) }
-    let first = all()
+    let all = { try workspace.runWithoutCompiling(["all", "--skip-tests", "--json", "--jobs", "1"]) }
+    let first = try all()
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     let harborDigest = try digest(of: "harbor", version: "\(firstVersion)", in: workspace)
     // A dry run says what the package would hold.
@@ -183,7 +181,7 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
       of: #""app_id": "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10","#,
       with: #""app_id": "3f2b8c1e-6d4a-4e9b-9a51-0c7d2e8f4a10", "features": ["att", "conversion"],"#
     ).write(to: workspace.file("customers.json"), atomically: true, encoding: .utf8)
-    let second = all()
+    let second = try all()
     XCTAssertEqual(second.exitCode, 0, second.allOutput)
     XCTAssertEqual(status(of: "harbor", in: second), "up to date", second.allOutput)
     XCTAssertEqual(status(of: "acme", in: second), "built", second.allOutput)
@@ -196,22 +194,11 @@ final class FeatureSubsetEndToEndTests: XCTestCase {
       "templates/ContextSDK/Sources/ContextSDKConversion/ConversionMoment.swift")
     try (try String(contentsOf: conversion, encoding: .utf8) + "// changed\n").write(
       to: conversion, atomically: true, encoding: .utf8)
-    let third = all()
+    let third = try all()
     XCTAssertEqual(third.exitCode, 0, third.allOutput)
     XCTAssertEqual(status(of: "harbor", in: third), "up to date", third.allOutput)
     XCTAssertEqual(status(of: "acme", in: third), "built", third.allOutput)
     XCTAssertEqual(try digest(of: "harbor", version: "\(firstVersion)", in: workspace), harborDigest)
-  }
-
-  /// `release <arguments>` with a `swift` that compiles nothing, in a cache of the test's own:
-  /// what these tests check is the tool's decisions and its archives of the generated trees,
-  /// never a build's output (the first test builds and tests an att-only package for real), and
-  /// switching the process's warm slot between feature sets would cost the next test a rebuild.
-  private static func runWithoutCompiling(
-    _ arguments: [String], in workspace: Workspace, _ shims: ProgramShims
-  ) -> Workspace.Run {
-    workspace.run(
-      arguments + ["--jobs", "1", "--cache", workspace.file("cache").path], environment: ["PATH": shims.path])
   }
 
   private func digest(of id: String, version: String, in workspace: Workspace) throws -> String {

@@ -44,22 +44,10 @@ final class ReleaseAllEndToEndTests: XCTestCase {
       uniqueKeysWithValues: customers.map { ($0["id"] as! String, "\($0["version"]!) \($0["status"]!)") })
   }
 
-  /// `release <arguments>` with a `swift` that compiles nothing, in a cache of the test's own,
-  /// for the tests of what the tool decides and writes around a build, never of a build's
-  /// output (the failing customer's test builds and tests for real).
-  private static func runWithoutCompiling(
-    _ arguments: [String], in workspace: Workspace, _ shims: ProgramShims, environment: [String: String] = [:]
-  ) -> Workspace.Run {
-    workspace.run(
-      arguments + ["--cache", workspace.file("cache").path],
-      environment: environment.merging(["PATH": shims.path]) { $1 })
-  }
-
   func testSkipsWhatIsUpToDateAndRereleasesOnlyWhatAChangeTouches() throws {
     let workspace = try Workspace(manifest: Self.manifest)
-    let shims = try ProgramShims(["swift"], compiles: false)
-    let all = { Self.runWithoutCompiling(["all", "--json", "--skip-tests"], in: workspace, shims) }
-    let cold = all()
+    let all = { try workspace.runWithoutCompiling(["all", "--json", "--skip-tests"]) }
+    let cold = try all()
     XCTAssertEqual(cold.exitCode, 0, cold.allOutput)
     XCTAssertEqual(
       try statuses(cold),
@@ -72,7 +60,7 @@ final class ReleaseAllEndToEndTests: XCTestCase {
     let before = Workspace.snapshot(workspace.dist).filter {
       $0.key.hasSuffix(".zip") || $0.key.hasSuffix(".json")
     }
-    let rerun = all()
+    let rerun = try all()
     XCTAssertEqual(rerun.exitCode, 0, rerun.allOutput)
     XCTAssertEqual(
       try statuses(rerun),
@@ -109,7 +97,7 @@ final class ReleaseAllEndToEndTests: XCTestCase {
       before)
 
     // The real run re-releases bluebird alone, with the next patch version.
-    let changed = all()
+    let changed = try all()
     XCTAssertEqual(changed.exitCode, 0, changed.allOutput)
     XCTAssertEqual(
       try statuses(changed),
@@ -205,9 +193,8 @@ final class ReleaseAllEndToEndTests: XCTestCase {
   func testEachRebuildReasonIsNamedAndBuildLogsAreGrouped() throws {
     let workspace = try Workspace(manifest: Self.manifest)
     let summary = workspace.file("summary.md")
-    let shims = try ProgramShims(["swift"], compiles: false)
-    let cold = Self.runWithoutCompiling(
-      ["customer", "acme", "bluebird", "--skip-tests"], in: workspace, shims,
+    let cold = try workspace.runWithoutCompiling(
+      ["customer", "acme", "bluebird", "--skip-tests"],
       environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path])
     XCTAssertEqual(cold.exitCode, 0, cold.allOutput)
     // One compile key (the same features): under --skip-tests one of them is built and the

@@ -80,13 +80,8 @@ final class PackageContentEndToEndTests: XCTestCase {
 
   func testNoPackageHoldsAnotherCustomerAndAPlantedOneStopsTheRun() throws {
     let workspace = try Workspace(manifest: Self.manifest)
-    let shims = try ProgramShims(["swift"], compiles: false)
-    let run = { (arguments: [String]) in
-      workspace.run(
-        arguments + ["--skip-tests", "--cache", workspace.file("cache").path],
-        environment: ["PATH": shims.path])
-    }
-    let built = run(["customer", "harbor", "quill"])
+    let run = { (arguments: [String]) in try workspace.runWithoutCompiling(arguments + ["--skip-tests"]) }
+    let built = try run(["customer", "harbor", "quill"])
     XCTAssertEqual(built.exitCode, 0, built.allOutput)
     XCTAssertEqual(try foreignIdentifiers(in: workspace.dist), [])
 
@@ -98,7 +93,7 @@ final class PackageContentEndToEndTests: XCTestCase {
       to: test, atomically: true, encoding: .utf8)
     let line = original.split(separator: "\n", omittingEmptySubsequences: false).count + 1
     let stateBefore = try Data(contentsOf: workspace.file("release-state.json"))
-    let planted = run(["customer", "harbor"])
+    let planted = try run(["customer", "harbor"])
     XCTAssertEqual(planted.exitCode, 1, planted.allOutput)
     XCTAssertTrue(
       planted.standardError.contains { printed in
@@ -115,7 +110,7 @@ final class PackageContentEndToEndTests: XCTestCase {
     let source = workspace.file("templates/ContextSDK/Sources/ContextSDKCore/Preferences.swift")
     try "import Foundation\n\nenum Preferences {\n  static var store: UserDefaults { .standard }\n}\n"
       .write(to: source, atomically: true, encoding: .utf8)
-    let undeclared = run(["customer", "harbor"])
+    let undeclared = try run(["customer", "harbor"])
     XCTAssertEqual(undeclared.exitCode, 1, undeclared.allOutput)
     XCTAssertTrue(
       undeclared.standardError.contains { printed in

@@ -22,22 +22,19 @@ final class PublishPassedEndToEndTests: XCTestCase {
     ]
     // What is compared is what the tool publishes of the generated trees, never a build's
     // output: `swift build` is a stand-in that compiles nothing, in caches of the test's own.
-    let shims = try ProgramShims(["swift"], compiles: false)
-    func all(_ workspace: Workspace, _ options: [String], environment: [String: String] = [:])
+    func all(_ workspace: Workspace, _ options: [String], environment: [String: String] = [:]) throws
       -> Workspace.Run
     {
-      workspace.run(
-        ["all", "--skip-tests", "--cache", workspace.file("cache").path] + options,
-        environment: environment.merging(["PATH": shims.path]) { $1 })
+      try workspace.runWithoutCompiling(["all", "--skip-tests"] + options, environment: environment)
     }
     let green = try Workspace(manifest: PublishFixtures.manifest)
     let signer = try green.trustSigningKey(configuration: config, key: key)
     try green.recordChannels(channels)
     try GitFixture.commitAll(green.root)
-    let greenBuild = all(green, [])
+    let greenBuild = try all(green, [])
     XCTAssertEqual(greenBuild.exitCode, 0, greenBuild.allOutput)
     try GitFixture.commitAll(green.root, message: "release")
-    let greenPublish = all(green, ["--publish", "dir:published"], environment: signer)
+    let greenPublish = try all(green, ["--publish", "dir:published"], environment: signer)
     XCTAssertEqual(greenPublish.exitCode, 0, greenPublish.allOutput)
 
     // bluebird cannot be staged: a file stands where its release directory goes.
@@ -49,13 +46,13 @@ final class PublishPassedEndToEndTests: XCTestCase {
     try "not a directory\n".write(to: blocker, atomically: true, encoding: .utf8)
     try GitFixture.commitAll(workspace.root)
 
-    let build = all(workspace, ["--publish-passed"])
+    let build = try all(workspace, ["--publish-passed"])
     XCTAssertEqual(build.exitCode, 1, build.allOutput)
     let recorded = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     XCTAssertEqual(Set(recorded.customers.keys), ["acme"], "only the customer that passed is recorded")
     try GitFixture.commitAll(workspace.root, message: "release acme")
 
-    let partial = all(
+    let partial = try all(
       workspace, ["--publish", "dir:published", "--publish-passed", "--json"], environment: signer)
     XCTAssertEqual(partial.exitCode, 1, partial.allOutput)
     let published = workspace.file("published")
@@ -89,14 +86,14 @@ final class PublishPassedEndToEndTests: XCTestCase {
 
     // The fix; the rerun builds bluebird only, then publishes it.
     try FileManager.default.removeItem(at: blocker)
-    let fixed = all(workspace, ["--json"])
+    let fixed = try all(workspace, ["--json"])
     XCTAssertEqual(fixed.exitCode, 0, fixed.allOutput)
     let built = fixed.events.filter { $0["event"] as? String == "customer_started" }.compactMap {
       $0["id"] as? String
     }
     XCTAssertEqual(built, ["bluebird"], fixed.allOutput)
     try GitFixture.commitAll(workspace.root, message: "release bluebird")
-    let rest = all(workspace, ["--publish", "dir:published"], environment: signer)
+    let rest = try all(workspace, ["--publish", "dir:published"], environment: signer)
     XCTAssertEqual(rest.exitCode, 0, rest.allOutput)
 
     // Converged: the same published files, byte for byte, and the same state, as all green.
