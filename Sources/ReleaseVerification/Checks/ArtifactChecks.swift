@@ -323,12 +323,12 @@ extension ArtifactChecks {
     of releases: [(job: CustomerJob, directory: URL)], store: StoreModels, inputs: ReleaseInputs
   ) throws -> [[String]] {
     let results = Locked([Result<[String], any Error>?](repeating: nil, count: releases.count))
-    let templateWords = PackageContentScans.TemplateWords(inputs.template)
+    let manifest = Manifest(path: inputs.manifest.path, customers: inputs.allCustomers)
+    let templateWords = PackageContentScans.TemplateWords(inputs.template, manifest: manifest)
     DispatchQueue.concurrentPerform(iterations: releases.count) { index in
       let (job, directory) = releases[index]
       let result = Result<[String], any Error> {
         let record = try ReleaseRecord.load(from: directory.appendingPathComponent(ReleaseRecord.fileName))
-        let manifest = Manifest(path: inputs.manifest.path, customers: inputs.allCustomers)
         let scans = PackageContentScans(customerID: job.id, manifest: manifest, templateWords: templateWords)
         let checks = ArtifactChecks(
           store: store, features: inputs.template.features, customer: job.customer, scans: scans)

@@ -28,7 +28,8 @@ struct ForeignCustomerCheck: Sendable {
   private let firstWordLengths: [Bool]
 
   /// Checks `customerID`'s package against every other customer of `manifest`.
-  /// - Parameter templateWords: the words of the template (`words(of:)` of its files).
+  /// - Parameter templateWords: the words of the template that are identifiers of a customer
+  ///   (`templateWords(_:manifest:)`); more words do no harm.
   init(customerID: String, manifest: Manifest, templateWords: Set<[UInt8]>) {
     let own = manifest.customers.first { $0.id == customerID }.map(Self.identifiers(of:)) ?? []
     var exempt = templateWords
@@ -49,26 +50,61 @@ struct ForeignCustomerCheck: Sendable {
       }
     }
     self.byFirstWord = byFirstWord
-    var firstWordLengths = [Bool](repeating: false, count: (byFirstWord.keys.map(\.count).max() ?? 0) + 1)
-    for word in byFirstWord.keys { firstWordLengths[word.count] = true }
-    self.firstWordLengths = firstWordLengths
+    self.firstWordLengths = Self.lengthTable(byFirstWord.keys)
   }
 
-  /// The words of every file of the template, lower-cased.
-  static func templateWords(_ template: PackageTemplate) -> Set<[UInt8]> {
-    var words = Set<[UInt8]>()
-    for file in template.files { words.formUnion(Self.words(of: lowercased(Array(file.bytes)))) }
-    return words
+  /// The identifiers of `manifest`'s customers that are a single word (lower-cased) and a word
+  /// of some file of the template: the only template words `init` asks about. Found in one
+  /// pass over the template that looks up only words of an identifier's length, as `problems`
+  /// reads a package, rather than by collecting every word of the template on every run.
+  static func templateWords(_ template: PackageTemplate, manifest: Manifest) -> Set<[UInt8]> {
+    let oneWord = Set(
+      manifest.customers.flatMap(identifiers(of:)).map(\.bytes).filter { words(of: $0) == [$0] })
+    let lengths = lengthTable(oneWord)
+    var found = Set<[UInt8]>()
+    for file in template.files {
+      let text = Array(file.bytes)
+      forEachWord(in: text, lengths: lengths) { range, _ in
+        let word = lowercased(text[range])
+        if oneWord.contains(word) { found.insert(word) }
+      }
+    }
+    return found
   }
 
   /// One line per identifier of another customer in the file at `path` (the first line it is
   /// on), each naming the archive, the file and the line.
   func problems(in contents: [UInt8], path: String, archive name: String) -> [String] {
     guard !byFirstWord.isEmpty else { return [] }
-    let text = Self.lowercased(contents)
-    let isWord = Self.wordBytes
     var found: [String] = []
     var reported = Set<String>()
+    // Only the words of an identifier's length are lower-cased, not the whole file.
+    Self.forEachWord(in: contents, lengths: firstWordLengths) { range, line in
+      for identifier in byFirstWord[Self.lowercased(contents[range])] ?? []
+      where Self.matches(identifier.bytes, in: contents, at: range.lowerBound) {
+        let key = identifier.kind + "\u{0}" + identifier.customer
+        guard reported.insert(key).inserted else { continue }
+        found.append(
+          "\(name): \(path):\(line) holds the \(identifier.kind) of customer \(identifier.customer); a package holds nothing of another customer"
+        )
+      }
+    }
+    return found
+  }
+
+  /// Whether a word of that many bytes is one of `words`, by length.
+  private static func lengthTable(_ words: some Collection<[UInt8]>) -> [Bool] {
+    var lengths = [Bool](repeating: false, count: (words.map(\.count).max() ?? 0) + 1)
+    for word in words { lengths[word.count] = true }
+    return lengths
+  }
+
+  /// Calls `body` with each maximal run of word bytes of `text` whose length `lengths` marks,
+  /// and the line it is on; every other word is skipped unread.
+  private static func forEachWord(
+    in text: [UInt8], lengths: [Bool], _ body: (Range<Int>, _ line: Int) -> Void
+  ) {
+    let isWord = wordBytes
     var line = 1
     var index = 0
     while index < text.count {
@@ -80,21 +116,9 @@ struct ForeignCustomerCheck: Sendable {
       }
       var end = index
       while end < text.count, isWord[Int(text[end])] { end += 1 }
-      guard end - index < firstWordLengths.count, firstWordLengths[end - index] else {
-        index = end
-        continue
-      }
-      for identifier in byFirstWord[Array(text[index..<end])] ?? []
-      where Self.matches(identifier.bytes, in: text, at: index) {
-        let key = identifier.kind + "\u{0}" + identifier.customer
-        guard reported.insert(key).inserted else { continue }
-        found.append(
-          "\(name): \(path):\(line) holds the \(identifier.kind) of customer \(identifier.customer); a package holds nothing of another customer"
-        )
-      }
+      if end - index < lengths.count, lengths[end - index] { body(index..<end, line) }
       index = end
     }
-    return found
   }
 
   // MARK: - Tokens
@@ -130,7 +154,7 @@ struct ForeignCustomerCheck: Sendable {
     UInt8(value) + ((65...90).contains(value) ? 32 : 0)
   }
 
-  static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
+  static func lowercased(_ bytes: some Collection<UInt8>) -> [UInt8] {
     let lowerCase = Self.lowerCase
     return bytes.map { lowerCase[Int($0)] }
   }
@@ -149,10 +173,15 @@ struct ForeignCustomerCheck: Sendable {
     return Array(bytes[first...last])
   }
 
-  /// Whether `identifier` starts at `index` (a word's start) and ends where a word ends.
+  /// Whether `identifier` (lower-cased) starts at `index` of `text` in any case (a word's start)
+  /// and ends where a word ends.
   private static func matches(_ identifier: [UInt8], in text: [UInt8], at index: Int) -> Bool {
     let end = index + identifier.count
-    guard end <= text.count, text[index..<end].elementsEqual(identifier) else { return false }
+    let lowerCase = Self.lowerCase
+    guard end <= text.count, text[index..<end].elementsEqual(identifier, by: { lowerCase[Int($0)] == $1 })
+    else {
+      return false
+    }
     return end == text.count || !isWordByte(text[end])
   }
 }

@@ -111,18 +111,20 @@ package struct PackageContentScans: Sendable {
   let foreignCustomers: ForeignCustomerCheck
 
   /// For `customerID`'s package, against every other customer of `manifest`.
-  /// - Parameter templateWords: `templateWords(of:)` of the template, read once per run.
+  /// - Parameter templateWords: the template's words that are identifiers, read once per run.
   package init(customerID: String, manifest: Manifest, templateWords: TemplateWords) {
     foreignCustomers = ForeignCustomerCheck(
       customerID: customerID, manifest: manifest, templateWords: templateWords.words)
   }
 
-  /// The words of every file of a template, which an id or name of another customer may be
-  /// too (`ForeignCustomerCheck`).
+  /// The words of a template that are also an id or name of a customer of the manifest
+  /// (`ForeignCustomerCheck`), read once per run.
   package struct TemplateWords: Sendable {
     let words: Set<[UInt8]>
 
-    package init(_ template: PackageTemplate) { words = ForeignCustomerCheck.templateWords(template) }
+    package init(_ template: PackageTemplate, manifest: Manifest) {
+      words = ForeignCustomerCheck.templateWords(template, manifest: manifest)
+    }
   }
 
   /// The problems of the safe archive `archive` (named `name` in messages) whose package is

@@ -1,6 +1,7 @@
 import Foundation
 import ReleaseGeneration
 import ReleaseManifest
+import ReleaseTestSupport
 import XCTest
 
 @testable import ReleaseVerification
@@ -54,6 +55,19 @@ final class PackageContentScansTests: XCTestCase {
     XCTAssertEqual(foreign("import Foundation // core"), [])
     XCTAssertEqual(foreign("let bundle = \"io.core.app\"").count, 1)
     XCTAssertEqual(foreign("11111111-2222-4333-8444-555555555555").count, 1)
+  }
+
+  /// The template's words a run exempts are found in the template's files: a customer whose id
+  /// is `import` (a word of every Swift file) or whose name is `Foundation`, not one called
+  /// `harbor` (the template holds no customer's identifiers).
+  func testTheTemplateWordsAreTheIdentifiersTheTemplateUsesAsWords() throws {
+    let template = try PackageTemplate.load(RepositoryRoot.url.appendingPathComponent("templates/ContextSDK"))
+    let words = Customer(
+      id: "import", name: "Foundation", appID: "22222222-3333-4444-8555-666666666666",
+      bundleIdentifiers: ["org.example.import"], customModels: [], index: 3, line: 4)
+    let manifest = Manifest(path: "customers.json", customers: [harbor, acme, words])
+    let found = ForeignCustomerCheck.templateWords(template, manifest: manifest)
+    XCTAssertEqual(found, [Array("import".utf8), Array("foundation".utf8)])
   }
 
   func testTheCustomersOwnIdentifiersAreItsOwn() {

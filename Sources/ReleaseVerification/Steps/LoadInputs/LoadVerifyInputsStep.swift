@@ -35,7 +35,7 @@ package struct LoadVerifyInputsStep: RequiredStep {
     let signals = try SignalCatalog.load(from: template, templatesPath: locations.templatesPath).introduced
     return VerifyInputs(
       store: store, template: template, manifest: manifest, storeModels: storeModels,
-      templateWords: PackageContentScans.TemplateWords(template),
+      templateWords: PackageContentScans.TemplateWords(template, manifest: manifest),
       signals: signals.mapValues(\.description),
       state: try ReleaseState.load(
         from: services.resolve(locations.statePath), displayPath: locations.statePath),
