@@ -2,8 +2,11 @@ import Foundation
 import ReleaseSystem
 import ReleaseTestSupport
 
-/// One `release all --skip-tests` build of the two fixture customers per test process, with
-/// planted AWS secrets in its environment. Tests copy its `dist/` instead of building again.
+/// One `release all --skip-tests` run of the two fixture customers per test process, with
+/// planted AWS secrets in its environment, made without compiling (`runWithoutCompiling`):
+/// its tests are about what the tool publishes, stages, refuses or prints around a release, and
+/// the archive is the generated package either way. Tests copy its `dist/` instead of running
+/// again.
 package final class BuiltFixture: Sendable {
   package let workspace: Workspace
   package let run: Workspace.Run
@@ -21,7 +24,7 @@ package final class BuiltFixture: Sendable {
 
   private init() throws {
     workspace = try Workspace(manifest: PublishFixtures.manifest)
-    run = workspace.run(
+    run = try workspace.runWithoutCompiling(
       ["all", "--skip-tests", "--json"],
       environment: [
         "AWS_ACCESS_KEY_ID": "AKIAPLANTEDFORTESTS", "AWS_SECRET_ACCESS_KEY": PublishFixtures.plantedSecret,

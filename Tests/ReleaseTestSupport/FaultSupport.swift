@@ -123,6 +123,7 @@ extension ReleaseBinary {
   /// annotations, no fault point, plus `extra`.
   package static func environment(_ extra: [String: String] = [:]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment
+    environment["PATH"] = RememberedSwiftVersion.path(before: environment["PATH"] ?? "/usr/bin:/bin")
     environment["CI"] = "true"
     environment.removeValue(forKey: "GITHUB_ACTIONS")
     environment.removeValue(forKey: "RELEASE_KILL_AT")
@@ -144,7 +145,7 @@ extension ReleaseBinary {
 /// then runs the real program; or until the test aborts it, then fails. With `compiles` false,
 /// `swift build` and `swift test` succeed after the gate without compiling anything, for tests
 /// of what happens around a build rather than of the build (every other call runs the real
-/// program).
+/// program). A stand-in `swift` answers `swift --version` from memory (`RememberedSwiftVersion`).
 package final class ProgramShims {
   package let directory: URL
   package let gate: URL
@@ -176,6 +177,7 @@ package final class ProgramShims {
             sleep 0.05; i=$((i+1))
           done
         fi
+        \(program == "swift" ? RememberedSwiftVersion.shellAnswer : "")\
         \(compiles ? "" : #"if [ "$1" = build ] || [ "$1" = test ]; then echo "Build complete!"; exit 0; fi"#)
         exec "\(real.path)" "$@"
 

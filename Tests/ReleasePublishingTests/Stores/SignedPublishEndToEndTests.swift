@@ -61,7 +61,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
     try
       #"{"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [{"modelVersion": 74, "rolloutPercent": 10, "status": "active", "salt": "00000000000000000000000000000001"}]}}}}"#
       .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
-    let run = workspace.run(
+    let run = try workspace.runWithoutCompiling(
       [
         "all", "--skip-tests", "--allow-dirty", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint",
         moto.endpoint,
@@ -259,8 +259,8 @@ final class SignedPublishEndToEndTests: XCTestCase {
     let configuration = workspace.file("release.config.json")
     try #"{"signing": {"trustedKeys": ["keys/old.pub", "keys/new.pub"]}}"#.write(
       to: configuration, atomically: true, encoding: .utf8)
-    func publish(_ key: SigningKey?, _ extra: [String] = []) -> Workspace.Run {
-      workspace.run(
+    func publish(_ key: SigningKey?, _ extra: [String] = []) throws -> Workspace.Run {
+      try workspace.runWithoutCompiling(
         [
           "all", "--skip-tests", "--allow-dirty", "--publish", "s3://\(bucket)/sdk", "--s3-endpoint",
           moto.endpoint,
@@ -275,7 +275,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
       ).keyIDs
     }
 
-    let first = publish(old)
+    let first = try publish(old)
     XCTAssertEqual(first.exitCode, 0, first.allOutput)
     let releases = try PublishFixtures.customers.map { try ExpectedRelease(dist: workspace.dist, id: $0) }
     let files = releases.count * 3
@@ -283,12 +283,12 @@ final class SignedPublishEndToEndTests: XCTestCase {
     let published = try artifacts()
     XCTAssertEqual(published.count, files)
 
-    let again = publish(old)
+    let again = try publish(old)
     XCTAssertEqual(again.exitCode, 0, again.allOutput)
     XCTAssertTrue(again.allOutput.contains("0 new objects, \(files) already in place"), again.allOutput)
     XCTAssertEqual(try artifacts(), published, "no object rewritten")
 
-    let rotated = publish(new)
+    let rotated = try publish(new)
     XCTAssertEqual(rotated.exitCode, 0, rotated.allOutput)
     XCTAssertTrue(rotated.allOutput.contains("0 new objects, \(files) already in place"), rotated.allOutput)
     XCTAssertEqual(try artifacts(), published, "the old key's signatures stay")
@@ -306,12 +306,12 @@ final class SignedPublishEndToEndTests: XCTestCase {
     }
 
     try checkAPlantedUnsignedIndexIsRefusedUnlessAdopted(
-      moto: moto, bucket: bucket, key: new, publish: { publish(new, $0) }, signers: signers)
+      moto: moto, bucket: bucket, key: new, publish: { try publish(new, $0) }, signers: signers)
 
     // Without trusted keys the signed indexes can be neither checked nor signed again.
     try "{}".write(to: configuration, atomically: true, encoding: .utf8)
     let before = try moto.snapshot(bucket)
-    let unsigned = publish(nil)
+    let unsigned = try publish(nil)
     XCTAssertEqual(unsigned.exitCode, 1, unsigned.allOutput)
     XCTAssertTrue(
       unsigned.allOutput.contains(
@@ -324,7 +324,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
   /// put there, listing whatever it likes) is neither merged nor signed: the run fails naming
   /// the way to adopt an existing unsigned index once, `--adopt-unsigned-index`, which signs it.
   private func checkAPlantedUnsignedIndexIsRefusedUnlessAdopted(
-    moto: Moto, bucket: String, key: SigningKey, publish: ([String]) -> Workspace.Run,
+    moto: Moto, bucket: String, key: SigningKey, publish: ([String]) throws -> Workspace.Run,
     signers: (String) throws -> [String]
   ) throws {
     let indexKey = "sdk/customers/acme/index.json"
@@ -335,7 +335,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
     try moto.aws(["s3api", "put-object", "--bucket", bucket, "--key", indexKey, "--body", file.path])
     let planted = try moto.snapshot(bucket)
 
-    let refused = publish([])
+    let refused = try publish([])
     XCTAssertEqual(refused.exitCode, 1, refused.allOutput)
     XCTAssertTrue(
       refused.allOutput.contains(
@@ -343,7 +343,7 @@ final class SignedPublishEndToEndTests: XCTestCase {
       ), refused.allOutput)
     XCTAssertEqual(try moto.snapshot(bucket), planted, "nothing published, the planted index not signed")
 
-    let adopted = publish(["--adopt-unsigned-index"])
+    let adopted = try publish(["--adopt-unsigned-index"])
     XCTAssertEqual(adopted.exitCode, 0, adopted.allOutput)
     XCTAssertEqual(try signers("acme"), [key.keyID], "adopted and signed")
   }
