@@ -85,8 +85,9 @@ extension Command {
         file; every file is listed in release.json with its SHA-256; the models are exactly the \
         customer's in the manifest; no file is any other model of the store; with <zip>.sig beside \
         the zip and signing.trustedKeys in release.config.json, the signature is a trusted key's \
-        for these bytes (the key is named). Then the package is extracted (libarchive secure flags) into a temporary directory, built and tested, and a \
-        consumer package depending on it by path is built and run, calling the SDK for each flow.
+        for these bytes (the key is named). Then the package is extracted (libarchive secure flags) into a temporary directory, built and tested \
+        (the compiler must print no warning), and a consumer package depending on it by path is \
+        built and run, calling the SDK for each flow.
         """,
       positionals: [
         Positional(

@@ -9,8 +9,9 @@ import ReleaseSystem
 
 /// `release verify`, for each release whose contents and package passed, unless
 /// `--no-build`: extracts the archive with libarchive's secure flags into a temporary
-/// directory, runs `swift test` there (which builds every target with its tests), then builds
-/// and runs a consumer of it (which builds the SDK as an app does, without testability). A
+/// directory, runs `swift test` there (which builds every target with its tests, from cold:
+/// the compiler must print no warning, since many apps build with warnings as errors), then
+/// builds and runs a consumer of it (which builds the SDK as an app does, without testability). A
 /// separate `swift build` first would compile the package twice and show nothing more. The two
 /// builds share one module cache, so the consumer does not compile the system modules again;
 /// it is the package's own, never another package's (each package checked is untrusted code).
@@ -52,6 +53,7 @@ package struct BuildAndConsumeStep: Step {
       directory.appendingPathComponent(record.artifact.file), into: scratch.appendingPathComponent("package"))
     let builder = try UntrustedBuilder(scratch: scratch, services: services, timeLimit: timeLimit)
     try builder.swift(["test"], in: package)
+    try builder.checkNoWarnings()
     let tests = TestCount.parse(log: builder.log).map { " (\($0) tests)" } ?? ""
     services.output.write(line: "  ok  swift test of the extracted package\(tests)", to: .standardOutput)
 
@@ -110,6 +112,21 @@ struct UntrustedBuilder {
           command: "swift " + arguments.joined(separator: " "), exitCode: result.exitCode, logPath: nil
         ).description, output: LogExcerpt.failure(of: log, tail: 15))
     }
+  }
+
+  /// The compiler's warnings in the log (each once: SwiftPM may print one twice) are a failure:
+  /// an app that builds with warnings as errors could not take the package.
+  func checkNoWarnings() throws {
+    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    var seen = Set<Substring>()
+    let warnings = text.split(separator: "\n").filter {
+      $0.contains(": warning: ") && seen.insert($0).inserted
+    }
+    guard !warnings.isEmpty else { return }
+    throw BuildFailure(
+      message:
+        "swift test printed \(warnings.count) compiler warning\(warnings.count == 1 ? "" : "s"); an app that builds with warnings as errors could not take the package",
+      output: warnings.prefix(15).map(String.init))
   }
 
   /// Runs the built consumer; how many of its checks passed.

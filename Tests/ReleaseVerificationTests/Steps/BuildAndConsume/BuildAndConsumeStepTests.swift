@@ -1,4 +1,6 @@
 import Foundation
+import ReleaseArchive
+import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
@@ -38,5 +40,39 @@ final class BuildAndConsumeStepTests: XCTestCase {
     XCTAssertTrue(built.problems[0].contains(record.artifact.file), built.problems[0])
     XCTAssertEqual(step.runner.invocations.count, 0)
     XCTAssertEqual(step.output.standardOutput, [])
+  }
+
+  /// A package whose build prints compiler warnings is refused: an app that builds with
+  /// warnings as errors could not take it. The warnings are shown; no consumer is built.
+  func testAPackageWhoseBuildPrintsWarningsIsTheReleasesProblem() throws {
+    let directory = try TemporaryDirectory()
+    let package = directory.url.appendingPathComponent("tree")
+    try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+    try Data("// swift-tools-version:6.0\n".utf8).write(to: package.appendingPathComponent("Package.swift"))
+    let record = ReleaseRecord.example()
+    _ = try ZipWriter.write(
+      directory: package, topLevelName: "Example",
+      to: directory.url.appendingPathComponent(record.artifact.file),
+      modificationTime: ZipWriter.earliestModificationTime)
+    let step = StepContext(root: directory.url)
+    let warning =
+      "/tmp/x/Sources/ContextSDKCore/ModelUpdater.swift:12:5: warning: variable 'unused' was never used"
+    step.runner.on("swift", "test") { invocation in
+      let log = try XCTUnwrap(invocation.logFile)
+      try Data("Building for debugging...\n\(warning)\n\(warning)\nExecuted 3 tests, with 0 failures\n".utf8)
+        .write(to: log)
+      return ProcessResult(exitCode: 0)
+    }
+    let release = ReleaseFindings(location: ReleaseLocation(directory: directory.url), record: record)
+
+    let built = try XCTUnwrap(try step.pipeline.run(BuildAndConsumeStep(build: true, timeLimit: 60), release))
+
+    XCTAssertEqual(
+      built.problems,
+      [
+        "swift test printed 1 compiler warning; an app that builds with warnings as errors could not take the package"
+      ])
+    XCTAssertEqual(built.printed, [warning])
+    XCTAssertEqual(step.runner.invocations.map { $0.arguments.first }, ["test"], "no consumer built")
   }
 }
