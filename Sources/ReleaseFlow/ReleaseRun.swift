@@ -75,9 +75,11 @@ package enum ReleaseRun {
     let tags = try pipeline.run(TagCheckStep(), plan)
     if let tags { plan = tags.plan }
     record.customers = plan.customers
-    record.lock = try pipeline.run(LockStep(), ())
+    let lock = try pipeline.run(LockStep(), ())
+    record.lock = lock
     let customers =
-      try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins)) ?? plan.customers
+      try pipeline.run(CopyShardReleasesStep(), .init(plan: plan, origins: origins, lock: lock))
+      ?? plan.customers
     record.customers = customers
     try release(
       RunResults(inputs: inputs, customers: customers, settings: pipeline.context.settings), ota: ota,

@@ -165,14 +165,24 @@ package struct CheckShardsStep: RequiredStep {
 /// the shard that built it into this run's dist/ (each release directory renamed into place
 /// whole; files hard-linked where the shard is on the same file system). The content checks
 /// that follow run on the copies, as after any build. Returns every customer with its
-/// release where it now is.
+/// release where it now is. It writes into dist/, so it takes the run's lock, as a build does.
 package struct CopyShardReleasesStep: Step {
   package let name = "copy shard releases"
 
   package init() {}
   package let changesState = true
 
-  package typealias Input = CheckShardsStep.Input
+  package struct Input: Sendable {
+    var plan: ReleasePlan
+    var origins: [String: MergeOrigin]
+    var lock: RunLock
+
+    package init(plan: ReleasePlan, origins: [String: MergeOrigin], lock: RunLock) {
+      self.plan = plan
+      self.origins = origins
+      self.lock = lock
+    }
+  }
 
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
     input.plan.customers.filter { $0.status == .upToDate }.compactMap { result in
