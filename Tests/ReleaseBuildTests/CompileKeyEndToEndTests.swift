@@ -11,7 +11,11 @@ import XCTest
 /// its test binary against their own resource bundle. acme and bluebird have the same features,
 /// so the same key.
 final class CompileKeyEndToEndTests: XCTestCase {
-  private let customers = ["customer", "acme", "bluebird", "--jobs", "2", "--json"]
+  /// Both customers, with two jobs unless said: the second customer then waits for the first's
+  /// test binary rather than building beside it.
+  private func customers(jobs: Int = 2) -> [String] {
+    ["customer", "acme", "bluebird", "--jobs", "\(jobs)", "--json"]
+  }
 
   /// How each customer was tested, from the `customer_finished` events.
   private func testedBy(_ run: Workspace.Run) -> [String: String] {
@@ -53,7 +57,7 @@ final class CompileKeyEndToEndTests: XCTestCase {
 
   func testAFurtherCustomerRunsTheKeysBinaryAndFailsAsSwiftTestDoes() throws {
     let workspace = try Workspace()
-    let fast = workspace.run(customers)
+    let fast = workspace.run(customers())
     XCTAssertEqual(fast.exitCode, 0, fast.allOutput)
     XCTAssertEqual(testedBy(fast).count, 2)
     let key = try firstAndKey(fast).key
@@ -72,10 +76,20 @@ final class CompileKeyEndToEndTests: XCTestCase {
       at: compiled.appendingPathComponent(keyDirectory).appendingPathComponent(binary.lastPathComponent),
       to: binary)
 
-    // --full-build: `swift test` for both, and the same bytes in every release file.
-    let full = workspace.run(customers + ["--full-build", "--force", "--dist", "full"])
+    // --full-build: `swift test` for both, and the same bytes in every release file. One job:
+    // both then build in the slot already warm for their features (a second slot would be
+    // built cold, for nothing this shows).
+    let full = workspace.run(customers(jobs: 1) + ["--full-build", "--force", "--dist", "full"])
     XCTAssertEqual(full.exitCode, 0, full.allOutput)
     XCTAssertEqual(testedBy(full), ["acme": "swift test", "bluebird": "swift test"])
+    // In the slot the first run left warm for these features, the second customer compiles
+    // nothing: customers of one feature set differ in data (`customer.json`, the models), and
+    // SwiftPM's bundles, not the compiler, carry it.
+    for id in ["acme", "bluebird"] {
+      let log = try String(contentsOf: workspace.file("full/logs/\(id).log"), encoding: .utf8)
+      XCTAssertTrue(log.contains("Executed "), "\(id): swift test ran")
+      XCTAssertEqual(log.split(separator: "\n").filter { $0.contains("Compiling ") }, [], "\(id) compiled")
+    }
     let fastReleases = try releases(in: workspace.dist)
     XCTAssertEqual(fastReleases.keys.filter { $0.hasSuffix(".zip") }.count, 2)
     XCTAssertEqual(fastReleases, try releases(in: workspace.file("full")))
@@ -121,7 +135,7 @@ final class CompileKeyEndToEndTests: XCTestCase {
 
   func testASwiftChangeGivesANewKeyAndADifferenceFallsBack() throws {
     let workspace = try Workspace()
-    let before = workspace.run(customers)
+    let before = workspace.run(customers())
     XCTAssertEqual(before.exitCode, 0, before.allOutput)
     let oldKey = try firstAndKey(before).key
 
@@ -132,7 +146,7 @@ final class CompileKeyEndToEndTests: XCTestCase {
       "templates/ContextSDK/Tests/ContextSDKConversionTests/ConversionMomentTests.swift")
     try (try String(contentsOf: source, encoding: .utf8) + "\n// changed\n").write(
       to: source, atomically: true, encoding: .utf8)
-    let changed = workspace.run(customers + ["--force"])
+    let changed = workspace.run(customers() + ["--force"])
     XCTAssertEqual(changed.exitCode, 0, changed.allOutput)
     let newKey = try firstAndKey(changed).key
     XCTAssertNotEqual(newKey, oldKey)
@@ -140,7 +154,7 @@ final class CompileKeyEndToEndTests: XCTestCase {
     // One job: both customers' `swift test` then run in the slot already warm for the key (a
     // second slot would be built cold, for nothing this shows).
     let differing = workspace.run(
-      ["customer", "acme", "bluebird", "--jobs", "1", "--json", "--force"],
+      customers(jobs: 1) + ["--force"],
       environment: [SwiftBuildStep.simulateDifference: "1"])
     XCTAssertEqual(differing.exitCode, 0, differing.allOutput)
     XCTAssertEqual(testedBy(differing), ["acme": "swift test", "bluebird": "swift test"])
