@@ -8,7 +8,7 @@ package enum OTAPublishRun {
   /// then published to the channel's destination.
   package static func pipeline(_ pipeline: Pipeline) throws {
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
-    let ota = try pipeline.run(CheckOTAStep(), inputs)
+    let ota = try pipeline.run(CheckOTAStep(for: .otaPublish), inputs)
     try pipeline.run(
       PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: nil) },
       otherwise: PublishOTAStep.noDestination)

@@ -31,7 +31,7 @@ package enum ReleaseRun {
 
   /// `release all` and `customer`: plan, build what changed, release what ships.
   private static func build(_ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord) throws {
-    let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
+    let ota = try pipeline.run(CheckOTAStep(for: .releaseRun), inputs)
     var plan = try pipeline.run(PlanStep(), .init(inputs: inputs))
     let tags = try pipeline.run(TagCheckStep(), plan)
     if let tags { plan = tags.plan }
@@ -68,7 +68,7 @@ package enum ReleaseRun {
   private static func merge(
     _ sources: [String], _ inputs: ReleaseInputs, _ pipeline: Pipeline, _ record: inout RunRecord
   ) throws {
-    let ota = try pipeline.run(CheckOTAStep(releaseRun: true), inputs)
+    let ota = try pipeline.run(CheckOTAStep(for: .releaseRun), inputs)
     let origins = try pipeline.run(LoadShardsStep(sources: sources), ())
     var plan = try pipeline.run(PlanStep(), .init(inputs: inputs, origins: origins))
     plan = try pipeline.run(CheckShardsStep(), .init(plan: plan, origins: origins))

@@ -205,7 +205,7 @@ package struct CopyShardReleasesStep: Step {
         let temporary = AtomicFile.temporarySibling(of: final)
         do {
           try FileTree.linkOrCopy(directory: source, to: temporary)
-          try StageStep.replace(final, with: temporary, in: final.deletingLastPathComponent())
+          try AtomicFile.replace(final, with: temporary)
         } catch {
           try? fileManager.removeItem(at: temporary)
           throw SystemError.cannotWrite(path: final.path, reason: SystemError.reason(error))

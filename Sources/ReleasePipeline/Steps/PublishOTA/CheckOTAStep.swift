@@ -15,12 +15,11 @@ import ReleaseSettings
 /// there. Bad input ends the run with exit 2 and nothing written.
 package struct CheckOTAStep: Step {
   package let name = "check rollouts"
-  /// A release run (`all`, `customer`, `merge`) publishes releases to `--publish`, which are
-  /// private; `ota publish` publishes only the over-the-air channel there.
-  let releaseRun: Bool
+  /// Which command publishes the channel: where it goes and what is refused differ.
+  let publisher: ChannelPublisher
 
-  package init(releaseRun: Bool = false) {
-    self.releaseRun = releaseRun
+  package init(for publisher: ChannelPublisher) {
+    self.publisher = publisher
   }
 
   /// Why publishing the signed channel cannot start: trusted keys and no private key.
@@ -41,14 +40,14 @@ package struct CheckOTAStep: Step {
     // One line each, every problem of the run.
     var problems: [Diagnostic] = []
     checkOffers(rollouts, inputs, settings: settings, offered: &offered, problems: &problems)
-    let stores = try OTADestination.stores(inputs.publishTargets, context, releaseRun: releaseRun)
+    let stores = try OTADestination.stores(inputs.publishTargets, context, for: publisher)
     checkDestinations(rollouts, inputs, settings: settings, stores: stores, problems: &problems)
     // The signed channel needs a private key whose public half is trusted: refused before
     // anything is built or uploaded. A dry run shows the refusal and goes on (a release run
     // has shown its own, `ReleaseSignature.checkCanSign`).
     if !stores.isEmpty, settings.hasSignedChannel, !settings.signing.canSign {
       if !settings.dryRun { throw ReleaseError.usage(Self.missingSigner) }
-      if !releaseRun {
+      if publisher == .otaPublish {
         context.reporter.report(.dryRun(step: name, lines: ["would refuse: \(Self.missingSigner)"]))
       }
     }
@@ -120,7 +119,8 @@ package struct CheckOTAStep: Step {
       if case .s3 = $0.destination { return true }
       return false
     }
-    if releaseRun, settings.publishing.otaDestination == nil, OTADestination.offersAnything(rollouts),
+    if publisher == .releaseRun, settings.publishing.otaDestination == nil,
+      OTADestination.offersAnything(rollouts),
       let privateDestination
     {
       problems.append(
@@ -158,6 +158,15 @@ package struct CheckOTAStep: Step {
   }
 }
 
+/// The command that publishes a run's over-the-air channel.
+package enum ChannelPublisher: Sendable {
+  /// `all`, `customer`, `merge`: the releases go to `--publish`, private; the channel goes to
+  /// `publish.otaDestination`, or without one beside the releases in directory destinations.
+  case releaseRun
+  /// `ota publish`: only the channel, to its destinations.
+  case otaPublish
+}
+
 /// What the OTA publish step publishes, checked before any work.
 package struct OTAPlan: Sendable {
   var rollouts: RolloutState
@@ -176,7 +185,8 @@ package struct OTAPlan: Sendable {
 /// command line is resolved: `SettingsResolution.overTheAir`), or `otaDestination` when they are all
 /// releases repositories.
 package enum OTADestination {
-  static func stores(_ targets: [PublishTarget], _ context: ReleaseContext, releaseRun: Bool) throws
+  static func stores(_ targets: [PublishTarget], _ context: ReleaseContext, for publisher: ChannelPublisher)
+    throws
     -> [ObjectStore]
   {
     let services = context.services
@@ -186,16 +196,18 @@ package enum OTADestination {
       }
       return store
     }
-    if releaseRun, context.settings.publishing.otaDestination != nil { return otaStore.map { [$0] } ?? [] }
+    if publisher == .releaseRun, context.settings.publishing.otaDestination != nil {
+      return otaStore.map { [$0] } ?? []
+    }
     let stores = try targets.compactMap { target -> ObjectStore? in
       guard case .objectStore(let store) = target.resolved else { return nil }
       guard case .s3 = target.destination else { return store }
-      if releaseRun { return nil }
+      if publisher == .releaseRun { return nil }
       guard case .objectStore(let forDevices) = try target.destination.resolve(services, audience: .devices)
       else { return nil }
       return forDevices
     }
-    if stores.isEmpty && !releaseRun { return otaStore.map { [$0] } ?? [] }
+    if stores.isEmpty && publisher == .otaPublish { return otaStore.map { [$0] } ?? [] }
     return stores
   }
 

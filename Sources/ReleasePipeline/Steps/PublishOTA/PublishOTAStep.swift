@@ -220,7 +220,7 @@ package struct PublishOTAStep: Step {
     guard retracted != published, published.revision < SignedOTAChannel.maximumRevision else { return nil }
     let next = published.revision + 1
     let bytes = try retracted.at(revision: next).encoded()
-    guard try Self.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store),
+    guard try store.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next)),
       try store.replace(pointer, with: bytes, contentType: "application/json", ifUnchanged: current.tag)
     else {
       throw OTAPublishError.changedMeanwhile(
@@ -281,7 +281,7 @@ package struct PublishOTAStep: Step {
     var bytes = try desired.at(revision: next).encoded()
     // Ends: each pass either publishes the revision file or steps over one that exists, and
     // a store holds finitely many.
-    while !(try Self.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next), in: store)) {
+    while !(try store.createRevision(bytes, key: OTAManifest.revisionKey(customer.id, next))) {
       // Another publisher's, named by the pointer now, or an orphan (see above) when the
       // pointer still holds what was read.
       let now = try store.read(pointer)
@@ -303,17 +303,6 @@ package struct PublishOTAStep: Step {
         now: revisionNumber(try? store.read(pointer), customer.id, location))
     }
     return next
-  }
-
-  /// Creates the immutable revision file; false when the key holds other contents. The same
-  /// bytes there (a rerun of a publish that died before the pointer) count as created.
-  static func createRevision(_ bytes: Data, key: String, in store: ObjectStore) throws -> Bool {
-    let scratch = try TemporaryFiles.shared.makeDirectory(prefix: "release-ota")
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let file = scratch.appendingPathComponent("models.json")
-    try AtomicFile.write(bytes, to: file)
-    if try store.createOnly(key, from: file, contentType: "application/json") { return true }
-    return try store.digest(of: key)?.sha256 == SHA256Digest.hex(of: bytes)
   }
 
   /// The revision a pointer read again holds, for the message; nil when it is gone or unreadable.

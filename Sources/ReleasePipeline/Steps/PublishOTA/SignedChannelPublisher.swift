@@ -219,8 +219,8 @@ final class SignedChannelPublisher {
     var signed = try sign(content, revision: next, channel: channel, store: store)
     // Ends: each pass creates the revision file or steps over one that exists, at most
     // `revisionFilesAbove` times (`sign` refuses a number past them).
-    while !(try PublishOTAStep.createRevision(
-      signed.envelope, key: SignedOTAChannel.revisionKey(channel: channel, revision: next), in: store))
+    while !(try store.createRevision(
+      signed.envelope, key: SignedOTAChannel.revisionKey(channel: channel, revision: next)))
     {
       guard try store.read(pointerKey)?.tag == pointer?.object.tag else {
         throw changedMeanwhile(customer, channel: channel, read: read, store)
@@ -321,7 +321,7 @@ final class SignedChannelPublisher {
     guard let chain else { return }
     for (index, envelope) in chain.envelopes.enumerated() {
       let key = RootChain.publishedKey(channel: channel, version: index + 1)
-      guard try PublishOTAStep.createRevision(envelope, key: key, in: store) else {
+      guard try store.createRevision(envelope, key: key) else {
         throw OTAPublishError.unverifiedManifest(
           location: location(key, store),
           reason:

@@ -18,7 +18,6 @@ package struct StageStep: CustomerStep {
     let archive = archived.archive
     let testCount = archived.tested.testCount
     let final = job.releaseDirectory(in: context.distDirectory)
-    let parent = final.deletingLastPathComponent()
     let temporary = AtomicFile.temporarySibling(of: final)
     try AtomicFile.createDirectory(temporary)
     do {
@@ -37,7 +36,9 @@ package struct StageStep: CustomerStep {
         files: try Self.files(in: archived.tested.source.directory), testCount: testCount, inputs: inputs)
       try AtomicFile.write(try record.encoded(), to: temporary.appendingPathComponent(ReleaseRecord.fileName))
       FaultPoint.reach("stage.assembled")
-      try Self.replace(final, with: temporary, in: parent)
+      // An earlier release directory of the same version (a forced rebuild) is swapped out in
+      // one step, so a reader never finds no release there.
+      try AtomicFile.replace(final, with: temporary)
     } catch {
       try? FileManager.default.removeItem(at: temporary)
       throw error
@@ -46,12 +47,6 @@ package struct StageStep: CustomerStep {
       archive: .init(
         path: final.appendingPathComponent(job.archiveName), sha256: archive.sha256, size: archive.size),
       testCount: testCount, testedBy: archived.tested.testedBy)
-  }
-
-  /// Renames `temporary` to `final`; an earlier release directory of the same version (a
-  /// forced rebuild) is swapped out in one step, so a reader never finds no release there.
-  static func replace(_ final: URL, with temporary: URL, in parent: URL) throws {
-    try AtomicFile.replace(final, with: temporary)
   }
 
   /// Every regular file of the generated package with its SHA-256, sorted by path bytes.
