@@ -142,7 +142,7 @@ extension Command {
       positionals: RolloutOptions.positionals(withVersion: true),
       arity: .exactly(3, expected: "<customer> <flow> <modelVersion>"),
       groups: [OptionGroup("OPTIONS", [Options.percent, Options.dryRun]), .otaInputs],
-      run: { try RolloutCommand.run(try RolloutOptions($0, $1, command: "rollout"), $1) }),
+      run: { try RolloutCommand.run(try RolloutOptions($0, $1, verb: .rollout), $1) }),
     Command(
       name: "pause", synopsis: "pause <id> <flow>", summary: "stop devices downloading new models of a flow",
       usage: ["pause <customer> <flow> [options]"],
@@ -153,7 +153,7 @@ extension Command {
       positionals: RolloutOptions.positionals(withVersion: false),
       arity: .exactly(2, expected: "<customer> <flow>"),
       groups: [OptionGroup("OPTIONS", [Options.dryRun]), .otaInputs],
-      run: { try RolloutCommand.run(try RolloutOptions($0, $1, command: "pause"), $1) }),
+      run: { try RolloutCommand.run(try RolloutOptions($0, $1, verb: .pause), $1) }),
     Command(
       name: "rollback", synopsis: "rollback <id> <flow> <version>",
       summary: "retract a model: devices delete it and fall back",
@@ -166,7 +166,7 @@ extension Command {
       positionals: RolloutOptions.positionals(withVersion: true),
       arity: .exactly(3, expected: "<customer> <flow> <modelVersion>"),
       groups: [OptionGroup("OPTIONS", [Options.dryRun]), .otaInputs],
-      run: { try RolloutCommand.run(try RolloutOptions($0, $1, command: "rollback"), $1) }
+      run: { try RolloutCommand.run(try RolloutOptions($0, $1, verb: .rollback), $1) }
     ),
     Command(
       name: "ota", synopsis: "ota <subcommand>", summary: "over-the-air models: status, publish, evaluate",

@@ -116,13 +116,14 @@ final class CommandTableTests: XCTestCase {
     ).write(to: root.appendingPathComponent("release.config.json"))
     let invocation = CommandInvocation(
       arguments: [], services: services(root: root), reporter: DiscardingReporter())
-    let cases: [(String, [String])] = [
-      ("rollout", ["acme", "flow", "3", "--percent", "5"]), ("pause", ["acme", "flow"]),
-      ("rollback", ["acme", "flow", "3"]),
+    let cases: [(RolloutVerb, [String])] = [
+      (.rollout, ["acme", "flow", "3", "--percent", "5"]), (.pause, ["acme", "flow"]),
+      (.rollback, ["acme", "flow", "3"]),
     ]
-    for (name, arguments) in cases {
+    for (verb, arguments) in cases {
+      let name = verb.rawValue
       let parsed = try Arguments(arguments, command: Command.named(name)!)
-      let inputs = try RolloutOptions(parsed, invocation, command: name).inputs
+      let inputs = try RolloutOptions(parsed, invocation, verb: verb).inputs
       XCTAssertEqual(inputs.modelsPath, "s3://models/store", name)
       XCTAssertEqual(inputs.s3Endpoint, "http://127.0.0.1:5000", name)
       XCTAssertEqual(inputs.s3Region, "auto", name)

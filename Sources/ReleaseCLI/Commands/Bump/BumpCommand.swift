@@ -15,10 +15,10 @@ struct BumpOptions: Equatable {
   var since: String?
 
   init(_ parsed: Arguments) throws {
-    guard parsed.positionals.count == 1, let part = SemanticVersion.Part(rawValue: parsed.positionals[0])
-    else {
-      let found = parsed.positionals.isEmpty ? "nothing" : "\"\(parsed.positionals.joined(separator: " "))\""
-      throw ReleaseError.usage("bump: expected one of major, minor, patch; found \(found)")
+    // The command's arity (`.oneOf`) lets exactly one of major, minor and patch through, and
+    // refuses anything else with its own message.
+    guard let part = parsed.positionals.first.flatMap(SemanticVersion.Part.init(rawValue:)) else {
+      throw ReleaseError.usage("bump: expected one of major, minor, patch")
     }
     let defaults = InputSettings()
     self.part = part

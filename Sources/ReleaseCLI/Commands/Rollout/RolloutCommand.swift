@@ -23,6 +23,12 @@ enum RolloutCommand {
   }
 }
 
+/// Which of `rollout`, `pause` and `rollback` runs: the kind of change, before its values are
+/// read from the command line.
+enum RolloutVerb: String {
+  case rollout, pause, rollback
+}
+
 /// What `rollout`, `pause` and `rollback` change.
 enum RolloutKind: Equatable {
   /// Offer `version` to `percent` % of devices.
@@ -60,21 +66,21 @@ struct RolloutOptions: Equatable {
 
   /// `<customer> <flow>`, and `<modelVersion>` for rollout and rollback (the command's arity
   /// lets the parser through only with it).
-  init(_ parsed: Arguments, _ invocation: CommandInvocation, command: String) throws {
+  init(_ parsed: Arguments, _ invocation: CommandInvocation, verb: RolloutVerb) throws {
     customer = parsed.positionals[0]
     flowName = parsed.positionals[1]
-    kind = try Self.kind(parsed, command: command)
+    kind = try Self.kind(parsed, verb: verb)
     dryRun = parsed[Options.dryRun]
     inputs = try SettingsResolution(parsed, invocation).inputs()
   }
 
-  private static func kind(_ parsed: Arguments, command: String) throws -> RolloutKind {
-    guard command != "pause" else { return .pause }
+  private static func kind(_ parsed: Arguments, verb: RolloutVerb) throws -> RolloutKind {
+    if verb == .pause { return .pause }
     let text = parsed.positionals.count > 2 ? parsed.positionals[2] : ""
     guard let version = Int(text), version > 0, String(version) == text else {
-      throw ReleaseError.usage("\(command): modelVersion \"\(text)\" is not a positive whole number")
+      throw ReleaseError.usage("\(verb.rawValue): modelVersion \"\(text)\" is not a positive whole number")
     }
-    guard command == "rollout" else { return .rollback(version: version) }
+    guard verb == .rollout else { return .rollback(version: version) }
     guard let percent = parsed[Options.percent] else {
       throw ReleaseError.usage("rollout: found no --percent; expected the share of devices, 0-100")
     }
