@@ -76,8 +76,10 @@ enum RootCommand {
   private static func next(after previous: ChannelRoot?, _ parsed: Arguments, _ services: Services) throws
     -> ChannelRoot
   {
-    let rootKeys = try publicKeys(parsed, Options.rootKey, services)
-    let manifestKeys = try publicKeys(parsed, Options.manifestKey, services)
+    let rootKeys = try RootKeyFiles.publicKeys(
+      parsed[Options.rootKey], option: Options.rootKey.name, services)
+    let manifestKeys = try RootKeyFiles.publicKeys(
+      parsed[Options.manifestKey], option: Options.manifestKey.name, services)
     guard let root = rootKeys ?? previous?.root.keys, let manifest = manifestKeys ?? previous?.manifest.keys
     else {
       throw ReleaseError.usage("ota root init: expected --root-key <pub>... and --manifest-key <pub>...")
@@ -100,7 +102,7 @@ enum RootCommand {
     _ root: ChannelRoot, after previous: ChannelRoot?, _ parsed: Arguments, _ url: URL, _ display: String,
     _ invocation: CommandInvocation
   ) throws {
-    let signers = try signingKeys(parsed[Options.rootSigningKey], invocation.services)
+    let signers = try RootKeyFiles.signingKeys(parsed[Options.rootSigningKey], invocation.services)
     let eligible = root.root.keys + (previous?.root.keys ?? [])
     for signer in signers where !eligible.contains(signer.publicKey) {
       throw ReleaseError.invalidInput(
@@ -129,41 +131,5 @@ enum RootCommand {
     let signers = (try? DSSEEnvelope(json: envelope)).map { root.root.signers(of: $0).count } ?? 0
     return
       "root \(root.version): root keys \(keys(root.root)); manifest keys \(keys(root.manifest)); signed by \(signers) of its root keys"
-  }
-
-  private static func publicKeys(_ parsed: Arguments, _ option: RepeatedOption<String>, _ services: Services)
-    throws -> [PublicKey]?
-  {
-    let files = parsed[option]
-    guard !files.isEmpty else { return nil }
-    var keys: [PublicKey] = []
-    for file in files {
-      guard let data = try? Data(contentsOf: services.resolve(file)), data.count <= 64 * 1024 else {
-        throw ReleaseError.invalidInput("\(option.name) \(file): no such file or cannot be read")
-      }
-      do {
-        let key = try PublicKey(pem: String(decoding: data, as: UTF8.self))
-        if !keys.contains(key) { keys.append(key) }
-      } catch {
-        throw ReleaseError.invalidInput("\(option.name) \(file): not an Ed25519 public key (\(error))")
-      }
-    }
-    return keys
-  }
-
-  private static func signingKeys(_ files: [String], _ services: Services) throws -> [SigningKey] {
-    guard !files.isEmpty else {
-      throw ReleaseError.usage("--signing-key: expected the root private keys that sign the new root")
-    }
-    var keys: [SigningKey] = []
-    for file in files {
-      guard let data = try? Data(contentsOf: services.resolve(file)), data.count <= 64 * 1024 else {
-        throw ReleaseError.invalidInput("--signing-key \(file): no such file or cannot be read")
-      }
-      do { keys += try SigningKey.keys(pem: String(decoding: data, as: UTF8.self)) } catch {
-        throw ReleaseError.invalidInput("--signing-key \(file): not an Ed25519 private key (\(error))")
-      }
-    }
-    return keys
   }
 }
