@@ -26,7 +26,7 @@ package struct VerifyInputs: Sendable {
   let state: ReleaseState
   /// The SDK's CHANGELOG.md sections by version, for release notes.
   let sdkChangelog: [String: [String]]
-  let locations: VerifyInputLocations
+  let locations: InputSettings
   let settings: VerifySettings
 }
 

@@ -11,13 +11,10 @@ struct VerifyOptions {
   /// Zips, release directories, dist directories or release.json files, as given.
   var paths: [String]
   var build: Bool
-  var manifestPath: String
-  /// Always a directory: the foreign-model scan reads every model of the store.
-  var modelsPath: String
-  var maximumModelSize: Int64
-  var templatesPath: String
-  /// The package's CHANGELOG.md is made from the releases the state file records.
-  var statePath: String
+  /// The manifest, the model store (always a directory: the foreign-model scan reads every
+  /// model of the store), the template and the state file (the package's CHANGELOG.md is made
+  /// from the releases it records).
+  var inputs: InputSettings
   /// Seconds each build or test of a package may take.
   var timeout: Double
   /// What packages embed from the settings as `release all` takes them, and the keys a zip's
@@ -26,14 +23,14 @@ struct VerifyOptions {
 
   init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     // The command's arity lets one or more through.
-    let defaults = InputSettings()
     paths = parsed.positionals
     build = !parsed[Options.noBuild]
-    manifestPath = parsed[Options.manifest] ?? defaults.manifestPath
-    modelsPath = parsed[Options.storeDirectory] ?? defaults.modelsPath
-    maximumModelSize = parsed[Options.maxModelSize] ?? defaults.maximumModelSize
-    templatesPath = parsed[Options.templates] ?? defaults.templatesPath
-    statePath = parsed[Options.state] ?? defaults.statePath
+    inputs = InputSettings()
+    inputs.manifestPath = parsed[Options.manifest] ?? inputs.manifestPath
+    inputs.modelsPath = parsed[Options.storeDirectory] ?? inputs.modelsPath
+    inputs.maximumModelSize = parsed[Options.maxModelSize] ?? inputs.maximumModelSize
+    inputs.templatesPath = parsed[Options.templates] ?? inputs.templatesPath
+    inputs.statePath = parsed[Options.state] ?? inputs.statePath
     timeout = parsed[Options.timeout] ?? BuildSettings().timeout
     settings = try SettingsResolution(parsed, invocation).verify()
   }
@@ -51,12 +48,8 @@ enum VerifyCommand {
   /// What verify checks, from its options: the releases, their inputs, and what `release all`
   /// puts in every package (the settings' URLs, keys and releases repository).
   static func request(_ options: VerifyOptions) -> VerifyRequest {
-    let inputs = VerifyInputLocations(
-      manifestPath: options.manifestPath, modelsPath: options.modelsPath,
-      maximumModelSize: options.maximumModelSize, templatesPath: options.templatesPath,
-      statePath: options.statePath)
-    return VerifyRequest(
-      paths: options.paths, inputs: inputs, settings: options.settings, build: options.build,
+    VerifyRequest(
+      paths: options.paths, inputs: options.inputs, settings: options.settings, build: options.build,
       timeout: options.timeout)
   }
 }

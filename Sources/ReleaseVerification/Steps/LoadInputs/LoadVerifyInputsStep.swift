@@ -18,7 +18,7 @@ package struct LoadVerifyInputsStep: RequiredStep {
 
   package init(settings: VerifySettings) { self.settings = settings }
 
-  package func run(_ locations: VerifyInputLocations, _ context: ReleaseContext) throws -> VerifyInputs {
+  package func run(_ locations: InputSettings, _ context: ReleaseContext) throws -> VerifyInputs {
     let services = context.services
     let store = DirectoryModelStore(
       root: services.resolve(locations.modelsPath), displayName: locations.modelsPath,

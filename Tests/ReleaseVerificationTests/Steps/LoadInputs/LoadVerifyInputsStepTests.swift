@@ -6,11 +6,14 @@ import XCTest
 
 @testable import ReleaseVerification
 
-extension VerifyInputLocations {
+extension InputSettings {
   /// The repository's own inputs, as a workspace copies them.
-  static let repository = VerifyInputLocations(
-    manifestPath: "customers.json", modelsPath: "models", maximumModelSize: 64 << 20,
-    templatesPath: "templates/ContextSDK", statePath: "release-state.json")
+  /// The repository's inputs, at their default paths, with a 64 MiB model limit.
+  static let repository: InputSettings = {
+    var inputs = InputSettings()
+    inputs.maximumModelSize = 64 << 20
+    return inputs
+  }()
 }
 
 extension VerifySettings {
@@ -37,7 +40,7 @@ final class LoadVerifyInputsStepTests: XCTestCase {
   func testAMissingManifestIsBadInputNamingIt() throws {
     let workspace = try Workspace()
     let step = StepContext(root: workspace.root)
-    var locations = VerifyInputLocations.repository
+    var locations = InputSettings.repository
     locations.manifestPath = "nowhere.json"
 
     XCTAssertThrowsError(try step.pipeline.run(LoadVerifyInputsStep(settings: .unsigned), locations)) {
