@@ -50,95 +50,17 @@ enum ChannelVerifyCommand {
     parent: "ota",
     run: { try run(try ChannelVerifyOptions($0, $1), $1) })
 
+  /// Its steps (`ChannelVerifySteps.swift`): find the channels, check each, report them.
   static func run(_ options: ChannelVerifyOptions, _ invocation: CommandInvocation) throws {
-    let services = invocation.services
-    let output = services.output
-    let trusted = options.trusted
-    let state = try ReleaseState.load(
-      from: services.resolve(options.statePath), displayPath: options.statePath)
-    let channels = try channels(options.customers, state: state, statePath: options.statePath)
-    let reader = try options.reader(services)
-
-    // One instant for every check and summary of the run.
-    let now = services.clock.now()
-    var check = ChannelCheck(
-      reader: reader, trusted: trusted.keys, now: now, minimumRevision: options.minimumRevision)
-    check.chain = trusted.chain
-    var failed: [String] = []
-    var problems = 0
-    for (customer, channel) in channels {
-      let report = check.check(customer: customer, channel: channel)
-      output.write(lines: report.warnings.map { "warning: \($0)" }, to: .standardError)
-      output.write(lines: report.problems.map(\.description), to: .standardError)
-      if options.json {
-        output.write(line: jsonLine(report), to: .standardOutput)
-      } else {
-        output.write(line: report.summary(now: now), to: .standardOutput)
-      }
-      if !report.problems.isEmpty {
-        failed.append(customer)
-        problems += report.problems.count
-      }
-    }
-    guard failed.isEmpty else {
-      throw ReleaseError.stepFailed(
-        step: "ota verify",
-        reason:
-          "\(problems) problem\(problems == 1 ? "" : "s") in \(failed.count) of \(channels.count) channel\(channels.count == 1 ? "" : "s") (\(failed.joined(separator: ", ")))"
-      )
-    }
+    let context = ReleaseContext(
+      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
+    try pipeline(options, Pipeline(context))
   }
 
-  /// The channels to check, by customer: the named ones (each must have a channel), else
-  /// every customer with one. Sorted by customer when none are named.
-  static func channels(_ customers: [String], state: ReleaseState, statePath: String) throws
-    -> [(customer: String, channel: String)]
-  {
-    let named = customers.isEmpty ? state.channels.keys.sorted() : customers
-    guard !named.isEmpty else {
-      throw ReleaseError.invalidInput(
-        "ota verify: \(statePath) has no channels (found no \"channels\"); expected the customers' channel ids, which the first signed publish makes"
-      )
-    }
-    var seen = Set<String>()
-    var channels: [(customer: String, channel: String)] = []
-    for customer in named where seen.insert(customer).inserted {
-      guard let channel = state.channels[customer] else {
-        let known = state.channels.keys.sorted()
-        throw ReleaseError.usage(
-          "ota verify \(customer.prefix(60)): no channel in \(statePath) (found channels of "
-            + (known.isEmpty ? "no customer" : known.prefix(10).joined(separator: ", "))
-            + "); expected a customer with a channel")
-      }
-      guard SignedOTAChannel.isChannelID(channel) else {
-        throw ReleaseError.invalidInput(
-          "\(statePath): channels.\(customer): found \"\(channel.prefix(60))\", expected 32 lower-case hex digits"
-        )
-      }
-      channels.append((customer, channel))
-    }
-    return channels
-  }
-
-  /// `--json`: one object per customer a line.
-  static func jsonLine(_ report: ChannelCheck.Report) -> String {
-    struct Line: Encodable {
-      var customer: String
-      var channel: String
-      var ok: Bool
-      var revision: Int?
-      var expires: String?
-      var revisionFiles: Int
-      var models: Int
-      var problems: [String]
-      var warnings: [String]
-    }
-    let line = Line(
-      customer: report.customer, channel: report.channel, ok: report.problems.isEmpty,
-      revision: report.revision,
-      expires: report.expires, revisionFiles: report.revisionFiles, models: report.models,
-      problems: report.problems.map(\.description), warnings: report.warnings.map(\.description))
-    return String(decoding: StableJSON.canonical(line), as: UTF8.self)
+  static func pipeline(_ options: ChannelVerifyOptions, _ pipeline: Pipeline) throws {
+    let channels = try pipeline.run(FindChannelsStep(), options)
+    let reports = try pipeline.run(CheckChannelsStep(), channels)
+    try pipeline.run(ReportChannelsStep(json: options.json), reports)
   }
 }
 
