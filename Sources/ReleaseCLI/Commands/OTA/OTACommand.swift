@@ -88,43 +88,14 @@ enum OTACommand {
     try OTAPublishRun.pipeline(Pipeline(context))
   }
 
-  /// A table of what each flow offers over the air, to how many percent, from which SDK version.
+  /// Its steps: the inputs read (`LoadOTAInputsStep`, as `rollout` reads them), then the table
+  /// (`ReportOTAStatusStep`).
   static func status(_ options: OTAStatusOptions, _ invocation: CommandInvocation) throws {
-    let inputs = try OTAInputs.load(options.inputs, services: invocation.services)
-    let customers =
-      try options.customer.map { [try inputs.customer($0, command: "ota status")] }
-      ?? inputs.manifest.customers
-    var rows = [["CUSTOMER", "FLOW", "BUNDLED", "OFFERED", "PERCENT", "STATUS", "FROM SDK"]]
-    for customer in customers {
-      for model in customer.customModels {
-        let flow = inputs.rollouts.flow(customer.id, model.flowName)
-        let offers = flow?.models ?? []
-        if offers.isEmpty {
-          rows.append([customer.id, model.flowName, "v\(model.modelVersion)", "-", "-", "bundled only", "-"])
-        }
-        for offer in offers {
-          let reference = ModelReference(flowName: model.flowName, version: offer.modelVersion)
-          let minimum = (try? inputs.offeredModel(reference)).flatMap {
-            ModelAlignment.minimumSDKVersion(inputs: $0.info.inputNames, catalog: inputs.catalog)
-          }
-          let status =
-            offer.status.rawValue
-            + (flow?.paused == true && offer.status != .retracted ? " (flow paused)" : "")
-          rows.append([
-            customer.id, model.flowName, "v\(model.modelVersion)", "v\(offer.modelVersion)",
-            "\(offer.rolloutPercent)%",
-            status, minimum?.description ?? "unknown",
-          ])
-        }
-      }
-    }
-    let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
-    for row in rows {
-      let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-        .joined(separator: "  ")
-      invocation.services.output.write(
-        line: line.trimmingCharacters(in: .whitespaces), to: .standardOutput)
-    }
+    let context = ReleaseContext(
+      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
+    let pipeline = Pipeline(context)
+    let inputs = try pipeline.run(LoadOTAInputsStep(), options.inputs)
+    try pipeline.run(ReportOTAStatusStep(customer: options.customer), inputs)
   }
 }
 
