@@ -77,7 +77,7 @@ package struct ChannelCheck: Sendable {
 
   let reader: ChannelReader
   let trusted: [PublicKey]
-  let now: Date
+  package let now: Date
   /// `--min-revision`: a pointer below it is a problem (one moved back to an older revision,
   /// which still verifies).
   let minimumRevision: Int?

@@ -40,7 +40,7 @@ struct ForeignCustomerCheck: Sendable {
       for identifier in Self.identifiers(of: customer) {
         let words = Self.words(of: identifier.bytes)
         guard let first = words.first else { continue }
-        let isOneWord = words.count == 1 && words[0] == identifier.bytes
+        let isOneWord = words == [identifier.bytes]
         if ownBytes.contains(identifier.bytes)
           || (isOneWord && identifier.kind != "app id" && exempt.contains(first))
         {

@@ -11,9 +11,8 @@ import ReleaseSystem
 /// The channels a run checks, where it reads them, and how.
 struct ChannelsToCheck {
   var channels: [(customer: String, channel: String)]
+  /// Its `now` is the instant every check and summary of the run is made at.
   var check: ChannelCheck
-  /// The instant every check and summary of the run is made at.
-  var now: Date
 }
 
 /// The channels to check from the state file (`--state`'s "channels"), the reader of where
@@ -27,12 +26,11 @@ struct FindChannelsStep: RequiredStep {
     let state = try ReleaseState.load(
       from: services.resolve(options.statePath), displayPath: options.statePath)
     let channels = try Self.channels(options.customers, state: state, statePath: options.statePath)
-    let now = services.clock.now()
     var check = ChannelCheck(
-      reader: try options.reader(services), trusted: options.trusted.keys, now: now,
+      reader: try options.reader(services), trusted: options.trusted.keys, now: services.clock.now(),
       minimumRevision: options.minimumRevision)
     check.chain = options.trusted.chain
-    return ChannelsToCheck(channels: channels, check: check, now: now)
+    return ChannelsToCheck(channels: channels, check: check)
   }
 
   /// The channels to check, by customer: the named ones (each must have a channel), else
@@ -74,7 +72,7 @@ struct CheckChannelsStep: RequiredStep {
   func run(_ input: ChannelsToCheck, _ context: ReleaseContext) throws -> ChannelReports {
     ChannelReports(
       reports: input.channels.map { input.check.check(customer: $0.customer, channel: $0.channel) },
-      now: input.now)
+      now: input.check.now)
   }
 }
 

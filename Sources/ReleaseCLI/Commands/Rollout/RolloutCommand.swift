@@ -37,14 +37,6 @@ enum RolloutKind: Equatable {
   case pause
   /// `version` is retracted.
   case rollback(version: Int)
-
-  var name: String {
-    switch self {
-    case .rollout: "rollout"
-    case .pause: "pause"
-    case .rollback: "rollback"
-    }
-  }
 }
 
 /// `release rollout`, `pause` and `rollback`'s options.
@@ -52,6 +44,8 @@ struct RolloutOptions: Equatable {
   /// Slug or app id, as typed.
   var customer: String
   var flowName: String
+  /// Which command: messages name it.
+  var verb: RolloutVerb
   var kind: RolloutKind
   var dryRun: Bool
   /// The input paths and the model store.
@@ -69,6 +63,7 @@ struct RolloutOptions: Equatable {
   init(_ parsed: Arguments, _ invocation: CommandInvocation, verb: RolloutVerb) throws {
     customer = parsed.positionals[0]
     flowName = parsed.positionals[1]
+    self.verb = verb
     kind = try Self.kind(parsed, verb: verb)
     dryRun = parsed[Options.dryRun]
     inputs = try SettingsResolution(parsed, invocation).inputs()

@@ -29,7 +29,7 @@ struct PlanRolloutChangeStep: RequiredStep {
 
   func run(_ inputs: OTAInputs, _ context: ReleaseContext) throws -> RolloutsChange {
     let flowName = options.flowName
-    let customer = try inputs.customer(options.customer, command: options.kind.name)
+    let customer = try inputs.customer(options.customer, command: options.verb.rawValue)
     let today = OutcomeDate(utcDayOf: context.services.clock.now())
     let dryRun = context.settings.dryRun
     switch options.kind {
