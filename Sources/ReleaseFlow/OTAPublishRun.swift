@@ -9,8 +9,6 @@ package enum OTAPublishRun {
   package static func pipeline(_ pipeline: Pipeline) throws {
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     let ota = try pipeline.run(CheckOTAStep(for: .otaPublish), inputs)
-    try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs, results: nil) },
-      otherwise: PublishOTAStep.noDestination)
+    try pipeline.run(PublishOTAStep(), .init(ota: ota, inputs: inputs, results: nil))
   }
 }

@@ -93,12 +93,8 @@ package enum ReleaseRun {
     let checked = try pipeline.run(CheckArtifactsStep(), results)
     try pipeline.run(WriteArtifactListStep(), checked)
     let shipped = try pipeline.run(PublishStep(), checked)
-    try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: results.inputs, results: shipped.results) },
-      otherwise: PublishOTAStep.noDestination)
-    try pipeline.run(
-      TagStep(), tags.map { .init(release: shipped, checked: $0) },
-      otherwise: TagStep.skipReason(shipped, pipeline.context))
+    try pipeline.run(PublishOTAStep(), .init(ota: ota, inputs: results.inputs, results: shipped.results))
+    try pipeline.run(TagStep(), .init(release: shipped, checked: tags))
     try pipeline.run(WriteStateStep(), shipped)
   }
 

@@ -43,18 +43,6 @@ package struct Pipeline: Sendable {
     }
   }
 
-  /// Runs a step whose input an earlier step makes; when that step did not run (nil), this
-  /// one does not either, and is reported skipped for `reason` (nil: not reported, as for a
-  /// dry run's refusal, already shown).
-  @discardableResult
-  package func run<S: Step>(_ step: S, _ input: S.Input?, otherwise reason: String?) throws -> S.Output? {
-    guard let input else {
-      if let reason { context.reporter.report(.stepSkipped(step.name, reason: reason)) }
-      return nil
-    }
-    return try run(step, input)
-  }
-
   private func mappingErrors<T>(of step: String, _ body: () throws -> T) throws -> T {
     do {
       return try body()

@@ -5,7 +5,6 @@ import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCLI
 @testable import ReleaseCore
 @testable import ReleasePipeline
 @testable import ReleaseReporting

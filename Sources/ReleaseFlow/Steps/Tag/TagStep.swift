@@ -221,22 +221,18 @@ struct TagStep: Step {
   struct Input: Sendable {
     /// What shipped: tags come after publishing.
     var release: ShippedRelease
-    /// What the check before building found.
-    var checked: TagPlan
-  }
-
-  /// Why a run does not tag, whether or not the check before building ran.
-  static func skipReason(_ release: ShippedRelease, _ context: ReleaseContext) -> String? {
-    if !context.settings.publishing.tag { return "tags are made by publishing runs (--publish) or --tag" }
-    return release.results.nothingShipsReason("tagged")
+    /// What the check before building found; nil when it did not run (no tags in this run)
+    /// or, in a dry run, refused (its refusal already shown).
+    var checked: TagPlan?
   }
 
   func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
-    Self.skipReason(input.release, context)
+    if !context.settings.publishing.tag { return "tags are made by publishing runs (--publish) or --tag" }
+    return input.release.results.nothingShipsReason("tagged")
   }
 
   func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
-    let plan = input.checked
+    guard let plan = input.checked else { return [] }
     let push =
       context.settings.publishing.push ? " and push it to \(context.settings.publishing.remote ?? "?")" : ""
     return plan.create.map { "would tag \($0.name) on \(plan.head.prefix(12))\(push)" }
@@ -244,7 +240,8 @@ struct TagStep: Step {
   }
 
   func run(_ input: Input, _ context: ReleaseContext) throws {
-    let checked = input.checked
+    // Outside a dry run, a run that tags has its check's plan or stopped at the check.
+    guard let checked = input.checked else { return }
     let repository = ReleaseTags.repository(context).withFallbackIdentity()
     let head = try repository.head()
     // Cleanliness was checked before building; what the run wrote since (dist/, a publish

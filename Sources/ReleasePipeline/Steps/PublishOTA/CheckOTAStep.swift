@@ -27,7 +27,7 @@ package struct CheckOTAStep: Step {
     "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
 
   package func skipReason(_ inputs: ReleaseInputs, _ context: ReleaseContext) -> String? {
-    context.settings.publishing.destinations.isEmpty ? PublishOTAStep.noDestination : nil
+    context.settings.publishing.destinations.isEmpty ? OTAPlan.noDestination : nil
   }
 
   package func run(_ inputs: ReleaseInputs, _ context: ReleaseContext) throws -> OTAPlan {
@@ -169,6 +169,9 @@ package enum ChannelPublisher: Sendable {
 
 /// What the OTA publish step publishes, checked before any work.
 package struct OTAPlan: Sendable {
+  /// Why a run with no destination (`--publish`) has no plan and publishes nothing over the air.
+  static let noDestination = "no destination (--publish)"
+
   var rollouts: RolloutState
   var offered: [ModelReference: RolloutChange.OfferedModel]
   var stores: [ObjectStore]

@@ -35,33 +35,32 @@ package struct PublishOTAStep: Step {
   package init() {}
 
   package struct Input: Sendable {
-    /// What the check before building found (`CheckOTAStep`).
-    var ota: OTAPlan
+    /// What the check before building found (`CheckOTAStep`); nil when it did not run.
+    var ota: OTAPlan?
     var inputs: ReleaseInputs
     /// The customers of a release run, of which those that ship get a manifest; nil for
     /// `release ota publish`, where every customer of the run does.
     var results: RunResults?
 
-    package init(ota: OTAPlan, inputs: ReleaseInputs, results: RunResults? = nil) {
+    package init(ota: OTAPlan?, inputs: ReleaseInputs, results: RunResults? = nil) {
       self.ota = ota
       self.inputs = inputs
       self.results = results
     }
   }
 
-  /// Why `--publish` publishes nothing over the air; the check before building was skipped
-  /// for the first reason.
-  package static let noDestination = "no destination (--publish)"
-
   package func skipReason(_ input: Input, _ context: ReleaseContext) -> String? {
-    if context.settings.publishing.destinations.isEmpty { return Self.noDestination }
-    if input.ota.stores.isEmpty { return "no object store for over-the-air manifests" }
+    // The check before building did not run (no destination) or, in a dry run, refused.
+    guard let ota = input.ota, !context.settings.publishing.destinations.isEmpty else {
+      return OTAPlan.noDestination
+    }
+    if ota.stores.isEmpty { return "no object store for over-the-air manifests" }
     guard let results = input.results, !results.customers.isEmpty else { return nil }
     return results.nothingShipsReason("published over the air")
   }
 
   package func dryRunDescription(_ input: Input, _ context: ReleaseContext) -> [String] {
-    let ota = input.ota
+    guard let ota = input.ota else { return [] }
     let settings = context.settings
     // Channel ids are not printed: they are what keeps a channel from being found.
     let signed = settings.hasSignedChannel ? customers(input).map(\.id) : []
@@ -92,12 +91,13 @@ package struct PublishOTAStep: Step {
   }
 
   package func run(_ input: Input, _ context: ReleaseContext) throws {
-    let ota = input.ota
+    // Without a plan the step is skipped (`skipReason`).
+    guard let ota = input.ota else { return }
     let signed = try SignedChannelPublisher(context, rollouts: ota.rollouts)
     if let signed, context.settings.channel.refresh {
       try refresh(signed, customers: customers(input), stores: ota.stores, context)
     } else {
-      try publish(input, signed: signed, context)
+      try publish(input, ota, signed: signed, context)
     }
     try signed?.record(context)
     // Each refused channel's line; every other channel was published.
@@ -129,8 +129,9 @@ package struct PublishOTAStep: Step {
   /// The models, then per customer its signed channel and legacy manifest. A customer whose
   /// signed channel is refused (stale work tree, a pointer no trusted key signed or at a
   /// revision devices refuse) gets nothing, and its models are not uploaded for it.
-  private func publish(_ input: Input, signed: SignedChannelPublisher?, _ context: ReleaseContext) throws {
-    let ota = input.ota
+  private func publish(
+    _ input: Input, _ ota: OTAPlan, signed: SignedChannelPublisher?, _ context: ReleaseContext
+  ) throws {
     let catalog = input.inputs.signals
     for store in ota.stores {
       var admitted: [Customer] = []
@@ -232,7 +233,7 @@ package struct PublishOTAStep: Step {
 
   /// Every customer of `release ota publish`; those that ship in a release run.
   private func customers(_ input: Input) -> [Customer] {
-    guard let results = input.results, !results.customers.isEmpty else { return input.ota.customers }
+    guard let results = input.results, !results.customers.isEmpty else { return input.ota?.customers ?? [] }
     return results.shipping.map(\.job.customer)
   }
 
