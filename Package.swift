@@ -168,7 +168,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "ReleaseOTATests",
-      dependencies: ["ReleaseCLITestSupport", "ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
+      dependencies: ["ReleaseOTA", "ReleaseSigning", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleaseGenerationTests",
       dependencies: [
@@ -183,15 +183,17 @@ let package = Package(
       ],
       path: "Tests/ReleaseTestSupport"),
     // Running the whole command line in the test process (`Workspace.run`, `InProcessCLI`):
-    // only the test targets that drive the CLI depend on it, and so link the tool.
+    // only ReleaseCLITests and ReleaseEndToEndTests depend on it, and so link the tool.
     .target(
       name: "ReleaseCLITestSupport",
-      dependencies: ["ReleaseCLI", "ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"],
+      dependencies: [
+        "ReleaseCLI", "ReleaseCore", "ReleaseOTA", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
+      ],
       path: "Tests/ReleaseCLITestSupport"),
     .testTarget(
       name: "ReleaseReportingTests",
       dependencies: [
-        "ReleaseCLITestSupport", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline",
+        "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleasePipeline",
         "ReleaseReporting", "ReleaseSystem", "ReleaseTestSupport",
       ]),
     .testTarget(
@@ -202,17 +204,17 @@ let package = Package(
       ]),
     .testTarget(
       name: "ReleaseCoreTests",
-      dependencies: ["ReleaseCLITestSupport", "ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
+      dependencies: ["ReleaseCore", "ReleaseSystem", "ReleaseTestSupport"]),
     .testTarget(
       name: "ReleasePublishingTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline",
+        "ReleaseArchive", "ReleaseCore", "ReleaseNetwork", "ReleasePipeline",
         "ReleasePublishing", "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseBuildTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCore",
         "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA",
         "ReleasePipeline", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
         "ReleaseTestSupport", "ReleaseVerification",
@@ -220,7 +222,7 @@ let package = Package(
     .testTarget(
       name: "ReleaseFlowTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseBuild", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseFlow",
+        "ReleaseArchive", "ReleaseBuild", "ReleaseCore", "ReleaseFlow",
         "ReleaseGeneration", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA",
         "ReleasePipeline", "ReleasePublishing", "ReleaseReporting", "ReleaseSettings", "ReleaseSigning",
         "ReleaseSystem", "ReleaseTestSupport",
@@ -228,7 +230,7 @@ let package = Package(
     .testTarget(
       name: "ReleasePipelineTests",
       dependencies: [
-        "ReleaseArchive", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseArchive", "ReleaseCore", "ReleaseGeneration",
         "ReleaseManifest", "ReleaseModels", "ReleaseNetwork", "ReleaseOTA", "ReleasePipeline",
         "ReleaseReporting", "ReleaseSettings",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport",
@@ -243,8 +245,18 @@ let package = Package(
     .testTarget(
       name: "ReleaseBumpTests",
       dependencies: [
-        "ReleaseBump", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore", "ReleaseGeneration",
+        "ReleaseBump", "ReleaseCore", "ReleaseGeneration",
         "ReleaseSystem", "ReleaseTestSupport",
+      ]),
+    // Whatever crosses processes: the `release` command line run in process or as the built
+    // binary, against git, moto_server, local HTTP servers, real `swift build`s and consumers.
+    .testTarget(
+      name: "ReleaseEndToEndTests",
+      dependencies: [
+        "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore",
+        "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork",
+        "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseReporting", "ReleaseSettings",
+        "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),
     .testTarget(
       name: "ReleaseCLITests",

@@ -11,7 +11,7 @@ import XCTest
 /// the region cannot inject a host, a session token never goes over plain http off this
 /// machine, a git remote from the command line is never an option, and a 403 for a missing
 /// object says which permission is missing. Each refusal is one line, exit 2, nothing written.
-final class InputLimitTests: XCTestCase {
+final class InputLimitEndToEndTests: XCTestCase {
   private func assertRefused(
     _ workspace: Workspace, _ arguments: [String], environment: [String: String] = [:], expected: String,
     file: StaticString = #filePath, line: UInt = #line

@@ -10,7 +10,7 @@ import XCTest
 /// release.json, into `ps` and into error messages (measured: 14 files). Every URL the tool
 /// takes from input refuses user info with a line that says where the credential belongs, and
 /// the secret appears nowhere: not in the output, not in dist/, the cache or the state file.
-final class CredentialsInURLTests: XCTestCase {
+final class CredentialsInURLEndToEndTests: XCTestCase {
   private let secret = "SECRET-\(UUID().uuidString.prefix(8))"
 
   private func assertRefused(

@@ -12,7 +12,7 @@ import XCTest
 /// `\t::warning::x` and `prefix\r::notice::x` in a build log are executed (measured). Each log
 /// group is fenced with `::stop-commands::<token>` … `::<token>::`, with a fresh random token
 /// that is not in the log.
-final class WorkflowCommandInjectionTests: XCTestCase {
+final class WorkflowCommandInjectionEndToEndTests: XCTestCase {
   func testALogCannotRunWorkflowCommands() throws {
     let directory = try TemporaryDirectory()
     let log = directory.url.appendingPathComponent("acme.log")

@@ -1,35 +1,34 @@
 import Foundation
-import ReleaseCLITestSupport
 import ReleaseOTA
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
-@testable import ReleaseCLI
-@testable import ReleaseCore
+import ReleaseCLI
+import ReleaseCore
 
 /// A project directory with a signed channel published into `published/` the way the tool
 /// lays it out: `ota/<channel>/manifest-1…3.json`, the pointer at revision 3, and the model it
 /// offers at `ota/models/<sha256>.mlmodel`. release.config.json trusts `key`; `other` is a
 /// key nobody trusts.
-final class PublishedChannel {
-  static let customer = "acme"
-  static let channel = "0123456789abcdef0123456789abcdef"
-  static let revisions = 3
+package final class PublishedChannel {
+  package static let customer = "acme"
+  package static let channel = "0123456789abcdef0123456789abcdef"
+  package static let revisions = 3
 
-  let directory: TemporaryDirectory
-  var root: URL { directory.url }
-  let clock = ManualClock()
-  let key: SigningKey
-  let other: SigningKey
+  package let directory: TemporaryDirectory
+  package var root: URL { directory.url }
+  package let clock = ManualClock()
+  package let key: SigningKey
+  package let other: SigningKey
   /// The offered model's bytes.
-  let model = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
-  var modelSHA256: String { SHA256Digest.hex(of: model) }
+  package let model = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) })
+  package var modelSHA256: String { SHA256Digest.hex(of: model) }
   /// What the pointer says: 7 days after the clock's now.
-  var expires: Date
+  package var expires: Date
 
-  init(expiresIn seconds: TimeInterval = 7 * 86400) throws {
+  package init(expiresIn seconds: TimeInterval = 7 * 86400) throws {
     directory = try TemporaryDirectory()
     key = try SigningKey.generate()
     other = try SigningKey.generate()
@@ -44,14 +43,14 @@ final class PublishedChannel {
     try write(pointerPath, try envelope(revision: Self.revisions))
   }
 
-  var pointerPath: String { "published/" + SignedOTAChannel.pointerKey(channel: Self.channel) }
-  func revisionPath(_ revision: Int) -> String {
+  package var pointerPath: String { "published/" + SignedOTAChannel.pointerKey(channel: Self.channel) }
+  package func revisionPath(_ revision: Int) -> String {
     "published/" + SignedOTAChannel.revisionKey(channel: Self.channel, revision: revision)
   }
-  var modelPath: String { "published/" + OTAManifest.modelKey(sha256: modelSHA256) }
+  package var modelPath: String { "published/" + OTAManifest.modelKey(sha256: modelSHA256) }
 
   /// `customer`'s manifest at `revision`, offering the model to `percent` of devices.
-  func manifest(revision: Int, percent: Int = 10, customer: String = customer) throws -> OTAManifest {
+  package func manifest(revision: Int, percent: Int = 10, customer: String = customer) throws -> OTAManifest {
     let json = """
       {"schemaVersion": 2, "customer": "\(customer)", "appID": "5F2C6C4E-8F4A-4E0B-9C59-1B1E2A3D4C5B",
        "revision": \(revision),
@@ -65,7 +64,7 @@ final class PublishedChannel {
   }
 
   /// The envelope of revision `revision` signed by `signer` (default: the trusted key).
-  func envelope(revision: Int, signer: SigningKey? = nil, expires: Date? = nil, customer: String = customer)
+  package func envelope(revision: Int, signer: SigningKey? = nil, expires: Date? = nil, customer: String = customer)
     throws -> Data
   {
     let signer = signer ?? key
@@ -76,26 +75,26 @@ final class PublishedChannel {
   }
 
   /// release-state.json with these channels.
-  func writeState(channels: [String: String]) throws {
+  package func writeState(channels: [String: String]) throws {
     let state: [String: Any] = ["sdkVersion": "1.0.0", "customers": [String: Any](), "channels": channels]
     try write("release-state.json", try JSONSerialization.data(withJSONObject: state))
   }
 
-  func write(_ path: String, _ data: Data) throws {
+  package func write(_ path: String, _ data: Data) throws {
     let url = root.appendingPathComponent(path)
     try FileManager.default.createDirectory(
       at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try data.write(to: url)
   }
 
-  func read(_ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
+  package func read(_ path: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(path)) }
 
-  func remove(_ path: String) throws {
+  package func remove(_ path: String) throws {
     try FileManager.default.removeItem(at: root.appendingPathComponent(path))
   }
 
   /// Runs the CLI in this process on the project, with the fixed clock.
-  func run(_ arguments: [String], environment: [String: String] = [:]) -> InProcessCLI.Run {
+  package func run(_ arguments: [String], environment: [String: String] = [:]) -> InProcessCLI.Run {
     let output = CapturedOutput()
     let services = Services(
       processRunner: ScriptedProcessRunner(), clock: clock, root: root,

@@ -6,7 +6,7 @@ import XCTest
 
 /// Where the slots' builds keep the compilers' module cache: the cache directory's own, unless
 /// `CLANG_MODULE_CACHE_PATH` (the variable clang and swiftc read for it) names another.
-final class ModuleCacheLocationTests: XCTestCase {
+final class ModuleCacheLocationEndToEndTests: XCTestCase {
   /// The `-module-cache-path` of the run's `swift build`, in process with a scripted `swift`.
   private func moduleCachePath(environment: [String: String]) throws -> (path: String?, workspace: Workspace)
   {

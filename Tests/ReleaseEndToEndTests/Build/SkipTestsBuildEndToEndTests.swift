@@ -6,7 +6,7 @@ import XCTest
 
 /// `release all --skip-tests` in process with a scripted `swift`: one `swift build` per compile
 /// key, not per customer; a failed build leaves the key to the next customer.
-final class SkipTestsBuildTests: XCTestCase {
+final class SkipTestsBuildEndToEndTests: XCTestCase {
   private struct Run {
     var builds: Int
     var output: InProcessCLI.Run

@@ -13,7 +13,7 @@ import XCTest
 /// Releases private, the over-the-air channel public, releases signed (issue 21), without a
 /// build or a server: what is refused before anything is built, and the signature and index
 /// formats against the keys.
-final class ReleaseChannelsTests: XCTestCase {
+final class ReleaseChannelsEndToEndTests: XCTestCase {
   func destination(_ text: String, endpoint: String? = nil) throws -> PublishDestination {
     try PublishDestination.parse(text, s3Endpoint: endpoint, baseURL: nil)
   }

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseCLITestSupport
 import ReleaseOTA
 import ReleaseSystem
 import ReleaseTestSupport

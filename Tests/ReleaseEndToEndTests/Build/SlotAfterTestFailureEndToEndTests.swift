@@ -10,7 +10,7 @@ import XCTest
 /// A slot stays warm when its package built and only its tests failed (they ran to XCTest's
 /// total): the next customer in the slot builds incrementally.
 /// A build that failed to compile leaves the slot to be built from scratch.
-final class SlotAfterTestFailureTests: XCTestCase {
+final class SlotAfterTestFailureEndToEndTests: XCTestCase {
   /// `release customer acme` with a scripted `swift test` that writes `log` and exits 1;
   /// whether the slot it used is marked as having finished its build.
   private func slotFinished(afterSwiftTestPrinting log: String) throws -> Bool {
