@@ -41,15 +41,19 @@ enum KeyPairFiles {
       }
   }
 
+  /// `file` under `displayDirectory`, as messages name it: the directory as typed, with one
+  /// `/` between.
+  static func displayPath(of file: String, in displayDirectory: String) -> String {
+    displayDirectory.hasSuffix("/") ? displayDirectory + file : "\(displayDirectory)/\(file)"
+  }
+
   /// Writes `key` under `directory` (created if missing); `displayDirectory` names it in
   /// messages. Returns the display paths of the private and the public file.
   static func write(_ key: SigningKey, to directory: URL, displayDirectory: String, name: String)
     throws(WriteError) -> (privateFile: String, publicFile: String)
   {
     guard isValidName(name) else { throw .invalidName(name) }
-    let display = { (file: String) in
-      displayDirectory.hasSuffix("/") ? displayDirectory + file : "\(displayDirectory)/\(file)"
-    }
+    let display = { (file: String) in displayPath(of: file, in: displayDirectory) }
     let privateURL = directory.appendingPathComponent("\(name).pem")
     let publicURL = directory.appendingPathComponent("\(name).pub")
     var isDirectory: ObjCBool = false

@@ -2,10 +2,9 @@ import Foundation
 import ReleaseCore
 import ReleasePipeline
 import ReleaseSettings
-import ReleaseSigning
-import ReleaseSystem
 
-/// `release keys generate`, `release keys allowed-signers` and `release keys check`.
+/// `release keys generate`, `release keys allowed-signers` and `release keys check`, each its
+/// options built once, then a chain of steps (`KeysSteps.swift`).
 enum KeysCommand {
   /// The signer identity of the `allowed_signers` line when `--identity` is not given, the one
   /// every signed package's README names.
@@ -26,7 +25,7 @@ enum KeysCommand {
       positionals: [Positional(label: "<dir>", help: "where the pair is written (created if missing)")],
       arity: .exactly(1, expected: "one directory"),
       groups: [OptionGroup("OPTIONS", [Options.keyName])], parent: "keys",
-      run: { try generate($0, $1) }),
+      run: { try run(try KeysGenerateOptions($0), $1, pipeline) }),
     Command(
       name: "allowed-signers", synopsis: "keys allowed-signers",
       summary: "print the allowed_signers lines customers verify releases with",
@@ -39,7 +38,7 @@ enum KeysCommand {
         checks a release's signature against.
         """,
       groups: [OptionGroup("OPTIONS", [Options.identity, Options.config])], parent: "keys",
-      run: { try allowedSigners($0, $1) }),
+      run: { try run(try AllowedSignersOptions($0, $1), $1, pipeline) }),
     Command(
       name: "check", synopsis: "keys check", summary: "check that the signing keys given are trusted",
       title: "check the private signing keys against the trusted keys",
@@ -51,69 +50,93 @@ enum KeysCommand {
         matches, never the key itself. Run it in CI to check the secret before publishing.
         """,
       groups: [.signing, OptionGroup("OPTIONS", [Options.config])], parent: "keys",
-      run: { try check($0, $1) }),
+      run: { try run(try KeysCheckOptions($0, $1), $1, pipeline) }),
   ]
 
-  static func generate(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    let directory = parsed.positionals[0]
-    let name = parsed[Options.keyName] ?? "signing"
-    let services = invocation.services
-    let key: SigningKey
-    do { key = try SigningKey.generate() } catch {
-      throw ReleaseError.stepFailed(step: "keys generate", reason: error.description)
-    }
-    if KeyPairFiles.isValidName(name) {
-      let display = directory.hasSuffix("/") ? "\(directory)\(name).pem" : "\(directory)/\(name).pem"
-      try PrivateKeyPlacement.checkIgnored(
-        services.resolve(directory).appendingPathComponent("\(name).pem"), display: display,
-        services: services)
-    }
-    let files: (privateFile: String, publicFile: String)
-    do {
-      files = try KeyPairFiles.write(
-        key, to: services.resolve(directory), displayDirectory: directory, name: name)
-    } catch {
-      throw ReleaseError.invalidInput(error.description)
-    }
-    services.output.write(
-      lines: [
-        "key id \(key.keyID) (\(key.publicKey.sshFingerprint))",
-        "\(files.publicFile): the public half. Add it to release.config.json's signing.trustedKeys and commit it.",
-        "\(files.privateFile): the private half (mode 0600). Store its contents as the CI secret \(SigningKeys.environmentVariable), then remove it or keep it offline; never commit it.",
-      ], to: .standardOutput)
+  /// Runs a keys command's steps (`KeysSteps.swift`) on its options. Nothing is previewed or
+  /// reported as it goes: each command prints its own lines.
+  static func run<CommandOptions>(
+    _ options: CommandOptions, _ invocation: CommandInvocation,
+    _ steps: (CommandOptions, Pipeline) throws -> Void
+  ) throws {
+    let context = ReleaseContext(
+      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
+    try steps(options, Pipeline(context))
   }
 
-  static func allowedSigners(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    let identity = parsed[Options.identity] ?? defaultIdentity
-    let trusted = try SettingsResolution(parsed, invocation).requiredTrustedKeys(
+  /// `keys generate`: refused where git would commit the private half, then the pair written
+  /// and its files named.
+  static func pipeline(_ options: KeysGenerateOptions, _ pipeline: Pipeline) throws {
+    try pipeline.run(CheckKeyPlacementStep(), options)
+    let pair = try pipeline.run(WriteKeyPairStep(), options)
+    try pipeline.run(ReportKeyPairStep(), pair)
+  }
+
+  /// `keys allowed-signers`: a line per trusted key, printed.
+  static func pipeline(_ options: AllowedSignersOptions, _ pipeline: Pipeline) throws {
+    let lines = try pipeline.run(MakeAllowedSignersStep(), options)
+    try pipeline.run(PrintAllowedSignersStep(), lines)
+  }
+
+  /// `keys check`: each signing key with the trusted file its public half is in, reported.
+  static func pipeline(_ options: KeysCheckOptions, _ pipeline: Pipeline) throws {
+    let matches = try pipeline.run(MatchSigningKeysStep(), options)
+    try pipeline.run(ReportSigningKeysStep(), matches)
+  }
+}
+
+// Each options type's parsing init is in an extension, keeping its memberwise init for the
+// steps' tests.
+
+/// `release keys generate`'s arguments.
+struct KeysGenerateOptions {
+  /// Where the pair is written, as typed: messages name the files under it.
+  var directory: String
+  /// The pair's file name, without `.pem` / `.pub`: letters, digits, '-', '_' or '.'.
+  var name: String
+}
+
+extension KeysGenerateOptions {
+  /// Refuses a `--name` that is not a plain file name before git is asked about it or
+  /// anything is written.
+  init(_ parsed: Arguments) throws {
+    directory = parsed.positionals[0]
+    name = parsed[Options.keyName] ?? "signing"
+    guard KeyPairFiles.isValidName(name) else {
+      throw ReleaseError.invalidInput(KeyPairFiles.WriteError.invalidName(name).description)
+    }
+  }
+}
+
+/// `release keys allowed-signers`' arguments.
+struct AllowedSignersOptions {
+  /// The signer identity of every line (`--identity`); checked as the lines are made.
+  var identity: String
+  /// release.config.json's (or `--config`'s) trusted keys: at least one.
+  var trusted: TrustedKeys
+}
+
+extension AllowedSignersOptions {
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    identity = parsed[Options.identity] ?? KeysCommand.defaultIdentity
+    trusted = try SettingsResolution(parsed, invocation).requiredTrustedKeys(
       command: "keys allowed-signers",
       expected: "(no signing.trustedKeys); \(SigningKeys.makeKeyHint) and list its .pub file there")
-    var lines: [String] = []
-    for entry in trusted.entries {
-      let line: String
-      do {
-        line = try entry.key.allowedSignersLine(
-          identity: identity, namespace: ReleaseSignature.namespace)
-      } catch {
-        throw ReleaseError.usage(
-          "--identity \(identity.prefix(60)): not a signer identity; expected no spaces, quotes or '#' (e.g. \(defaultIdentity))"
-        )
-      }
-      lines += ["# \(entry.key.sshFingerprint) (key id \(entry.key.keyID), \(entry.file))", line]
-    }
-    invocation.services.output.write(lines: lines, to: .standardOutput)
   }
+}
 
-  static func check(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    let services = invocation.services
+/// `release keys check`'s arguments.
+struct KeysCheckOptions {
+  var trusted: TrustedKeys
+  /// The private keys of `--signing-key` or `RELEASE_SIGNING_KEY`: at least one, each the
+  /// private half of a trusted key (the resolution refuses any other).
+  var signing: SigningKeys
+}
+
+extension KeysCheckOptions {
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
     let resolution = try SettingsResolution(parsed, invocation)
-    let trusted = try resolution.trustedKeys()
-    let signing = try resolution.signingKeys(trusted: trusted, required: true)
-    services.output.write(
-      lines: signing.entries.map { entry in
-        let file = trusted.entry(for: entry.key.publicKey)?.file ?? "?"
-        return
-          "\(entry.source): key \(entry.key.keyID) (\(entry.key.publicKey.sshFingerprint)) is trusted (\(file))"
-      }, to: .standardOutput)
+    trusted = try resolution.trustedKeys()
+    signing = try resolution.signingKeys(trusted: trusted, required: true)
   }
 }
