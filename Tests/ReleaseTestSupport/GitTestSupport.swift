@@ -108,3 +108,13 @@ extension Workspace {
     try ReleaseState.load(from: file("release-state.json"), displayPath: "release-state.json").sdkVersion
   }
 }
+
+extension ScriptedProcessRunner {
+  /// A runner that runs git for real (`keys generate` asks it whether the key is ignored) and
+  /// fails the test on any other program.
+  package static func realGit() -> ScriptedProcessRunner {
+    let runner = ScriptedProcessRunner()
+    runner.on("git") { try SystemProcessRunner().run($0) }
+    return runner
+  }
+}

@@ -13,7 +13,7 @@ import XCTest
 /// Where `release keys generate` may put a private key: never where `git add -A` would stage
 /// it, in a directory only its owner can enter whatever the umask; and the run that makes it
 /// leaves no secret of its environment where its child (`git`) can read it.
-final class KeyPlacementTests: XCTestCase {
+final class KeyPlacementEndToEndTests: XCTestCase {
   private var directory: TemporaryDirectory!
   private var root: URL { directory.url }
 
@@ -122,15 +122,5 @@ final class KeyPlacementTests: XCTestCase {
     #else
       throw XCTSkip("/proc/<pid>/environ is Linux's")
     #endif
-  }
-}
-
-extension ScriptedProcessRunner {
-  /// A runner that runs git for real (`keys generate` asks it whether the key is ignored) and
-  /// fails the test on any other program.
-  static func realGit() -> ScriptedProcessRunner {
-    let runner = ScriptedProcessRunner()
-    runner.on("git") { try SystemProcessRunner().run($0) }
-    return runner
   }
 }

@@ -7,7 +7,7 @@ import XCTest
 /// same user, without `CAP_SYS_PTRACE`, cannot read its `/proc/<pid>/environ` at all. The
 /// suite runs as root, which may read it anyway, so the executable runs here as `nobody`
 /// (`setpriv`), and so does the `git` it starts, which tries.
-final class ProcessInspectionTests: XCTestCase {
+final class ProcessInspectionEndToEndTests: XCTestCase {
   func testAChildOfTheSameUserCannotReadTheRunsProcessFiles() throws {
     #if os(Linux)
       guard getuid() == 0, let setpriv = SystemProcessRunner.find("setpriv") else {
