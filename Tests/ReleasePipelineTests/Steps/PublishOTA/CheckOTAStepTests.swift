@@ -1,13 +1,14 @@
 import Foundation
-import ReleaseCLITestSupport
+import ReleaseSettings
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
 
 @testable import ReleaseCore
 
-/// What `release ota publish` (and `release all --publish`) refuses before anything is
-/// published: one line each, exit 2, the destination untouched.
+/// What the check of `release ota publish` (and of `release all --publish`) refuses before
+/// anything is published, with the command's steps built directly: one line each, bad input
+/// (exit 2), the destination untouched.
 final class CheckOTAStepTests: XCTestCase {
   /// Offers `versions` of acme's onboarding_upsell by writing rollouts.json directly, as a
   /// hand edit or a merge would.
@@ -20,18 +21,16 @@ final class CheckOTAStepTests: XCTestCase {
       .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
   }
 
-  /// Runs `arguments`, expects exit 2 with exactly `expected` on stderr and the workspace
-  /// (the destination included) unchanged.
+  /// Runs the steps of `ota publish` as `given` says, expects bad input (exit 2) with exactly
+  /// the `expected` lines and the workspace (the destination included) unchanged.
   func assertRefused(
-    _ workspace: Workspace, _ arguments: [String], _ expected: [String], environment: [String: String] = [:],
+    _ workspace: Workspace, _ given: CommandLineSettings, _ expected: [String],
     file: StaticString = #filePath, line: UInt = #line
   ) {
-    let before = Workspace.snapshot(workspace.root)
-    let result = workspace.run(arguments, environment: environment)
-    XCTAssertEqual(result.exitCode, 2, result.allOutput, file: file, line: line)
-    XCTAssertEqual(result.standardError, expected.map { "error: " + $0 }, file: file, line: line)
-    XCTAssertEqual(
-      Workspace.snapshot(workspace.root), before, "nothing written or published", file: file, line: line)
+    let refusal = workspace.refusal(file: file, line: line) {
+      try OTAPublishSteps(in: workspace.root).run(given)
+    }
+    XCTAssertEqual(refusal, expected, file: file, line: line)
   }
 
   func testAnOfferedModelWhoseMetadataDisagreesWithItsPlaceIsRefused() throws {
@@ -42,7 +41,7 @@ final class CheckOTAStepTests: XCTestCase {
       to: workspace.file("models/onboarding_upsell/75.mlmodel"))
     try offer([75], in: workspace)
     assertRefused(
-      workspace, ["ota", "publish", "--publish", "dir:published"],
+      workspace, CommandLineSettings(publish: "dir:published"),
       [
         #"rollouts.json: customers.acme.onboarding_upsell: offers onboarding_upsell v75, which has modelVersion "74" in its metadata; its place in the model store says 75"#
       ])
@@ -54,10 +53,10 @@ final class CheckOTAStepTests: XCTestCase {
     let sdkVersion = try ReleaseState.load(
       from: workspace.file("release-state.json"), displayPath: "release-state.json"
     ).sdkVersion
-    let publish = ["ota", "publish", "--publish", "dir:published"]
+    let publish = CommandLineSettings(publish: "dir:published")
 
     assertRefused(
-      workspace, ["ota", "publish"],
+      workspace, CommandLineSettings(),
       [
         "ota publish: no destination; give --publish dir:<path> or s3://<bucket>[/<prefix>], or name one in release.config.json as publish.otaDestination"
       ])
@@ -82,7 +81,7 @@ final class CheckOTAStepTests: XCTestCase {
     // Only git: releases repositories and no publish.otaDestination: nowhere to put manifests.
     try offer([74], in: workspace)
     assertRefused(
-      workspace, ["ota", "publish", "--publish", "git:\(workspace.file("releases").path)/{id}.git"],
+      workspace, CommandLineSettings(publish: "git:\(workspace.file("releases").path)/{id}.git"),
       [
         "rollouts.json: models over the air need an object store (dir: or s3:), and this run publishes only to git: releases repositories; name one in release.config.json as publish.otaDestination"
       ])
@@ -90,7 +89,7 @@ final class CheckOTAStepTests: XCTestCase {
 
     // A published pointer this tool did not write for the customer: not JSON, another
     // customer's manifest.
-    XCTAssertEqual(workspace.run(["ota", "publish", "--publish", "dir:other"]).exitCode, 0)
+    OTAPublishSteps(in: workspace.root).publish(CommandLineSettings(publish: "dir:other"))
     let pointers = workspace.file("published/ota")
     for customer in ["acme", "bluebird"] {
       try FileManager.default.createDirectory(
@@ -111,15 +110,15 @@ final class CheckOTAStepTests: XCTestCase {
       "no model uploaded")
   }
 
-  /// `ota publish` with release.config.json naming only releases repositories: the manifests
-  /// and models go to its `publish.otaDestination`, and nothing to the repositories.
+  /// `ota publish` (no destination given) with release.config.json naming only releases
+  /// repositories: the manifests and models go to its `publish.otaDestination`, and nothing to
+  /// the repositories.
   func testAGitOnlyConfigPublishesOverTheAirToItsOtaDestination() throws {
     let workspace = try Workspace()
     try offer([74], in: workspace)
     try #"{"publish": {"destinations": ["git:releases/{id}.git"], "otaDestination": "dir:ota-published"}}"#
       .write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
-    let result = workspace.run(["ota", "publish"])
-    XCTAssertEqual(result.exitCode, 0, result.allOutput)
+    OTAPublishSteps(in: workspace.root).publish(CommandLineSettings())
     let manifest = try jsonObject(
       try Data(contentsOf: workspace.file("ota-published/ota/acme/models.json")), "models.json")
     XCTAssertEqual(manifest["revision"] as? Int, 1)

@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseCLITestSupport
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -51,25 +50,22 @@ extension SignedChannelPublishTests {
 
     // A pinned release beside it: the unpinned one is still out there.
     try record(workspace, version: "1.1.0", pinnedKeys: true)
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "20"]).exitCode, 0)
+    try rollout(workspace, percent: 20)
     publish(workspace, key)
     XCTAssertEqual(try legacyOffers(workspace), ["74 active 20"])
 
     // Every release pins keys now: one last revision retracts every offer, then nothing.
     try FileManager.default.removeItem(at: workspace.file("dist/acme/1.0.0"))
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "30"]).exitCode, 0)
+    try rollout(workspace, percent: 30)
     let last = publish(workspace, key)
     XCTAssertEqual(try legacyOffers(workspace), ["74 retracted 0"])
     XCTAssertEqual(try legacyRevision(workspace), 3)
     XCTAssertTrue(
-      last.allOutput.contains(
+      last.infos.contains(
         "acme: every released package pins keys: its legacy manifest's last revision (3) retracts every offer"
       ),
-      last.allOutput)
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "40"]).exitCode, 0)
+      "\(last.infos)")
+    try rollout(workspace, percent: 40)
     publish(workspace, key)
     XCTAssertEqual(try legacyRevision(workspace), 3, "no further legacy revision")
     XCTAssertEqual(try payload(pointer(workspace), key.publicKey)["revision"] as? Int, 4)
@@ -88,28 +84,26 @@ extension SignedChannelPublishTests {
   func testTheDryRunNamesTheLegacyManifestOnlyWhereItIsPublished() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
-    func plan() -> String {
-      let run = workspace.run(
-        ["ota", "publish", "--publish", "dir:published", "--dry-run"],
-        environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-      XCTAssertEqual(run.exitCode, 0, run.allOutput)
-      return run.allOutput
+    /// The dry run's plan, one line each.
+    func plan() -> [String] {
+      publish(workspace, key) { $0.dryRun = true }.dryRunLines
     }
+    func mentions(_ plan: [String], _ text: String) -> Bool { plan.contains { $0.contains(text) } }
     let legacyLine = "would publish ota/acme/models.json to"
     let never = plan()
-    XCTAssertFalse(never.contains(legacyLine), never)
-    XCTAssertTrue(never.contains("would publish acme's signed manifest to"), never)
+    XCTAssertFalse(mentions(never, legacyLine), "\(never)")
+    XCTAssertTrue(mentions(never, "would publish acme's signed manifest to"), "\(never)")
 
     try record(workspace, version: "1.0.0", pinnedKeys: false)
-    XCTAssertTrue(plan().contains(legacyLine))
+    XCTAssertTrue(mentions(plan(), legacyLine))
 
     try FileManager.default.removeItem(at: workspace.file("dist/acme/1.0.0"))
     try record(workspace, version: "1.1.0", pinnedKeys: true)
     let pinned = plan()
-    XCTAssertFalse(pinned.contains(legacyLine), pinned)
+    XCTAssertFalse(mentions(pinned, legacyLine), "\(pinned)")
     XCTAssertTrue(
-      pinned.contains("would retract every offer of ota/acme/models.json, if it still offers any, at"), pinned
-    )
+      mentions(pinned, "would retract every offer of ota/acme/models.json, if it still offers any, at"),
+      "\(pinned)")
   }
 
   func testLegacyManifestsFalseRetractsThemForEveryCustomer() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import ReleaseCLITestSupport
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -9,54 +9,66 @@ import XCTest
 @testable import ReleaseOTA
 @testable import ReleasePipeline
 
-/// `release ota publish` with a root (`signing.root`): every root document published beside
-/// the manifests, and after a rotation a pointer signed only by a retired key replaced.
+/// `release ota publish` with a root (`signing.root`), its steps built directly: every root
+/// document published beside the manifests, and after a rotation a pointer signed only by a
+/// retired key replaced.
 final class RootRotationPublishTests: XCTestCase {
   private let channel = SignedChannelPublishTests.channel
   private let rootKeys = (0..<3).map { _ in try! SigningKey.generate() }
   private let leaked = try! SigningKey.generate()
   private let current = try! SigningKey.generate()
 
-  private func write(_ key: SigningKey, _ name: String, in workspace: Workspace) throws {
-    try key.pemEncoded.write(to: workspace.file("keys/\(name).pem"), atomically: true, encoding: .utf8)
-    try key.publicKey.pemEncoded.write(
-      to: workspace.file("keys/\(name).pub"), atomically: true, encoding: .utf8)
+  /// Root `version` (2 of the 3 root keys, `manifestKey` alone signing manifests) signed by
+  /// `signers` and committed in ota-root, as `ota root init` (nil `previous`) or `ota root
+  /// rotate` writes it: only once it opens as devices open it after `previous`.
+  @discardableResult
+  private func commitRoot(
+    _ version: Int, manifestKey: SigningKey, signedBy signers: [SigningKey], after previous: ChannelRoot?,
+    in workspace: Workspace
+  ) throws -> ChannelRoot {
+    let root = ChannelRoot(
+      version: version, root: .init(keys: rootKeys.map(\.publicKey), threshold: 2),
+      manifest: .init(keys: [manifestKey.publicKey], threshold: 1))
+    let envelope = try root.signed(by: signers)
+    XCTAssertEqual(
+      try ChannelRoot.open(envelope, after: previous, location: "ota-root/\(version).json"), root)
+    try FileManager.default.createDirectory(at: workspace.file("ota-root"), withIntermediateDirectories: true)
+    try envelope.write(to: workspace.file("ota-root/\(version).json"))
+    return root
   }
 
   /// acme's signed channel with root 1 (2 of 3 root keys, manifest key `leaked`), published once.
-  private func rootedWorkspace() throws -> Workspace {
+  private func rootedWorkspace() throws -> (Workspace, ChannelRoot) {
     let workspace = try Workspace()
-    try FileManager.default.createDirectory(at: workspace.file("keys"), withIntermediateDirectories: true)
     var state = try ReleaseState.load(from: workspace.file("release-state.json"), displayPath: "state")
     state.channels = ["acme": channel]
     try state.encoded().write(to: workspace.file("release-state.json"))
     try
       #"{"customers": {"acme": {"onboarding_upsell": {"paused": false, "models": [{"modelVersion": 74, "rolloutPercent": 100, "status": "active", "salt": "00000000000000000000000000000001"}]}}}}"#
       .write(to: workspace.file("rollouts.json"), atomically: true, encoding: .utf8)
-    for (index, key) in rootKeys.enumerated() { try write(key, "root-\(index)", in: workspace) }
-    try write(leaked, "ci-old", in: workspace)
-    try write(current, "ci-new", in: workspace)
     try
       #"{"signing": {"root": "ota-root"}, "publish": {"publicURL": "\#(SignedChannelPublishTests.publicURL)"}}"#
       .write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
-    let made = workspace.run([
-      "ota", "root", "init", "--root-key", "keys/root-0.pub", "--root-key", "keys/root-1.pub", "--root-key",
-      "keys/root-2.pub", "--threshold", "2", "--manifest-key", "keys/ci-old.pub", "--signing-key",
-      "keys/root-0.pem", "--signing-key", "keys/root-1.pem",
-    ])
-    XCTAssertEqual(made.exitCode, 0, made.allOutput)
+    let first = try commitRoot(
+      1, manifestKey: leaked, signedBy: [rootKeys[0], rootKeys[1]], after: nil, in: workspace)
     publish(workspace, leaked)
-    return workspace
+    return (workspace, first)
   }
 
+  /// The steps of `ota publish --publish dir:published` signed with `key`.
+  private func steps(_ workspace: Workspace, _ key: SigningKey) -> OTAPublishSteps {
+    OTAPublishSteps(in: workspace.root, signingWith: key)
+  }
+
+  /// Publishes the channel signed with `key`, expecting success; what it reported.
   @discardableResult
-  private func publish(_ workspace: Workspace, _ key: SigningKey, code: Int32 = 0, line: UInt = #line)
-    -> Workspace.Run
-  {
-    let run = workspace.run(
-      ["ota", "publish", "--publish", "dir:published"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(run.exitCode, code, run.allOutput, line: line)
-    return run
+  private func publish(_ workspace: Workspace, _ key: SigningKey, line: UInt = #line) -> RecordingReporter {
+    steps(workspace, key).publish(CommandLineSettings(publish: "dir:published"), line: line)
+  }
+
+  /// Publishes the channel signed with `key`, expecting it to fail; the error.
+  private func failedPublish(_ workspace: Workspace, _ key: SigningKey, line: UInt = #line) -> ReleaseError? {
+    steps(workspace, key).failure(CommandLineSettings(publish: "dir:published"), line: line)
   }
 
   private func file(_ workspace: Workspace, _ name: String) -> URL {
@@ -71,7 +83,7 @@ final class RootRotationPublishTests: XCTestCase {
   }
 
   func testEveryRootIsPublishedCreateOnlyAndAMissingOneRestored() throws {
-    let workspace = try rootedWorkspace()
+    let (workspace, _) = try rootedWorkspace()
     let committed = try Data(contentsOf: workspace.file("ota-root/1.json"))
     XCTAssertEqual(try Data(contentsOf: file(workspace, "root-1.json")), committed)
     try FileManager.default.removeItem(at: file(workspace, "root-1.json"))
@@ -79,12 +91,13 @@ final class RootRotationPublishTests: XCTestCase {
     XCTAssertEqual(try Data(contentsOf: file(workspace, "root-1.json")), committed, "restored")
     // Another document planted under a root's name refuses the channel: devices would refuse it.
     try Data("{}".utf8).write(to: file(workspace, "root-1.json"))
-    let refused = publish(workspace, leaked, code: 1)
-    XCTAssertTrue(refused.allOutput.contains("root-1.json"), refused.allOutput)
+    let refused = failedPublish(workspace, leaked)
+    XCTAssertEqual(refused?.exitCode, 1)
+    XCTAssertTrue(refused?.lines.contains { $0.contains("root-1.json") } == true, "\(refused?.lines ?? [])")
   }
 
   func testAfterARotationAPointerSignedOnlyByTheRetiredKeyIsReplaced() throws {
-    let workspace = try rootedWorkspace()
+    let (workspace, first) = try rootedWorkspace()
     // The leaked key signs the largest revision a device accepts.
     let published = try DSSEEnvelope.verify(
       json: try Data(contentsOf: file(workspace, "manifest.json")), payloadType: SignedOTAChannel.payloadType,
@@ -96,35 +109,31 @@ final class RootRotationPublishTests: XCTestCase {
       payload: try manifest.encoded(), payloadType: SignedOTAChannel.payloadType, with: [leaked]
     )
     .jsonData().write(to: file(workspace, "manifest.json"))
-    let rotated = workspace.run([
-      "ota", "root", "rotate", "--manifest-key", "keys/ci-new.pub", "--signing-key", "keys/root-1.pem",
-      "--signing-key", "keys/root-2.pem",
-    ])
-    XCTAssertEqual(rotated.exitCode, 0, rotated.allOutput)
+    try commitRoot(
+      2, manifestKey: current, signedBy: [rootKeys[1], rootKeys[2]], after: first, in: workspace)
     let run = publish(workspace, current)
-    XCTAssertTrue(run.allOutput.contains("signed only by retired keys"), run.allOutput)
+    XCTAssertTrue(run.infos.contains { $0.contains("signed only by retired keys") }, "\(run.infos)")
     XCTAssertEqual(
       try revision(workspace, current), 2, "the next revision above those signed by current keys")
     XCTAssertEqual(
       try Data(contentsOf: file(workspace, "root-2.json")),
       try Data(contentsOf: workspace.file("ota-root/2.json")))
-    // The retired key can no longer sign: it is not trusted.
-    publish(workspace, leaked, code: 2)
+    // The retired key can no longer sign: it is not trusted (bad input).
+    XCTAssertEqual(failedPublish(workspace, leaked)?.exitCode, 2)
   }
 
+  /// What the publish leaves is checked as `ota verify` checks it: the root chain devices follow.
   func testVerifyChecksTheRootChainDevicesFollow() throws {
-    let workspace = try rootedWorkspace()
-    let good = workspace.run(["ota", "verify", "dir:published"])
-    XCTAssertEqual(good.exitCode, 0, good.allOutput)
+    let (workspace, _) = try rootedWorkspace()
+    let good = try SignedChannelPublishTests.verifiedChannel(workspace)
+    XCTAssertEqual(good.problems, [])
     // A root above the committed ones that the root keys did not sign: devices refuse it and stop.
     try Data(contentsOf: file(workspace, "root-1.json")).write(to: file(workspace, "root-2.json"))
-    let above = workspace.run(["ota", "verify", "dir:published"])
-    XCTAssertEqual(above.exitCode, 1, above.allOutput)
-    XCTAssertTrue(above.allOutput.contains("root-2.json"), above.allOutput)
+    let above = try SignedChannelPublishTests.verifiedChannel(workspace)
+    XCTAssertTrue(above.problems.contains { $0.description.contains("root-2.json") }, "\(above.problems)")
     try FileManager.default.removeItem(at: file(workspace, "root-2.json"))
     try FileManager.default.removeItem(at: file(workspace, "root-1.json"))
-    let missing = workspace.run(["ota", "verify", "dir:published"])
-    XCTAssertEqual(missing.exitCode, 1, missing.allOutput)
-    XCTAssertTrue(missing.allOutput.contains("root-1.json"), missing.allOutput)
+    let missing = try SignedChannelPublishTests.verifiedChannel(workspace)
+    XCTAssertTrue(missing.problems.contains { $0.description.contains("root-1.json") }, "\(missing.problems)")
   }
 }

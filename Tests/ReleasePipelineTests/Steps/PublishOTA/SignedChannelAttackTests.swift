@@ -1,5 +1,4 @@
 import Foundation
-import ReleaseCLITestSupport
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -14,8 +13,6 @@ import XCTest
 /// rollback, a revision file replaced, a pointer at revision 2^63 - 1 signed with the real key;
 /// and one bad channel beside a good one.
 extension SignedChannelPublishTests {
-  private var signedArguments: [String] { ["ota", "publish", "--publish", "dir:published"] }
-
   private func channelFile(_ workspace: Workspace, _ name: String) -> URL {
     workspace.file("published/ota/\(Self.channel)/\(name)")
   }
@@ -44,10 +41,9 @@ extension SignedChannelPublishTests {
   private func rolledBackChannel(_ key: SigningKey) throws -> Workspace {
     let workspace = try signedWorkspace(key)
     publish(workspace, key)
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "100"]).exitCode, 0)
+    try rollout(workspace, percent: 100)
     publish(workspace, key)
-    XCTAssertEqual(workspace.run(["rollback", "acme", "onboarding_upsell", "74"]).exitCode, 0)
+    try rollback(workspace)
     publish(workspace, key)
     let third = try payload(pointer(workspace), key.publicKey)
     XCTAssertEqual(third["revision"] as? Int, 3)
@@ -78,36 +74,35 @@ extension SignedChannelPublishTests {
     try FileManager.default.removeItem(at: pointer(workspace))
     try FileManager.default.copyItem(at: revisionFile(workspace, 2), to: pointer(workspace))
 
-    let verify = workspace.run(["ota", "verify", "dir:published", "--min-revision", "3"])
-    XCTAssertEqual(verify.exitCode, 1, verify.allOutput)
+    let verify = try Self.verifiedChannel(workspace, minimumRevision: 3)
     XCTAssertTrue(
-      verify.standardError.contains(
+      verify.problems.map(\.description).contains(
         "published/ota/\(Self.channel)/manifest.json: holds revision 2, below --min-revision 3; expected 3 or above: an older manifest served again"
-      ), verify.allOutput)
+      ), "\(verify.problems)")
 
-    let refresh = workspace.run(
-      signedArguments + ["--refresh"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(refresh.exitCode, 1, refresh.allOutput)
+    let refresh = failedPublish(workspace, key) { $0.refresh = true }
+    XCTAssertEqual(refresh?.exitCode, 1)
     XCTAssertEqual(
-      refresh.standardError,
+      refresh?.lines,
       [
-        "error: publish over the air: published/ota/\(Self.channel)/manifest-3.json: missing; a refresh re-signs only the revision rollouts.json records as published (3), and its file is gone or changed: run 'release ota publish' to publish the work tree's state as a new revision"
-      ], refresh.allOutput)
+        "publish over the air: published/ota/\(Self.channel)/manifest-3.json: missing; a refresh re-signs only the revision rollouts.json records as published (3), and its file is gone or changed: run 'release ota publish' to publish the work tree's state as a new revision"
+      ])
     XCTAssertEqual(try payload(pointer(workspace), key.publicKey)["revision"] as? Int, 2, "nothing re-signed")
     XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 4).path))
 
     // The plain publish republishes the work tree's state (retracted) above the recorded r3.
     let republish = publish(workspace, key)
     XCTAssertTrue(
-      republish.allOutput.contains(
-        "acme's signed manifest holds revision 2, below revision 3 that rollouts.json records as published (moved back or wiped): published the work tree's state as revision 4"
-      ), republish.allOutput)
+      republish.infos.contains {
+        $0.contains(
+          "acme's signed manifest holds revision 2, below revision 3 that rollouts.json records as published (moved back or wiped): published the work tree's state as revision 4"
+        )
+      }, "\(republish.infos)")
     let fourth = try payload(pointer(workspace), key.publicKey)
     XCTAssertEqual(fourth["revision"] as? Int, 4)
     XCTAssertEqual(status(fourth), "retracted")
     XCTAssertEqual(try recordedEntry(workspace).0, 4)
-    let after = workspace.run(["ota", "verify", "dir:published", "--min-revision", "4"])
-    XCTAssertEqual(after.exitCode, 0, after.allOutput)
+    XCTAssertEqual(try Self.verifiedChannel(workspace, minimumRevision: 4).problems, [])
   }
 
   /// The pointer moved back, the published revision's file intact: the refresh re-signs r3's
@@ -116,8 +111,8 @@ extension SignedChannelPublishTests {
     let key = try SigningKey.generate()
     let workspace = try rolledBackChannel(key)
     try Data(contentsOf: revisionFile(workspace, 2)).write(to: pointer(workspace))
-    let refresh = publish(workspace, key, ["--refresh"])
-    XCTAssertTrue(refresh.allOutput.contains("acme r4"), refresh.allOutput)
+    let refresh = publish(workspace, key) { $0.refresh = true }
+    XCTAssertTrue(refresh.infos.contains { $0.contains("acme r4") }, "\(refresh.infos)")
     let fourth = try payload(pointer(workspace), key.publicKey)
     XCTAssertEqual(fourth["revision"] as? Int, 4)
     XCTAssertEqual(status(fourth), "retracted")
@@ -136,15 +131,14 @@ extension SignedChannelPublishTests {
       manifest, expires: Date().addingTimeInterval(86_400), signers: [key], trusted: [key.publicKey])
     try replaced.write(to: revisionFile(workspace, 3))
     try replaced.write(to: pointer(workspace))
-    let refresh = workspace.run(
-      signedArguments + ["--refresh"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(refresh.exitCode, 1, refresh.allOutput)
-    XCTAssertEqual(refresh.standardError.count, 1, refresh.allOutput)
+    let refresh = failedPublish(workspace, key) { $0.refresh = true }
+    XCTAssertEqual(refresh?.exitCode, 1)
+    XCTAssertEqual(refresh?.lines.count, 1, "\(refresh?.lines ?? [])")
     XCTAssertTrue(
-      refresh.standardError.first?.hasPrefix(
-        "error: publish over the air: published/ota/\(Self.channel)/manifest-3.json: holds a payload with sha256 "
-      ) == true, refresh.allOutput)
-    XCTAssertTrue(refresh.standardError.first?.contains("run 'release ota publish'") == true)
+      refresh?.lines.first?.hasPrefix(
+        "publish over the air: published/ota/\(Self.channel)/manifest-3.json: holds a payload with sha256 "
+      ) == true, "\(refresh?.lines ?? [])")
+    XCTAssertTrue(refresh?.lines.first?.contains("run 'release ota publish'") == true)
     XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 4).path))
   }
 
@@ -156,9 +150,11 @@ extension SignedChannelPublishTests {
     try FileManager.default.removeItem(at: workspace.file("published/ota/\(Self.channel)"))
     let republish = publish(workspace, key)
     XCTAssertTrue(
-      republish.allOutput.contains(
-        "acme's signed manifest is missing, and rollouts.json records revision 3 as published (moved back or wiped): published the work tree's state as revision 4"
-      ), republish.allOutput)
+      republish.infos.contains {
+        $0.contains(
+          "acme's signed manifest is missing, and rollouts.json records revision 3 as published (moved back or wiped): published the work tree's state as revision 4"
+        )
+      }, "\(republish.infos)")
     XCTAssertEqual(try payload(pointer(workspace), key.publicKey)["revision"] as? Int, 4)
     XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 1).path))
 
@@ -180,19 +176,18 @@ extension SignedChannelPublishTests {
       payload: try manifest.at(revision: Int.max).encoded(), payloadType: SignedOTAChannel.payloadType,
       with: [key])
     try huge.jsonData().write(to: pointer(workspace))
-    for extra in [["--refresh"], []] {
-      let run = workspace.run(signedArguments + extra, environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-      XCTAssertEqual(run.exitCode, 1, "\(extra): \(run.allOutput)")
+    for refresh in [true, false] {
+      let run = failedPublish(workspace, key) { $0.refresh = refresh }
+      XCTAssertEqual(run?.exitCode, 1, "refresh \(refresh)")
       XCTAssertTrue(
-        run.standardError.contains {
+        run?.lines.contains {
           $0.contains(
             "published/ota/\(Self.channel)/manifest.json: signed by a trusted key, but at revision 9223372036854775807, above 9007199254740991, the largest a device accepts"
           )
-        }, "\(extra): \(run.allOutput)")
+        } == true, "refresh \(refresh): \(run?.lines ?? [])")
     }
     XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 4).path))
-    let verify = workspace.run(["ota", "verify", "dir:published"])
-    XCTAssertEqual(verify.exitCode, 1, verify.allOutput)
+    XCTAssertNotEqual(try Self.verifiedChannel(workspace).problems, [])
   }
 
   /// One customer's channel moved back with its published revision's file gone: the refresh
@@ -205,16 +200,15 @@ extension SignedChannelPublishTests {
     state.channels["bluebird"] = other
     try state.encoded().write(to: workspace.file("release-state.json"))
     publish(workspace, key)
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "50"]).exitCode, 0)
+    try rollout(workspace, percent: 50)
     publish(workspace, key)
     try FileManager.default.removeItem(at: revisionFile(workspace, 2))
     try Data(contentsOf: revisionFile(workspace, 1)).write(to: pointer(workspace))
 
-    let refresh = workspace.run(
-      signedArguments + ["--refresh"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(refresh.exitCode, 1, refresh.allOutput)
-    XCTAssertTrue(refresh.allOutput.contains("bluebird r2"), refresh.allOutput)
+    let reporter = RecordingReporter()
+    let refresh = failedPublish(workspace, key, reporter: reporter) { $0.refresh = true }
+    XCTAssertEqual(refresh?.exitCode, 1)
+    XCTAssertTrue(reporter.infos.contains { $0.contains("bluebird r2") }, "\(reporter.infos)")
     let bluebird = workspace.file("published/" + SignedOTAChannel.pointerKey(channel: other))
     XCTAssertEqual(try payload(bluebird, key.publicKey)["revision"] as? Int, 2)
     XCTAssertEqual(try recordedEntry(workspace, "bluebird").0, 2)
@@ -248,15 +242,13 @@ extension SignedChannelPublishTests {
     var manifest = try jsonObject(try Data(contentsOf: legacy), "models.json")
     manifest["revision"] = Int.max
     try JSONSerialization.data(withJSONObject: manifest).write(to: legacy)
+    try rollout(workspace, percent: 20)
+    let result = failedPublish(workspace, key)
+    XCTAssertEqual(result?.exitCode, 2)
     XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "20"]).exitCode, 0)
-    let result = workspace.run(
-      ["ota", "publish", "--publish", "dir:published"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(result.exitCode, 2, result.allOutput)
-    XCTAssertEqual(
-      result.standardError,
+      result?.lines,
       [
-        "error: published/ota/acme/models.json: not an OTA manifest written by release for this customer (revision 9223372036854775807, expected 0 to 9007199254740991); fix or remove it, then publish again"
+        "published/ota/acme/models.json: not an OTA manifest written by release for this customer (revision 9223372036854775807, expected 0 to 9007199254740991); fix or remove it, then publish again"
       ])
   }
 }

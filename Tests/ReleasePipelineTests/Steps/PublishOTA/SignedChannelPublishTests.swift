@@ -1,5 +1,5 @@
 import Foundation
-import ReleaseCLITestSupport
+import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
@@ -9,8 +9,9 @@ import XCTest
 @testable import ReleaseOTA
 @testable import ReleasePipeline
 
-/// `release ota publish` on the signed channel, in process against a `dir:` destination: the
-/// envelopes it writes, their revisions, `--refresh`, the stale publisher and the refusals.
+/// `release ota publish` on the signed channel, its steps built directly and run against a
+/// `dir:` destination: the envelopes they write, their revisions, `--refresh`, the stale
+/// publisher and the refusals.
 final class SignedChannelPublishTests: XCTestCase {
   static let channel = "0123456789abcdef0123456789abcdef"
   static let publicURL = "http://127.0.0.1:8000"
@@ -32,16 +33,59 @@ final class SignedChannelPublishTests: XCTestCase {
     return workspace
   }
 
+  /// `ota publish --publish dir:published`, with what `adjust` sets besides (`--refresh`, …).
+  func settings(_ adjust: (inout CommandLineSettings) -> Void = { _ in }) -> CommandLineSettings {
+    var given = CommandLineSettings(publish: "dir:published")
+    adjust(&given)
+    return given
+  }
+
+  /// Publishes the workspace's channel signed with `key`, expecting success; what it reported.
   @discardableResult
   func publish(
-    _ workspace: Workspace, _ key: SigningKey, _ extra: [String] = [], file: StaticString = #filePath,
-    line: UInt = #line
-  ) -> Workspace.Run {
-    let result = workspace.run(
-      ["ota", "publish", "--publish", "dir:published"] + extra,
-      environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(result.exitCode, 0, result.allOutput, file: file, line: line)
-    return result
+    _ workspace: Workspace, _ key: SigningKey, file: StaticString = #filePath, line: UInt = #line,
+    _ adjust: (inout CommandLineSettings) -> Void = { _ in }
+  ) -> RecordingReporter {
+    OTAPublishSteps(in: workspace.root, signingWith: key).publish(settings(adjust), file: file, line: line)
+  }
+
+  /// Publishes the workspace's channel signed with `key`, expecting it to fail; the error, and
+  /// what it reported before in `reporter`.
+  func failedPublish(
+    _ workspace: Workspace, _ key: SigningKey, reporter: RecordingReporter = RecordingReporter(),
+    file: StaticString = #filePath, line: UInt = #line,
+    _ adjust: (inout CommandLineSettings) -> Void = { _ in }
+  ) -> ReleaseError? {
+    OTAPublishSteps(in: workspace.root, signingWith: key).failure(
+      settings(adjust), reporter: reporter, file: file, line: line)
+  }
+
+  /// A new percentage for acme's offer of onboarding_upsell v74, as `release rollout acme
+  /// onboarding_upsell 74 --percent <percent>` makes it: rollouts.json's published revisions
+  /// kept.
+  func rollout(_ workspace: Workspace, percent: Int) throws {
+    try changeOffer(in: workspace) { $0.rolloutPercent = percent }
+  }
+
+  /// acme's offer of onboarding_upsell v74 retracted, as `release rollback acme
+  /// onboarding_upsell 74` retracts it (at 0 %).
+  func rollback(_ workspace: Workspace) throws {
+    try changeOffer(in: workspace) {
+      $0.status = .retracted
+      $0.rolloutPercent = 0
+    }
+  }
+
+  /// rollouts.json read, acme's offer of onboarding_upsell v74 changed, and written back with
+  /// everything else it records (the published revisions above all) as it was.
+  private func changeOffer(in workspace: Workspace, _ change: (inout RolloutState.Offer) -> Void) throws {
+    let url = workspace.file("rollouts.json")
+    var state = try RolloutState.load(from: url, displayPath: "rollouts.json")
+    var flow = try XCTUnwrap(state.flow("acme", "onboarding_upsell"))
+    let index = try XCTUnwrap(flow.models.firstIndex { $0.modelVersion == 74 })
+    change(&flow.models[index])
+    state.customers["acme"]?["onboarding_upsell"] = flow
+    try state.encoded().write(to: url)
   }
 
   func pointer(_ workspace: Workspace) -> URL {
@@ -67,6 +111,23 @@ final class SignedChannelPublishTests: XCTestCase {
 
   func recordedRevision(_ workspace: Workspace) throws -> Int? {
     try recordedEntry(workspace).0
+  }
+
+  /// acme's channel in the workspace's `published/` checked from the outside, as `release ota
+  /// verify dir:published [--min-revision <n>]` checks it: against release.config.json's
+  /// trusted keys and committed root chain, at this instant. Its problems are what would make
+  /// that command exit 1.
+  static func verifiedChannel(_ workspace: Workspace, minimumRevision: Int? = nil) throws
+    -> ChannelCheck.Report
+  {
+    let trusted = try SettingsResolution(
+      CommandLineSettings(), services: OTAPublishSteps(in: workspace.root).services
+    ).trustedKeys()
+    var check = ChannelCheck(
+      reader: PublishedDirectory(directory: workspace.file("published"), displayName: "published"),
+      trusted: trusted.keys, now: Date(), minimumRevision: minimumRevision)
+    check.chain = trusted.chain
+    return check.check(customer: "acme", channel: channel)
   }
 
   func testEnvelopesVerifyWithTheTrustedKeyOnlyAndRevisionsIncrease() throws {
@@ -98,9 +159,8 @@ final class SignedChannelPublishTests: XCTestCase {
     publish(workspace, key)
     XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 2).path))
 
-    // A changed offer, through the command (which keeps rollouts.json's published revisions).
-    let rollout = workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "20"])
-    XCTAssertEqual(rollout.exitCode, 0, rollout.allOutput)
+    // A changed offer, rollouts.json's published revisions kept (as the command keeps them).
+    try rollout(workspace, percent: 20)
     publish(workspace, key)
     let second = try payload(pointer(workspace), key.publicKey)
     XCTAssertEqual(second["revision"] as? Int, 2)
@@ -125,13 +185,15 @@ final class SignedChannelPublishTests: XCTestCase {
   func testRefreshReSignsThePublishedContentNotTheWorkTree() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
-    publish(workspace, key, ["--expires", "1h"])
+    publish(workspace, key) { $0.manifestExpiry = "1h" }
     let first = try payload(pointer(workspace), key.publicKey)
     // The work tree now says 50 %, unpublished: a refresh must not publish it.
-    let rollout = workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "50"])
-    XCTAssertEqual(rollout.exitCode, 0, rollout.allOutput)
+    try rollout(workspace, percent: 50)
     let before = Date()
-    publish(workspace, key, ["--refresh", "--expires", "2d"])
+    publish(workspace, key) {
+      $0.refresh = true
+      $0.manifestExpiry = "2d"
+    }
     let refreshed = try payload(pointer(workspace), key.publicKey)
     XCTAssertEqual(refreshed["revision"] as? Int, 2)
     XCTAssertEqual(percent(refreshed), 10)
@@ -156,78 +218,73 @@ final class SignedChannelPublishTests: XCTestCase {
     let workspace = try signedWorkspace(key)
     publish(workspace, key)
     let stale = try Data(contentsOf: workspace.file("rollouts.json"))
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "20"]).exitCode, 0)
+    try rollout(workspace, percent: 20)
     publish(workspace, key)
     // Another work tree, which has not seen revision 2, changes the offer and publishes.
     try stale.write(to: workspace.file("rollouts.json"))
-    XCTAssertEqual(
-      workspace.run(["rollout", "acme", "onboarding_upsell", "74", "--percent", "5"]).exitCode, 0)
+    try rollout(workspace, percent: 5)
     let before = Workspace.snapshot(workspace.file("published"))
-    let result = workspace.run(
-      ["ota", "publish", "--publish", "dir:published"], environment: ["RELEASE_SIGNING_KEY": key.pemEncoded])
-    XCTAssertEqual(result.exitCode, 1, result.allOutput)
-    XCTAssertEqual(result.standardError.count, 1, result.allOutput)
+    let failure = failedPublish(workspace, key)
+    XCTAssertEqual(failure?.exitCode, 1)
     XCTAssertEqual(
-      result.standardError.first,
-      "error: publish over the air: published/\(SignedOTAChannel.pointerKey(channel: Self.channel)): holds revision 2, and rollouts.json records revision 1: another publisher's newer change is there; nothing was published: update this work tree (pull rollouts.json), then publish again"
-    )
+      failure?.lines,
+      [
+        "publish over the air: published/\(SignedOTAChannel.pointerKey(channel: Self.channel)): holds revision 2, and rollouts.json records revision 1: another publisher's newer change is there; nothing was published: update this work tree (pull rollouts.json), then publish again"
+      ])
     XCTAssertEqual(Workspace.snapshot(workspace.file("published")), before, "nothing published")
   }
 
-  /// Runs `arguments`, expects exit 2, one line on stderr and nothing written.
-  @discardableResult
+  /// Runs `ota publish` as `given` says with `steps`; expects bad input (exit 2) with exactly
+  /// the one line `expected`, and nothing written.
   func assertRefused(
-    _ workspace: Workspace, _ arguments: [String], environment: [String: String] = [:],
-    file: StaticString = #filePath,
-    line: UInt = #line
-  ) -> String? {
-    let before = Workspace.snapshot(workspace.root)
-    let result = workspace.run(arguments, environment: environment)
-    XCTAssertEqual(result.exitCode, 2, result.allOutput, file: file, line: line)
-    XCTAssertEqual(result.standardError.count, 1, result.allOutput, file: file, line: line)
-    XCTAssertEqual(Workspace.snapshot(workspace.root), before, "nothing written", file: file, line: line)
-    return result.standardError.first
+    _ workspace: Workspace, _ steps: OTAPublishSteps, _ given: CommandLineSettings, _ expected: String,
+    file: StaticString = #filePath, line: UInt = #line
+  ) {
+    let refusal = workspace.refusal(file: file, line: line) { try steps.run(given) }
+    XCTAssertEqual(refusal, [expected], file: file, line: line)
   }
 
   func testRefusalsAreOneLineExitTwoAndWriteNothing() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
-    let arguments = ["ota", "publish", "--publish", "dir:published"]
-    let signer = ["RELEASE_SIGNING_KEY": key.pemEncoded]
+    let unsigned = OTAPublishSteps(in: workspace.root)
+    let signed = OTAPublishSteps(in: workspace.root, signingWith: key)
+    let publicURLWithoutKeys =
+      "packages get over-the-air models only through a signed channel, and release.config.json trusts no key; add a key: release keys generate keys, then list keys/signing.pub in release.config.json signing.trustedKeys"
 
     // A public URL and no trusted key: from the flag, and from release.config.json.
     try #"{"publish": {"publicURL": "https://cdn.example.com/sdk"}}"#
       .write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
+    assertRefused(
+      workspace, unsigned, settings(),
+      "release.config.json: publish.publicURL: https://cdn.example.com/sdk: \(publicURLWithoutKeys)")
+    assertRefused(
+      workspace, unsigned, settings { $0.publicURL = "https://cdn.example.com" },
+      "--public-url https://cdn.example.com: \(publicURLWithoutKeys)")
+    // `release all --dry-run --public-url …`: the settings phase of a release run refuses it too.
+    var releaseRun = CommandLineSettings()
+    releaseRun.dryRun = true
+    releaseRun.publicURL = "https://cdn.example.com"
     XCTAssertEqual(
-      assertRefused(workspace, arguments),
-      "error: release.config.json: publish.publicURL: https://cdn.example.com/sdk: packages get over-the-air models only through a signed channel, and release.config.json trusts no key; add a key: release keys generate keys, then list keys/signing.pub in release.config.json signing.trustedKeys"
-    )
-    XCTAssertEqual(
-      assertRefused(workspace, arguments + ["--public-url", "https://cdn.example.com"]),
-      "error: --public-url https://cdn.example.com: packages get over-the-air models only through a signed channel, and release.config.json trusts no key; add a key: release keys generate keys, then list keys/signing.pub in release.config.json signing.trustedKeys"
-    )
-    XCTAssertEqual(
-      assertRefused(workspace, ["all", "--dry-run", "--public-url", "https://cdn.example.com"]),
-      "error: --public-url https://cdn.example.com: packages get over-the-air models only through a signed channel, and release.config.json trusts no key; add a key: release keys generate keys, then list keys/signing.pub in release.config.json signing.trustedKeys"
-    )
+      workspace.refusal { _ = try SettingsResolution(releaseRun, services: unsigned.services).release(.all) },
+      ["--public-url https://cdn.example.com: \(publicURLWithoutKeys)"])
 
     // Plain http to anything but this machine.
     try #"{"signing": {"trustedKeys": ["keys/ota.pub"]}}"#
       .write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
     for host in ["cdn.example.com", "127.attacker.example"] {
-      XCTAssertEqual(
-        assertRefused(workspace, arguments + ["--public-url", "http://\(host)/sdk"], environment: signer),
-        "error: --public-url http://\(host)/sdk: plain http:// is built into every package and lets anyone on the way change what devices fetch; expected https:// (http:// only to 127.0.0.1, ::1 or localhost, for tests)"
+      assertRefused(
+        workspace, signed, settings { $0.publicURL = "http://\(host)/sdk" },
+        "--public-url http://\(host)/sdk: plain http:// is built into every package and lets anyone on the way change what devices fetch; expected https:// (http:// only to 127.0.0.1, ::1 or localhost, for tests)"
       )
     }
 
     // Keys and a public URL, but no private key to sign with.
     try #"{"signing": {"trustedKeys": ["keys/ota.pub"]}, "publish": {"publicURL": "\#(Self.publicURL)"}}"#
       .write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
-    XCTAssertEqual(
-      assertRefused(workspace, arguments, environment: ["RELEASE_SIGNING_KEY": ""]),
-      "error: publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
+    assertRefused(
+      workspace, unsigned, settings(),
+      "publishing the signed over-the-air channel needs a private key, and none was given; pass --signing-key <file> or set RELEASE_SIGNING_KEY to the PEM text of a trusted key's private half"
     )
 
     // A pointer another key signed: never published over.
@@ -242,13 +299,13 @@ final class SignedChannelPublishTests: XCTestCase {
     // Refused for that channel alone (exit 1): nothing of acme's is published (the other
     // customers are: testOneBadChannelDoesNotBlockTheOthers).
     let forgedBytes = try Data(contentsOf: pointer(workspace))
-    let forgedRun = workspace.run(arguments, environment: signer)
-    XCTAssertEqual(forgedRun.exitCode, 1, forgedRun.allOutput)
-    XCTAssertEqual(forgedRun.standardError.count, 1, forgedRun.allOutput)
+    let forgedRun = failedPublish(workspace, key)
+    XCTAssertEqual(forgedRun?.exitCode, 1)
+    XCTAssertEqual(forgedRun?.lines.count, 1, "\(forgedRun?.lines ?? [])")
     XCTAssertTrue(
-      forgedRun.standardError.first?.hasPrefix(
-        "error: publish over the air: published/\(SignedOTAChannel.pointerKey(channel: Self.channel)): not a manifest signed by a trusted key ("
-      ) == true, forgedRun.allOutput)
+      forgedRun?.lines.first?.hasPrefix(
+        "publish over the air: published/\(SignedOTAChannel.pointerKey(channel: Self.channel)): not a manifest signed by a trusted key ("
+      ) == true, "\(forgedRun?.lines ?? [])")
     XCTAssertEqual(try Data(contentsOf: pointer(workspace)), forgedBytes, "never published over")
     XCTAssertFalse(FileManager.default.fileExists(atPath: revisionFile(workspace, 1).path))
     XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.file("published/ota/acme").path))
@@ -257,19 +314,41 @@ final class SignedChannelPublishTests: XCTestCase {
 
     // --refresh on a run without the signed channel.
     try #"{}"#.write(to: workspace.file("release.config.json"), atomically: true, encoding: .utf8)
-    XCTAssertEqual(
-      assertRefused(workspace, arguments + ["--refresh"]),
-      "error: --refresh: re-signs the signed channel, and this run has none; it needs release.config.json's signing.trustedKeys and a public URL (--public-url or publish.publicURL)"
+    assertRefused(
+      workspace, unsigned, settings { $0.refresh = true },
+      "--refresh: re-signs the signed channel, and this run has none; it needs release.config.json's signing.trustedKeys and a public URL (--public-url or publish.publicURL)"
     )
   }
 
   func testOutputNeverShowsTheKeyOrTheChannel() throws {
     let key = try SigningKey.generate()
     let workspace = try signedWorkspace(key)
-    let result = publish(workspace, key)
-    XCTAssertTrue(result.allOutput.contains("acme signed r1"), result.allOutput)
+    // Every event with everything it carries: more than any reporter prints.
+    let events = "\(publish(workspace, key).events)"
+    XCTAssertTrue(events.contains("acme signed r1"), events)
     for secret in KeysTestSupport.secretLines(ofPEM: key.pemEncoded) + [Self.channel] {
-      XCTAssertFalse(result.allOutput.contains(secret))
+      XCTAssertFalse(events.contains(secret))
     }
+  }
+}
+
+/// A `dir:` destination read as `ota verify` reads one: objects by key, named by the
+/// destination's path (the command's own reader is internal to the command line, which these
+/// tests leave out). The files these tests publish are small, so no size limit is enforced.
+private struct PublishedDirectory: ChannelReader {
+  let directory: URL
+  let displayName: String
+
+  func location(of key: String) -> String { "\(displayName)/\(key)" }
+
+  func read(_ key: String, maximumSize: Int64) throws -> Data? {
+    let file = directory.appendingPathComponent(key)
+    return FileManager.default.fileExists(atPath: file.path) ? try Data(contentsOf: file) : nil
+  }
+
+  func digest(of key: String, maximumSize: Int64) throws -> (sha256: String, size: Int64)? {
+    let file = directory.appendingPathComponent(key)
+    return FileManager.default.fileExists(atPath: file.path)
+      ? try SHA256Digest.hexAndSize(ofFileAt: file) : nil
   }
 }

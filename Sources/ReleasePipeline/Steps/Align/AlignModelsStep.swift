@@ -4,7 +4,6 @@ import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
 import ReleaseModels
-import ReleasePipeline
 
 /// Checks every model the run embeds against the SDK version being released, before anything is
 /// built: each input must be a signal that SDK computes (`signals.json` in the template) and that
