@@ -92,7 +92,7 @@ let package = Package(
         "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The engine of a run: its context, the phases, `Pipeline` and the steps other parts
-    // reuse (load, plan, generate, archive, stage, merge, publish), release records, notes,
+    // reuse (load, align, plan, generate, archive, stage, merge, publish), release records, notes,
     // shard plans.
     .target(
       name: "ReleasePipeline",
@@ -120,8 +120,8 @@ let package = Package(
         "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleasePipeline", "ReleaseReporting",
         "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
-    // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from model
-    // alignment and planning to tagging, the artifact list and the state write; the chains of
+    // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from
+    // planning to tagging, the artifact list and the state write; the chains of
     // `plan`, `ota publish` and `share`.
     .target(
       name: "ReleaseFlow",
@@ -254,7 +254,8 @@ let package = Package(
       name: "ReleaseEndToEndTests",
       dependencies: [
         "ReleaseArchive", "ReleaseBuild", "ReleaseBump", "ReleaseCLI", "ReleaseCLITestSupport", "ReleaseCore",
-        "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels", "ReleaseNetwork",
+        "ReleaseFlow", "ReleaseGeneration", "ReleaseJSON", "ReleaseManifest", "ReleaseModels",
+        "ReleaseNetwork",
         "ReleaseOTA", "ReleasePipeline", "ReleasePublishing", "ReleaseReporting", "ReleaseSettings",
         "ReleaseSigning", "ReleaseSystem", "ReleaseTestSupport", "ReleaseVerification",
       ]),

@@ -47,8 +47,7 @@ package struct OTAPublishSteps {
     let pipeline = Pipeline(ReleaseContext(services: services, settings: settings, reporter: reporter))
     let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
     let ota = try pipeline.run(CheckOTAStep(for: .otaPublish), inputs)
-    try pipeline.run(
-      PublishOTAStep(), ota.map { .init(ota: $0, inputs: inputs) }, otherwise: PublishOTAStep.noDestination)
+    try pipeline.run(PublishOTAStep(), .init(ota: ota, inputs: inputs))
   }
 
   /// Runs them, expecting them to succeed; what they reported.
