@@ -1,3 +1,4 @@
+import ReleaseCore
 import ReleaseEvaluation
 import ReleaseJSON
 import ReleaseManifest
@@ -47,6 +48,23 @@ package struct RolloutPolicyConfiguration: Equatable {
   package init(defaults: Settings = Settings(), customers: [String: Settings] = [:]) {
     self.defaults = defaults
     self.customers = customers
+  }
+}
+
+extension RolloutPolicyConfiguration {
+  /// A customer named in the policy must be one of `manifest`'s; each that is not is a
+  /// problem of `configurationPath`.
+  package func checkCustomers(against manifest: Manifest, configurationPath: String) throws {
+    let ids = Set(manifest.customers.map(\.id))
+    let unknown = customers.keys.sorted().filter { !ids.contains($0) }
+    guard !unknown.isEmpty else { return }
+    throw ReleaseError.validation(
+      ValidationFailure(
+        unknown.map {
+          Diagnostic(
+            file: configurationPath, path: "rollouts.customers.\($0)",
+            message: "not a customer in \(manifest.path); expected the id of a known customer")
+        }))
   }
 }
 

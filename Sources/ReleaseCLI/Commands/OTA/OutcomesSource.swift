@@ -1,5 +1,7 @@
 import Foundation
 import ReleaseCore
+import ReleaseEvaluation
+import ReleaseManifest
 import ReleaseModels
 import ReleaseNetwork
 import ReleasePipeline
@@ -15,6 +17,26 @@ import ReleaseSystem
 enum OutcomesSource {
   /// Far more than a daily export of every customer, flow and model version.
   static let maximumSize: Int64 = 64 * 1024 * 1024
+
+  /// The outcomes at `location`, read and checked as a whole before anything is judged or
+  /// written; rows of customers other than `customers` and flows other than `flowName` (when
+  /// given) are skipped.
+  static func outcomes(
+    _ location: OutcomesLocation, inputs: InputSettings, customers: [Customer], flowName: String?,
+    services: Services, today: OutcomeDate
+  ) throws -> Outcomes {
+    let (data, source) = try read(location, inputs: inputs, services: services)
+    var known: [String: Set<String>] = [:]
+    for customer in customers {
+      known[customer.id] = Set(
+        customer.customModels.map(\.flowName).filter { flowName == nil || $0 == flowName })
+    }
+    do throws(OutcomesError) {
+      return try OutcomesReader.read(data: data, source: source, known: known, today: today)
+    } catch {
+      throw ReleaseError.invalidInputs(error.problems.map(\.description))
+    }
+  }
 
   /// The file's bytes and how messages name it (a URL without its query, which may hold a
   /// presigned signature).
