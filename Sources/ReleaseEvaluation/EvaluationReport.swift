@@ -130,7 +130,8 @@ public enum EvaluationReport {
     return escaped
   }
 
-  static func format(_ value: Double, _ decimals: Int) -> String {
+  /// `value` with `decimals` decimals, whatever the locale (the report and `ota evaluate`'s table).
+  package static func format(_ value: Double, _ decimals: Int) -> String {
     String(format: "%.\(decimals)f", locale: Locale(identifier: "en_US_POSIX"), value)
   }
 
@@ -147,7 +148,8 @@ public enum EvaluationReport {
     return value < 0 && text.contains(where: { $0 != "0" && $0 != "." }) ? "−" + text : "+" + text
   }
 
-  static func grouped(_ value: Int) -> String {
+  /// Thousands separated by commas.
+  package static func grouped(_ value: Int) -> String {
     let digits = String(value.magnitude)
     var result = ""
     for (index, character) in digits.enumerated() {

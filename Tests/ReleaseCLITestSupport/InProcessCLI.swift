@@ -25,11 +25,11 @@ package enum InProcessCLI {
 
   package static func run(
     _ arguments: [String], root: URL, environment: [String: String] = [:],
-    processRunner: ScriptedProcessRunner = ScriptedProcessRunner()
+    processRunner: ScriptedProcessRunner = ScriptedProcessRunner(), clock: Clock = SystemClock()
   ) -> Run {
     let output = CapturedOutput()
     let services = Services(
-      processRunner: processRunner, clock: SystemClock(), root: root,
+      processRunner: processRunner, clock: clock, root: root,
       environment: ["CI": "true"].merging(environment) { $1 }, output: output, http: TestHTTP.retryingAtOnce)
     let code = CommandLineInterface.main(arguments: arguments, services: services)
     return Run(code: code, standardOutput: output.standardOutput, standardError: output.standardError)

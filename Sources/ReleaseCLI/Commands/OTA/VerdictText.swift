@@ -61,17 +61,8 @@ enum VerdictText {
   private static func percent(_ rate: Double) -> String { fixed(rate * 100, 2) + " %" }
 
   private static func fixed(_ value: Double, _ decimals: Int) -> String {
-    String(format: "%.\(decimals)f", locale: Locale(identifier: "en_US_POSIX"), value)
+    EvaluationReport.format(value, decimals)
   }
 
-  /// Thousands separated by commas (counts, never negative).
-  private static func grouped(_ value: Int) -> String {
-    let digits = String(value)
-    var result = ""
-    for (index, character) in digits.enumerated() {
-      if index > 0, (digits.count - index) % 3 == 0 { result += "," }
-      result.append(character)
-    }
-    return result
-  }
+  private static func grouped(_ value: Int) -> String { EvaluationReport.grouped(value) }
 }

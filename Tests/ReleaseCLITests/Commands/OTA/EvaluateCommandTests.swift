@@ -13,24 +13,6 @@ import XCTest
   import FoundationXML
 #endif
 
-/// A clock whose day the test sets: rollouts record it as `since`, and an evaluation refuses
-/// outcome dates after it.
-final class SettableClock: ReleaseSystem.Clock {
-  private let instant: Locked<Date>
-
-  init(_ day: String) { instant = Locked(Self.noon(day)) }
-
-  func set(_ day: String) { instant.set(Self.noon(day)) }
-  func now() -> Date { instant.value }
-  func monotonicSeconds() -> Double { 0 }
-
-  static func noon(_ day: String) -> Date {
-    let date = OutcomeDate(day)!
-    let formatter = ISO8601DateFormatter()
-    return formatter.date(from: "\(date)T12:00:00Z")!
-  }
-}
-
 /// `release ota evaluate` in process, on a workspace copy of the project: the decisions it
 /// reaches from simulated exports, what `--apply` does to `rollouts.json` (and what it leaves
 /// alone), its refusals, its outputs and its report.
@@ -471,45 +453,6 @@ final class EvaluateCommandTests: XCTestCase {
     let unknown = run(["ota", "evaluate", "--outcomes", "outcomes.csv"], in: workspace, clock: clock)
     XCTAssertEqual(unknown.code, 2, unknown.all)
     XCTAssertTrue(unknown.all.contains("rollouts.customers.nobody"), unknown.all)
-  }
-
-  /// The export from a URL (python's http.server on 127.0.0.1; a query, such as a presigned
-  /// signature, is never printed) and from a bucket (moto_server, signatures checked).
-  func testOutcomesFromAURLAndFromABucket() throws {
-    let (workspace, clock) = try rolledOut()
-    let served = workspace.file("served")
-    try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-    try write(
-      OutcomesSimulation(challengerRate: 0.04, start: start, seed: 7), to: "served/outcomes.csv",
-      in: workspace)
-    let server = try StaticHTTPServer(directory: served)
-    defer { server.shutDown() }
-    let overHTTP = run(
-      ["ota", "evaluate", "--outcomes", "\(server.baseURL)/outcomes.csv?X-Amz-Signature=sekrit", "--json"],
-      in: workspace, clock: clock)
-    XCTAssertEqual(overHTTP.code, 0, overHTTP.all)
-    XCTAssertTrue(overHTTP.standardOutput.first?.contains("\"decision\":\"rollback\"") == true, overHTTP.all)
-    let missing = run(
-      ["ota", "evaluate", "--outcomes", "\(server.baseURL)/missing.csv?X-Amz-Signature=sekrit"],
-      in: workspace,
-      clock: clock)
-    XCTAssertEqual(missing.code, 2, missing.all)
-    XCTAssertTrue(missing.all.contains("missing.csv?…"), missing.all)
-    XCTAssertFalse((overHTTP.all + missing.all).contains("sekrit"), "a query is never printed")
-
-    let moto = try SharedMoto.shared.moto()
-    let bucket = try moto.makeBucket()
-    try moto.aws([
-      "s3", "cp", served.appendingPathComponent("outcomes.csv").path, "s3://\(bucket)/exports/outcomes.csv",
-    ])
-    let fromBucket = run(
-      [
-        "ota", "evaluate", "--outcomes", "s3://\(bucket)/exports/outcomes.csv", "--s3-endpoint",
-        moto.endpoint,
-        "--json",
-      ], in: workspace, clock: clock, environment: moto.credentials)
-    XCTAssertEqual(fromBucket.code, 0, fromBucket.all)
-    XCTAssertEqual(fromBucket.standardOutput, overHTTP.standardOutput)
   }
 
   /// The docs' walkthrough files, docs/examples/outcomes-{worse,better}.csv, are this
