@@ -1,12 +1,11 @@
 import Foundation
+import ReleaseCLI
+import ReleaseCore
 import ReleaseOTA
 import ReleaseSigning
 import ReleaseSystem
 import ReleaseTestSupport
 import XCTest
-
-import ReleaseCLI
-import ReleaseCore
 
 /// A project directory with a signed channel published into `published/` the way the tool
 /// lays it out: `ota/<channel>/manifest-1…3.json`, the pointer at revision 3, and the model it
@@ -64,7 +63,9 @@ package final class PublishedChannel {
   }
 
   /// The envelope of revision `revision` signed by `signer` (default: the trusted key).
-  package func envelope(revision: Int, signer: SigningKey? = nil, expires: Date? = nil, customer: String = customer)
+  package func envelope(
+    revision: Int, signer: SigningKey? = nil, expires: Date? = nil, customer: String = customer
+  )
     throws -> Data
   {
     let signer = signer ?? key
