@@ -29,22 +29,17 @@ struct BumpOptions: Equatable {
   }
 }
 
-/// `release bump major|minor|patch`.
+/// `release bump major|minor|patch` as a chain of steps (`BumpSteps.swift`): plan the change
+/// of every file, show it as a diff, write it (not under `--dry-run`).
 enum BumpCommand {
   static func run(_ options: BumpOptions, _ services: Services) throws {
-    let bump = VersionBump(
-      services: services, statePath: options.statePath, templatesPath: options.templatesPath,
-      since: options.since)
-    let (old, new, files) = try bump.changes(part: options.part)
-    let diff = try bump.diff(files)
-    services.output.write(linesOf: diff, to: .standardOutput)
-    if options.dryRun {
-      services.output.write(line: "dry run: SDK \(old) -> \(new) not written", to: .standardError)
-      return
-    }
-    try bump.apply(files, from: old, to: new)
-    services.output.write(
-      line: "bumped SDK \(old) -> \(new) in \(files.map(\.path).joined(separator: ", ")); review and commit",
-      to: .standardError)
+    let context = ReleaseContext(services: services, settings: RunSettings(), reporter: DiscardingReporter())
+    try pipeline(options, Pipeline(context))
+  }
+
+  static func pipeline(_ options: BumpOptions, _ pipeline: Pipeline) throws {
+    let planned = try pipeline.run(PlanBumpStep(), options)
+    try pipeline.run(ShowBumpDiffStep(), planned)
+    try pipeline.run(WriteBumpStep(dryRun: options.dryRun), planned)
   }
 }

@@ -1,12 +1,14 @@
 import Foundation
 import ReleaseCore
 import ReleaseOTA
+import ReleasePipeline
 import ReleaseSettings
 import ReleaseSigning
 import ReleaseSystem
 
 /// `release ota root init|rotate|show`: the channel's root documents (`ChannelRoot`), signed
-/// with the offline root keys, committed in `signing.root` (default `ota-root`).
+/// with the offline root keys, committed in `signing.root` (default `ota-root`). A chain of
+/// steps (`RootSteps.swift`): sign the next root, write it; or show the chain.
 enum RootCommand {
   static let command = Command(
     name: "root", synopsis: "ota root <init|rotate|show>",
@@ -39,48 +41,82 @@ enum RootCommand {
         ])
     ],
     parent: "ota",
-    run: { try run($0, $1) })
+    run: { try run(try RootOptions($0, $1), $1) })
 
-  static func run(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
-    let settings = try SettingsResolution(parsed, invocation).root()
-    let (url, display, chain) = (settings.directory, settings.display, settings.chain)
+  static func run(_ options: RootOptions, _ invocation: CommandInvocation) throws {
+    let context = ReleaseContext(
+      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
+    try pipeline(options, Pipeline(context))
+  }
+
+  static func pipeline(_ options: RootOptions, _ pipeline: Pipeline) throws {
+    guard let change = options.change else {
+      try pipeline.run(ShowRootChainStep(), options.settings)
+      return
+    }
+    let signed = try pipeline.run(SignRootStep(), change)
+    try pipeline.run(WriteRootStep(), signed)
+  }
+}
+
+/// `release ota root`'s arguments, with the next root checked and its key files read
+/// (`RootKeyFiles`) here, before any step.
+struct RootOptions {
+  /// Where the chain is committed, and the chain.
+  var settings: RootSettings
+  /// What `init` and `rotate` make; nil for `show`.
+  var change: RootChange?
+
+  init(_ parsed: Arguments, _ invocation: CommandInvocation) throws {
+    settings = try SettingsResolution(parsed, invocation).root()
+    let (display, chain) = (settings.display, settings.chain)
     switch parsed.positionals.first {
     case "init":
       if chain != nil {
         throw ReleaseError.invalidInput("ota root init: \(display)/1.json exists; use 'ota root rotate'")
       }
-      try write(
-        try next(after: nil, parsed, invocation.services), after: nil, parsed, url, display, invocation)
     case "rotate":
-      guard let chain else {
+      guard chain != nil else {
         throw ReleaseError.invalidInput(
           "ota root rotate: \(display)/1.json: no such file; run 'ota root init' first")
       }
-      let root = try next(after: chain.current, parsed, invocation.services)
-      try write(root, after: chain.current, parsed, url, display, invocation)
     case "show":
-      guard let chain else {
+      guard chain != nil else {
         throw ReleaseError.invalidInput("ota root show: \(display)/1.json: no such file")
       }
-      for (index, root) in chain.roots.enumerated() {
-        invocation.services.output.write(line: describe(root, chain.envelopes[index]), to: .standardOutput)
-      }
+      return
     default:
       // One word (the command's arity): not one of the three.
       throw ReleaseError.usage(
         "ota root: expected init, rotate or show, found \"\(parsed.positionals.joined(separator: " "))\"")
     }
+    change = try RootChange(parsed, settings, invocation.services)
   }
+}
 
-  /// The root after `previous` (nil: the first) as the options describe it.
-  private static func next(after previous: ChannelRoot?, _ parsed: Arguments, _ services: Services) throws
-    -> ChannelRoot
-  {
+/// The next root as `init` or `rotate` asks for it, checked whole, and the keys to sign it
+/// with. A role's keys or threshold left out keep the previous root's. The refusals come in
+/// the order a reader fixes them: the key files, a missing role or threshold, a root no device
+/// would accept, then the signing keys.
+struct RootChange {
+  var settings: RootSettings
+  /// The root the chain ends with; nil for `init`.
+  var previous: ChannelRoot?
+  var root: ChannelRoot
+  /// The root private keys that sign the new root.
+  var signers: [SigningKey]
+}
+
+extension RootChange {
+  init(_ parsed: Arguments, _ settings: RootSettings, _ services: Services) throws {
+    self.settings = settings
+    let previous = settings.chain?.current
+    self.previous = previous
     let rootKeys = try RootKeyFiles.publicKeys(
       parsed[Options.rootKey], option: Options.rootKey.name, services)
     let manifestKeys = try RootKeyFiles.publicKeys(
       parsed[Options.manifestKey], option: Options.manifestKey.name, services)
-    guard let root = rootKeys ?? previous?.root.keys, let manifest = manifestKeys ?? previous?.manifest.keys
+    guard let keys = rootKeys ?? previous?.root.keys, let manifest = manifestKeys ?? previous?.manifest.keys
     else {
       throw ReleaseError.usage("ota root init: expected --root-key <pub>... and --manifest-key <pub>...")
     }
@@ -88,48 +124,12 @@ enum RootCommand {
       throw ReleaseError.usage("ota root init: expected --threshold <t>, how many root keys must sign")
     }
     let manifestThreshold = parsed[Options.manifestThreshold] ?? previous?.manifest.threshold ?? 1
-    let candidate = ChannelRoot(
-      version: (previous?.version ?? 0) + 1, root: .init(keys: root, threshold: threshold),
+    root = ChannelRoot(
+      version: (previous?.version ?? 0) + 1, root: .init(keys: keys, threshold: threshold),
       manifest: .init(keys: manifest, threshold: manifestThreshold))
-    do { _ = try ChannelRoot.decode(try candidate.payload(), location: "the new root") } catch {
+    do { _ = try ChannelRoot.decode(try root.payload(), location: "the new root") } catch {
       throw ReleaseError.invalidInput("\(error)")
     }
-    return candidate
-  }
-
-  /// Signs `root`, opens it as a device would after `previous`, and writes it create-only.
-  private static func write(
-    _ root: ChannelRoot, after previous: ChannelRoot?, _ parsed: Arguments, _ url: URL, _ display: String,
-    _ invocation: CommandInvocation
-  ) throws {
-    let signers = try RootKeyFiles.signingKeys(parsed[Options.rootSigningKey], invocation.services)
-    let eligible = root.root.keys + (previous?.root.keys ?? [])
-    for signer in signers where !eligible.contains(signer.publicKey) {
-      throw ReleaseError.invalidInput(
-        "--signing-key: key \(signer.keyID) is not a root key of the previous or the new root; expected a root private key"
-      )
-    }
-    let file = RootDirectory.file(display, version: root.version)
-    let envelope = try root.signed(by: signers)
-    do { _ = try ChannelRoot.open(envelope, after: previous, location: file) } catch {
-      throw ReleaseError.invalidInput(error.description)
-    }
-    let target = url.appendingPathComponent("\(root.version).json")
-    guard !FileManager.default.fileExists(atPath: target.path) else {
-      throw ReleaseError.invalidInput("\(file): exists; root documents are never overwritten")
-    }
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    try AtomicFile.write(envelope, to: target)
-    invocation.services.output.write(line: "wrote \(file); commit it", to: .standardOutput)
-    invocation.services.output.write(line: describe(root, envelope), to: .standardOutput)
-  }
-
-  private static func describe(_ root: ChannelRoot, _ envelope: Data) -> String {
-    func keys(_ role: ChannelRoot.Role) -> String {
-      role.keys.map { String($0.keyID.prefix(16)) }.joined(separator: ", ") + " (threshold \(role.threshold))"
-    }
-    let signers = (try? DSSEEnvelope(json: envelope)).map { root.root.signers(of: $0).count } ?? 0
-    return
-      "root \(root.version): root keys \(keys(root.root)); manifest keys \(keys(root.manifest)); signed by \(signers) of its root keys"
+    signers = try RootKeyFiles.signingKeys(parsed[Options.rootSigningKey], services)
   }
 }
