@@ -1,6 +1,7 @@
 import ReleaseCore
 import ReleaseJSON
 import ReleaseManifest
+import ReleasePipeline
 import ReleaseReporting
 import ReleaseSettings
 
@@ -139,5 +140,19 @@ final class CommandInvocation {
     self.arguments = arguments
     self.services = services
     self.reporter = reporter
+  }
+}
+
+/// Drops every event: for commands whose steps print their own lines (their errors still reach
+/// the user through the command's own reporter, which reports what is thrown).
+final class DiscardingReporter: Reporter {
+  func report(_ event: ReleaseEvent) {}
+}
+
+extension CommandInvocation {
+  /// The pipeline of a command that prints its own lines (a table, a diff, verdicts): its
+  /// steps' events are read by no reporter.
+  func quietPipeline(_ settings: RunSettings = RunSettings()) -> Pipeline {
+    Pipeline(ReleaseContext(services: services, settings: settings, reporter: DiscardingReporter()))
   }
 }

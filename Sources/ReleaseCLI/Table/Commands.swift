@@ -124,7 +124,7 @@ extension Command {
       groups: [
         OptionGroup("OPTIONS", [Options.dryRun, Options.bumpSince, Options.state, Options.templates])
       ],
-      run: { try BumpCommand.run(try BumpOptions($0), $1.services) }),
+      run: { try BumpCommand.run(try BumpOptions($0), $1) }),
     Command(
       name: "rollout", synopsis: "rollout <id> <flow> <version>",
       summary: "offer a model over the air to a share of a customer's devices",

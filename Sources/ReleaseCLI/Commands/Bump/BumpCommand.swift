@@ -32,9 +32,8 @@ struct BumpOptions: Equatable {
 /// `release bump major|minor|patch` as a chain of steps (`BumpSteps.swift`): plan the change
 /// of every file, show it as a diff, write it (not under `--dry-run`).
 enum BumpCommand {
-  static func run(_ options: BumpOptions, _ services: Services) throws {
-    let context = ReleaseContext(services: services, settings: RunSettings(), reporter: DiscardingReporter())
-    try pipeline(options, Pipeline(context))
+  static func run(_ options: BumpOptions, _ invocation: CommandInvocation) throws {
+    try pipeline(options, invocation.quietPipeline())
   }
 
   static func pipeline(_ options: BumpOptions, _ pipeline: Pipeline) throws {

@@ -59,9 +59,7 @@ enum KeysCommand {
     _ options: CommandOptions, _ invocation: CommandInvocation,
     _ steps: (CommandOptions, Pipeline) throws -> Void
   ) throws {
-    let context = ReleaseContext(
-      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
-    try steps(options, Pipeline(context))
+    try steps(options, invocation.quietPipeline())
   }
 
   /// `keys generate`: refused where git would commit the private half, then the pair written

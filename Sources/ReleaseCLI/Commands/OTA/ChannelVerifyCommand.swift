@@ -52,9 +52,7 @@ enum ChannelVerifyCommand {
 
   /// Its steps (`ChannelVerifySteps.swift`): find the channels, check each, report them.
   static func run(_ options: ChannelVerifyOptions, _ invocation: CommandInvocation) throws {
-    let context = ReleaseContext(
-      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
-    try pipeline(options, Pipeline(context))
+    try pipeline(options, invocation.quietPipeline())
   }
 
   static func pipeline(_ options: ChannelVerifyOptions, _ pipeline: Pipeline) throws {

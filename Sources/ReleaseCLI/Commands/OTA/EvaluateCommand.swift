@@ -48,14 +48,14 @@ enum EvaluateCommand {
 
   /// Its steps (`pipeline`, in `EvaluateSteps.swift`) on its options and the rollout policy.
   static func run(_ options: EvaluateOptions, _ invocation: CommandInvocation) throws {
-    let services = invocation.services
     let request = EvaluateRequest(
       options: options, policies: options.settings.policies,
       configurationPath: options.settings.configurationPath)
     var settings = RunSettings()
     settings.dryRun = options.dryRun
-    let context = ReleaseContext(services: services, settings: settings, reporter: DiscardingReporter())
-    try pipeline(request, Pipeline(context)) { release in try OTACommand.publish(release, invocation) }
+    try pipeline(request, invocation.quietPipeline(settings)) { release in
+      try OTACommand.publish(release, invocation)
+    }
   }
 
   /// The steps of `ota evaluate` (`EvaluateSteps.swift`), each taking what the one before

@@ -91,9 +91,7 @@ enum OTACommand {
   /// Its steps: the inputs read (`LoadOTAInputsStep`, as `rollout` reads them), then the table
   /// (`ReportOTAStatusStep`).
   static func status(_ options: OTAStatusOptions, _ invocation: CommandInvocation) throws {
-    let context = ReleaseContext(
-      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
-    let pipeline = Pipeline(context)
+    let pipeline = invocation.quietPipeline()
     let inputs = try pipeline.run(LoadOTAInputsStep(), options.inputs)
     try pipeline.run(ReportOTAStatusStep(customer: options.customer), inputs)
   }

@@ -16,9 +16,8 @@ enum PlanCommand {
     settings.dryRun = true
     settings.publishing.destinations = []
     settings.publishing.tag = false
-    let context = ReleaseContext(
-      services: invocation.services, settings: settings, reporter: DiscardingReporter())
-    try PlanRun.pipeline(.init(shards: request.shards, json: settings.json), Pipeline(context))
+    try PlanRun.pipeline(
+      .init(shards: request.shards, json: settings.json), invocation.quietPipeline(settings))
   }
 }
 
@@ -33,10 +32,4 @@ struct PlanOptions: Equatable {
     shards = parsed[Options.shards] ?? 1
     release = try SettingsResolution(parsed, invocation).run(.all)
   }
-}
-
-/// Drops every event: for commands that run pipeline steps only to compute something (their
-/// errors still reach the user through the command's own reporter, which reports what is thrown).
-final class DiscardingReporter: Reporter {
-  func report(_ event: ReleaseEvent) {}
 }

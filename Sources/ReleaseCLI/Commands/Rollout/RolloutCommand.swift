@@ -11,9 +11,7 @@ enum RolloutCommand {
   static func run(_ options: RolloutOptions, _ invocation: CommandInvocation) throws {
     var settings = RunSettings()
     settings.dryRun = options.dryRun
-    let context = ReleaseContext(
-      services: invocation.services, settings: settings, reporter: DiscardingReporter())
-    try pipeline(options, Pipeline(context))
+    try pipeline(options, invocation.quietPipeline(settings))
   }
 
   static func pipeline(_ options: RolloutOptions, _ pipeline: Pipeline) throws {

@@ -44,12 +44,10 @@ enum ShareCommand {
 
   /// Its steps (`ShareRun.pipeline`, in `ReleaseFlow`) on the request its options make.
   static func run(_ options: ShareOptions, _ invocation: CommandInvocation) throws {
-    let context = ReleaseContext(
-      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
     let request = ShareRun.Request(
       customer: options.customer, version: options.version, expiresSeconds: options.expiresSeconds,
       destination: options.destination, json: options.json)
-    try ShareRun.pipeline(request, Pipeline(context))
+    try ShareRun.pipeline(request, invocation.quietPipeline())
   }
 }
 

@@ -40,9 +40,7 @@ struct VerifyOptions {
 /// its options make.
 enum VerifyCommand {
   static func run(_ options: VerifyOptions, _ invocation: CommandInvocation) throws {
-    let context = ReleaseContext(
-      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
-    try Verification.run(request(options), Pipeline(context))
+    try Verification.run(request(options), invocation.quietPipeline())
   }
 
   /// What verify checks, from its options: the releases, their inputs, and what `release all`

@@ -44,9 +44,7 @@ enum RootCommand {
     run: { try run(try RootOptions($0, $1), $1) })
 
   static func run(_ options: RootOptions, _ invocation: CommandInvocation) throws {
-    let context = ReleaseContext(
-      services: invocation.services, settings: RunSettings(), reporter: DiscardingReporter())
-    try pipeline(options, Pipeline(context))
+    try pipeline(options, invocation.quietPipeline())
   }
 
   static func pipeline(_ options: RootOptions, _ pipeline: Pipeline) throws {
