@@ -92,7 +92,7 @@ let package = Package(
         "ReleaseNetwork", "ReleaseOTA", "ReleasePublishing", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The engine of a run: its context, the phases, `Pipeline` and the steps other parts
-    // reuse (load, align, plan, generate, archive, stage, merge, publish), release records, notes,
+    // reuse (load, align, plan, generate, archive, stage, merge, publish, the `ota publish` chain), release records, notes,
     // shard plans.
     .target(
       name: "ReleasePipeline",
@@ -121,8 +121,8 @@ let package = Package(
         "ReleaseSettings", "ReleaseSigning", "ReleaseSystem",
       ]),
     // The release run: `ReleaseRun.pipeline` chains the steps; the run-level steps from
-    // planning to tagging, the artifact list and the state write; the chains of
-    // `plan`, `ota publish` and `share`.
+    // planning to tagging, the artifact list and the state write; the chains of `plan` and
+    // `share`.
     .target(
       name: "ReleaseFlow",
       dependencies: [

@@ -8,10 +8,9 @@ import ReleaseSystem
 import XCTest
 
 /// `release ota publish` without its command line, for the tests of its steps: the settings
-/// from the settings phase (`SettingsResolution.otaPublish`), then the steps built directly and
-/// run in the order `OTAPublishRun.pipeline` runs them (that chain is ReleaseFlow's, above the
-/// modules the steps' tests build on): the inputs loaded and their models aligned, the
-/// over-the-air plan checked, then published. A run ends with what the command line would
+/// from the settings phase (`SettingsResolution.otaPublish`), then the command's own chain
+/// (`OTAPublishRun.pipeline`): the inputs loaded and their models aligned, the over-the-air
+/// plan checked, then published. A run ends with what the command line would
 /// report: a `ReleaseError` (exit 2 for bad input, 1 for a step that failed), every event
 /// before it recorded.
 package struct OTAPublishSteps {
@@ -44,10 +43,8 @@ package struct OTAPublishSteps {
   package func run(_ given: CommandLineSettings, reporter: RecordingReporter = RecordingReporter()) throws {
     let services = services
     let settings = try SettingsResolution(given, services: services).otaPublish()
-    let pipeline = Pipeline(ReleaseContext(services: services, settings: settings, reporter: reporter))
-    let inputs = try pipeline.run(AlignModelsStep(), try pipeline.run(LoadInputsStep(), ()))
-    let ota = try pipeline.run(CheckOTAStep(for: .otaPublish), inputs)
-    try pipeline.run(PublishOTAStep(), .init(ota: ota, inputs: inputs))
+    try OTAPublishRun.pipeline(
+      Pipeline(ReleaseContext(services: services, settings: settings, reporter: reporter)))
   }
 
   /// Runs them, expecting them to succeed; what they reported.

@@ -1,5 +1,4 @@
 import Foundation
-import ReleasePipeline
 
 /// `release ota publish` (and `ota evaluate --apply --publish`): the over-the-air channel
 /// published from rollouts.json, without building or publishing any release.
