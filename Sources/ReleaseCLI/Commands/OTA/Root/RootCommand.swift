@@ -98,18 +98,18 @@ struct RootOptions {
 /// would accept, then the signing keys.
 struct RootChange {
   var settings: RootSettings
-  /// The root the chain ends with; nil for `init`.
-  var previous: ChannelRoot?
   var root: ChannelRoot
   /// The root private keys that sign the new root.
   var signers: [SigningKey]
+
+  /// The root the chain ends with; nil for `init`.
+  var previous: ChannelRoot? { settings.chain?.current }
 }
 
 extension RootChange {
   init(_ parsed: Arguments, _ settings: RootSettings, _ services: Services) throws {
     self.settings = settings
     let previous = settings.chain?.current
-    self.previous = previous
     let rootKeys = try RootKeyFiles.publicKeys(
       parsed[Options.rootKey], option: Options.rootKey.name, services)
     let manifestKeys = try RootKeyFiles.publicKeys(

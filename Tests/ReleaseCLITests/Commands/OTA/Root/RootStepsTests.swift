@@ -39,7 +39,7 @@ final class RootStepsTests: XCTestCase {
     let rootKey = try SigningKey.generate()
     let stranger = try SigningKey.generate()
     let change = RootChange(
-      settings: try settings(), previous: nil, root: try firstRoot([rootKey], threshold: 1),
+      settings: try settings(), root: try firstRoot([rootKey], threshold: 1),
       signers: [stranger])
     XCTAssertThrowsError(try SignRootStep().run(change, context)) { error in
       XCTAssertEqual((error as? ReleaseError)?.exitCode, 2)
@@ -50,12 +50,12 @@ final class RootStepsTests: XCTestCase {
   func testFewerSignaturesThanTheThresholdAreRefused() throws {
     let keys = [try SigningKey.generate(), try SigningKey.generate()]
     let change = RootChange(
-      settings: try settings(), previous: nil, root: try firstRoot(keys, threshold: 2), signers: [keys[0]])
+      settings: try settings(), root: try firstRoot(keys, threshold: 2), signers: [keys[0]])
     XCTAssertThrowsError(try SignRootStep().run(change, context)) { error in
       XCTAssertEqual((error as? ReleaseError)?.exitCode, 2, "\(error)")
     }
     let both = RootChange(
-      settings: try settings(), previous: nil, root: change.root, signers: keys)
+      settings: try settings(), root: change.root, signers: keys)
     let signed = try SignRootStep().run(both, context)
     XCTAssertEqual(signed.file, "ota-root/1.json")
     XCTAssertEqual(try ChannelRoot.open(signed.envelope, after: nil, location: signed.file), change.root)
@@ -64,16 +64,16 @@ final class RootStepsTests: XCTestCase {
   func testACommittedRootIsNeverReplaced() throws {
     let key = try SigningKey.generate()
     let root = try firstRoot([key], threshold: 1)
-    let signed = try SignRootStep().run(
-      RootChange(settings: try settings(), previous: nil, root: root, signers: [key]), context)
+    // Both runs read the directory before either wrote: the second finds 1.json written since.
+    let empty = try settings()
+    let signed = try SignRootStep().run(RootChange(settings: empty, root: root, signers: [key]), context)
     try WriteRootStep().run(signed, context)
     let file = directory.url.appendingPathComponent("ota-root/1.json")
     XCTAssertEqual(try Data(contentsOf: file), signed.envelope)
     XCTAssertEqual(output.standardOutput.first, "wrote ota-root/1.json; commit it")
 
     let other = try SignRootStep().run(
-      RootChange(
-        settings: try settings(), previous: nil, root: try firstRoot([key], threshold: 1), signers: [key]),
+      RootChange(settings: empty, root: try firstRoot([key], threshold: 1), signers: [key]),
       context)
     XCTAssertThrowsError(try WriteRootStep().run(other, context)) { error in
       XCTAssertEqual(
